@@ -1,0 +1,31 @@
+import os
+from pathlib import Path
+
+import pytest
+
+
+os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The benchmark files in `../shared/data/`; tests that need them skip where the folder is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared benchmark data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer():
+    from tests.tiny import build_tiny_tokenizer
+
+    return build_tiny_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_tokenizer):
+    from tests.tiny import build_tiny_model
+
+    return build_tiny_model(tiny_tokenizer)

@@ -1,0 +1,77 @@
+import pytest
+
+from trl_mulferl import MulFeRLConfig
+
+
+def make_config(**kwargs) -> MulFeRLConfig:
+    kwargs.setdefault("per_device_train_batch_size", 8)
+    kwargs.setdefault("num_generations", 4)
+    return MulFeRLConfig(output_dir="unused", use_cpu=True, bf16=False, report_to="none", **kwargs)
+
+
+def test_paper_defaults():
+    config = make_config()
+    assert config.max_feedback_turns == 2
+    assert config.fco_weight == 0.01
+    assert config.fco_tau == 0.005
+    assert config.fco_margin == 0.0
+    assert config.fco_pairing == "permutation"
+    assert config.feedback_injection == "structured"
+    assert config.feedback_group_size == 2
+    assert config.max_feedback_length == 1024
+    assert config.success_threshold == 1.0
+
+
+def test_every_new_field_has_help():
+    from dataclasses import fields
+
+    from trl import GRPOConfig
+
+    inherited = {f.name for f in fields(GRPOConfig)}
+    new = [f for f in fields(MulFeRLConfig) if f.name not in inherited]
+    assert len(new) == 9
+    assert all(f.metadata.get("help") for f in new)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_feedback_turns", -1),
+        ("feedback_injection", "prompt"),
+        ("feedback_group_size", 0),
+        ("max_feedback_length", 0),
+        ("fco_weight", -0.1),
+        ("fco_tau", 0.0),
+        ("fco_margin", -1.0),
+        ("fco_pairing", "index"),
+    ],
+)
+def test_rejects_bad_values_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        make_config(**{field: value})
+
+
+def test_rejects_fewer_than_two_generations():
+    with pytest.raises(ValueError, match="num_generations"):
+        make_config(num_generations=1, per_device_train_batch_size=2)
+
+
+def test_groups_must_not_straddle_processes(monkeypatch):
+    # On 2 processes a generation batch of 2 * 6 = 12 rows holds 3 groups of 4, which GRPOConfig accepts, but the 6
+    # rows of each process would split a group in two.
+    monkeypatch.setattr(MulFeRLConfig, "world_size", property(lambda self: 2))
+    with pytest.raises(ValueError, match=r"per_device_train_batch_size \(6\) \* steps_per_generation \(1\)") as info:
+        make_config(per_device_train_batch_size=6, num_generations=4)
+    assert "num_generations (4)" in str(info.value)
+    config = make_config(per_device_train_batch_size=4, gradient_accumulation_steps=2, num_generations=8)
+    assert config.generation_batch_size == 16
+
+
+def test_fco_requires_one_update_per_generation():
+    with pytest.raises(ValueError, match="num_iterations"):
+        make_config(num_iterations=2)
+    with pytest.raises(ValueError, match="steps_per_generation"):
+        make_config(per_device_train_batch_size=4, steps_per_generation=2, gradient_accumulation_steps=1)
+    # Without FCO (or without feedback turns) both are allowed.
+    make_config(num_iterations=2, fco_weight=0.0)
+    make_config(num_iterations=2, max_feedback_turns=0)

@@ -1,0 +1,42 @@
+"""MulFeRL and iGRPO trainers for Hugging Face TRL."""
+
+from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
+from .mulferl_config import MulFeRLConfig
+from .rewards import accuracy_reward
+from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
+from .schema import (
+    SYSTEM_PROMPT,
+    extract_answer,
+    feedback_prefill,
+    inject_feedback,
+    make_conversation,
+    sanitize_feedback,
+    schema_compliant,
+    truncate_to_tokens,
+)
+
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "SYSTEM_PROMPT",
+    "GroupState",
+    "MulFeRLConfig",
+    "Route",
+    "accuracy_reward",
+    "drop_empty_pairs",
+    "extract_answer",
+    "fco_loss",
+    "fco_score",
+    "fco_surrogate_coefficients",
+    "feedback_prefill",
+    "group_state",
+    "inject_feedback",
+    "make_conversation",
+    "make_generator",
+    "route",
+    "sample_fco_pairs",
+    "sanitize_feedback",
+    "schema_compliant",
+    "truncate_to_tokens",
+]

@@ -1,0 +1,88 @@
+"""Feedback-Contrastive Optimization (paper eqs. 13-15) and its per-sequence surrogate (decision 2 of the spec)."""
+
+import torch
+import torch.nn.functional as F
+
+
+def fco_score(per_token_logps: torch.Tensor, ref_per_token_logps: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Length-normalised reference score `s(c, y) = (log pi(b(y)|c) - log pi_ref(b(y)|c)) / |b(y)|` (eq. 13).
+
+    Args:
+        per_token_logps: `(B, T)` policy log-probs of each completion token under its own context.
+        ref_per_token_logps: `(B, T)` reference log-probs of the same tokens.
+        mask: `(B, T)` 1 on the model-generated tokens b(y), 0 on padding and injected feedback.
+
+    Returns:
+        `(B,)` scores. A sequence without any scored token gets 0 (and a zero gradient), never NaN; callers drop its
+        pairs (decision 10).
+    """
+    mask = mask.to(per_token_logps.dtype)
+    num_tokens = mask.sum(dim=-1)
+    log_ratio_sum = ((per_token_logps - ref_per_token_logps) * mask).sum(dim=-1)
+    return log_ratio_sum / num_tokens.clamp(min=1.0)
+
+
+def fco_loss(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, margin: float) -> torch.Tensor:
+    """Mean pair loss `mean -log sigmoid(tau * (s+ - s- - margin))` over aligned pairs (eqs. 14-15).
+
+    Args:
+        pos_scores: `(P,)` scores of the positive side of each pair.
+        neg_scores: `(P,)` scores of the negative side of each pair.
+        tau: Inverse temperature.
+        margin: Margin gamma.
+
+    Returns:
+        A 0-dim tensor; 0 when there is no pair.
+    """
+    if pos_scores.numel() == 0:
+        return pos_scores.new_zeros(())
+    return F.softplus(-tau * (pos_scores - neg_scores - margin)).mean()
+
+
+def drop_empty_pairs(
+    pairs: torch.Tensor, pos_has_tokens: torch.Tensor, neg_has_tokens: torch.Tensor
+) -> tuple[torch.Tensor, int]:
+    """Remove the pairs with a side that has no scored token (decision 10).
+
+    Args:
+        pairs: `(P, 2)` `(positive index, negative index)` rows.
+        pos_has_tokens: `(K,)` bool, True where the positive sequence has at least one scored token.
+        neg_has_tokens: `(K,)` bool, the same for the negatives.
+
+    Returns:
+        The kept pairs and the number dropped.
+    """
+    keep = pos_has_tokens[pairs[:, 0]] & neg_has_tokens[pairs[:, 1]]
+    return pairs[keep], int((~keep).sum())
+
+
+def fco_surrogate_coefficients(
+    pos_scores: torch.Tensor, neg_scores: torch.Tensor, pairs: torch.Tensor, tau: float, margin: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-sequence weights `w = dL_FCO/ds`, summed over the pairs each sequence is in.
+
+    With the scores held fixed at their generation-time values, `sum_j w+_j s(y+_j) + sum_i w-_i s(y-_i)` has exactly
+    the gradient of `fco_loss(pos_scores[pairs[:, 0]], neg_scores[pairs[:, 1]], tau, margin)`, whatever the pairing,
+    while every sequence is forwarded once.
+
+    Args:
+        pos_scores: `(K,)` scores of the solved group at turn t*.
+        neg_scores: `(K,)` scores of the failed group at turn t*-1.
+        pairs: `(P, 2)` `(positive index, negative index)` rows.
+        tau: Inverse temperature.
+        margin: Margin gamma.
+
+    Returns:
+        `(pos_coefficients, neg_coefficients)`, each `(K,)`; zeros when there is no pair.
+    """
+    pos_coefficients = torch.zeros_like(pos_scores)
+    neg_coefficients = torch.zeros_like(neg_scores)
+    if pairs.numel() == 0:
+        return pos_coefficients, neg_coefficients
+    pos_scores, neg_scores = pos_scores.detach(), neg_scores.detach()
+    gaps = pos_scores[pairs[:, 0]] - neg_scores[pairs[:, 1]]
+    # d/dD of softplus(-tau * (D - margin)) is -tau * sigmoid(-tau * (D - margin)); the mean divides by P.
+    d_loss_d_gap = -tau * torch.sigmoid(-tau * (gaps - margin)) / pairs.size(0)
+    pos_coefficients.index_add_(0, pairs[:, 0], d_loss_d_gap)
+    neg_coefficients.index_add_(0, pairs[:, 1], -d_loss_d_gap)
+    return pos_coefficients, neg_coefficients

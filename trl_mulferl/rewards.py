@@ -1,0 +1,76 @@
+"""Verifiable rewards for MulFeRL: answer correctness gated by schema compliance (paper eq. 8)."""
+
+import re
+import threading
+from collections.abc import Callable
+
+from math_verify import parse, verify
+
+from .schema import BOXED, extract_answer, schema_compliant
+
+
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def completion_text(completion: str | list[dict[str, str]]) -> str:
+    """The text of a completion as TRL passes it to rewards: a string, or a list holding one assistant message."""
+    return completion if isinstance(completion, str) else completion[0]["content"]
+
+
+def _as_latex(solution: str) -> str:
+    """Give a bare reference answer (`\\frac{1}{3}`, `27.0`) the `\\boxed{}` anchor math-verify extracts from."""
+    if BOXED in solution or _UNESCAPED_DOLLAR.search(solution):
+        return solution
+    return f"{BOXED}{{{solution}}}"
+
+
+def accuracy_reward(
+    completions: list[str] | list[list[dict[str, str]]],
+    solution: list[str],
+    log_extra: Callable[[str, list], None] | None = None,
+    **kwargs,
+) -> list[float | None]:
+    r"""1.0 when a response is schema-compliant and its boxed answer verifies against `solution`, else 0.0.
+
+    The answer is the `\boxed{...}` after `</thinking>`, checked for mathematical equivalence with math-verify.
+    `solution` is the reference final answer, LaTeX or plain (`\frac{1}{3}`, `27.0`), or a text whose `\boxed{}`
+    holds it. A solution math-verify cannot parse gives `None`, which makes the group UNSCORABLE.
+
+    Unlike [`trl.rewards.accuracy_reward`], the prediction is parsed with math-verify's default normalisation, which
+    accepts brace-less LaTeX such as `\frac43` or `11\sqrt2` (MATH-500 writes 8 of its answers that way).
+
+    Args:
+        completions: Completions as TRL passes them: strings, or lists holding one assistant message.
+        solution: The reference answer of each completion's problem (a dataset column).
+        log_extra: Provided by the trainer to add columns to the completions table.
+        **kwargs: Other dataset columns and trainer callbacks, unused.
+
+    Example:
+    ```python
+    >>> from trl_mulferl.rewards import accuracy_reward
+
+    >>> good = "<thinking><feedback></feedback>2 + 2 = 4.</thinking> The final answer is \\boxed{4}"
+    >>> accuracy_reward([good, "The final answer is \\boxed{4}"], ["4", "4"])
+    [1.0, 0.0]
+    ```
+    """
+    # math-verify's timeouts use signal.alarm, which only works in the main thread.
+    timeout = 5 if threading.current_thread() is threading.main_thread() else None
+    rewards, compliant, answers = [], [], []
+    for completion, reference in zip(completions, solution, strict=True):
+        text = completion_text(completion)
+        gold = parse(_as_latex(reference), parsing_timeout=timeout)
+        compliant.append(schema_compliant(text))
+        answers.append(extract_answer(text) if compliant[-1] else None)
+        if not gold:
+            rewards.append(None)
+        elif answers[-1] is None:
+            rewards.append(0.0)
+        else:
+            prediction = parse(f"{BOXED}{{{answers[-1]}}}", parsing_timeout=timeout)
+            rewards.append(float(verify(gold, prediction, timeout_seconds=timeout)))
+
+    if log_extra is not None:
+        log_extra("schema_compliant", compliant)
+        log_extra("answer", answers)
+    return rewards

@@ -1,0 +1,114 @@
+"""Group states, the per-prompt routing rule of Algorithm 1, and FCO pair sampling."""
+
+import enum
+import hashlib
+import math
+from collections.abc import Sequence
+
+import torch
+
+
+class GroupState(str, enum.Enum):
+    """Reward state of a group of K rollouts (paper eq. 7, plus UNSCORABLE from decision 5 of the spec)."""
+
+    SOLVED = "solved"
+    CONTRASTIVE = "contrastive"
+    FAILED = "failed"
+    UNSCORABLE = "unscorable"
+
+
+class Route(str, enum.Enum):
+    """What Algorithm 1 does with a prompt after the group of its latest turn is scored.
+
+    Every value but `REGENERATE` ends the prompt's trajectory; the value names its `mulferl/route/*` metric.
+    """
+
+    GRPO = "grpo"
+    FCO = "fco"
+    SOLVED_SKIP = "solved_skip"
+    UNRESOLVED = "unresolved"
+    UNSCORABLE = "unscorable"
+    REGENERATE = "regenerate"
+
+
+def group_state(rewards: Sequence[float | None] | torch.Tensor, success_threshold: float = 1.0) -> GroupState:
+    """Classify one group from the rewards of its K rollouts.
+
+    Args:
+        rewards: One reward per rollout: the weighted sum of the reward functions. `None` or NaN marks a rollout the
+            reward functions could not score.
+        success_threshold: A rollout succeeds when its reward is `>= success_threshold`.
+
+    Returns:
+        `UNSCORABLE` if any reward is missing, else `SOLVED` (all succeed), `FAILED` (none succeeds) or
+        `CONTRASTIVE`.
+    """
+    if isinstance(rewards, torch.Tensor):
+        rewards = rewards.tolist()
+    if len(rewards) == 0:
+        raise ValueError("A group needs at least one reward.")
+    if any(r is None or math.isnan(r) for r in rewards):
+        return GroupState.UNSCORABLE
+    num_successes = sum(r >= success_threshold for r in rewards)
+    if num_successes == len(rewards):
+        return GroupState.SOLVED
+    if num_successes == 0:
+        return GroupState.FAILED
+    return GroupState.CONTRASTIVE
+
+
+def route(states: Sequence[GroupState], num_turns: int) -> Route:
+    """Algorithm 1's decision for a prompt, given the states of its groups at turns 0..t.
+
+    A prompt only reaches turn t+1 when its group at turn t is FAILED, so every state but the last must be FAILED.
+
+    Args:
+        states: The group state at each turn so far, oldest first.
+        num_turns: The turn budget T = 1 + max_feedback_turns.
+    """
+    if num_turns < 1:
+        raise ValueError(f"num_turns must be >= 1, got {num_turns}.")
+    if not 1 <= len(states) <= num_turns:
+        raise ValueError(f"Expected between 1 and {num_turns} states, got {len(states)}.")
+    if any(state != GroupState.FAILED for state in states[:-1]):
+        raise ValueError(f"Only FAILED groups are regenerated, but the earlier states are {list(states[:-1])}.")
+
+    turn, state = len(states) - 1, states[-1]
+    if state == GroupState.UNSCORABLE:
+        return Route.UNSCORABLE
+    if state == GroupState.CONTRASTIVE:
+        return Route.GRPO
+    if state == GroupState.SOLVED:
+        return Route.SOLVED_SKIP if turn == 0 else Route.FCO
+    return Route.REGENERATE if turn < num_turns - 1 else Route.UNRESOLVED
+
+
+def make_generator(seed: int, global_step: int, prompt_index: int) -> torch.Generator:
+    """A CPU generator seeded from `(seed, global_step, prompt_index)`, identical on every process.
+
+    Random choices of the algorithm (feedback subgroups, FCO permutations, iGRPO tie-breaks) draw from it instead of
+    the global RNG, which `set_seed(..., device_specific=True)` makes differ between processes.
+    """
+    digest = hashlib.blake2b(f"{seed}:{global_step}:{prompt_index}".encode(), digest_size=8).digest()
+    return torch.Generator(device="cpu").manual_seed(int.from_bytes(digest, "little") % 2**63)
+
+
+def sample_fco_pairs(num_generations: int, pairing: str, generator: torch.Generator) -> torch.Tensor:
+    """Indices of the FCO pairs (positive j, negative i) of one FAILED -> SOLVED transition.
+
+    Args:
+        num_generations: K, the size of both groups.
+        pairing: `"permutation"`: K pairs `(j, pi(j))` for a uniformly random permutation pi (paper eq. 17), an
+            unbiased estimate of the all-pairs mean (paper Prop. 4). `"all"`: the K*K pairs of eq. 16, positive-major.
+        generator: Source of the permutation.
+
+    Returns:
+        A `(num_pairs, 2)` long tensor of `(positive index, negative index)` rows.
+    """
+    positives = torch.arange(num_generations)
+    if pairing == "permutation":
+        negatives = torch.randperm(num_generations, generator=generator)
+        return torch.stack([positives, negatives], dim=1)
+    if pairing == "all":
+        return torch.cartesian_prod(positives, positives)
+    raise ValueError(f"pairing must be 'permutation' or 'all', got {pairing!r}.")

@@ -1,0 +1,159 @@
+"""The output schema of MulFeRL, the training system prompt, and feedback injection.
+
+A compliant response reads::
+
+    <thinking><feedback>...</feedback> reasoning ... </thinking> The final answer is \\boxed{...}
+
+The `<feedback>` block opens the thinking block; the policy fills it itself at turn 0 (or leaves it empty) and, from
+turn 1 on, the trainer prefills `<thinking><feedback>{feedback}</feedback>` and the policy continues.
+"""
+
+import re
+from typing import Any
+
+from trl.data_utils import is_conversational
+
+
+THINKING_OPEN, THINKING_CLOSE = "<thinking>", "</thinking>"
+FEEDBACK_OPEN, FEEDBACK_CLOSE = "<feedback>", "</feedback>"
+BOXED = "\\boxed"
+
+SYSTEM_PROMPT = (
+    "You are a careful mathematical problem solver. Answer in exactly this format:\n"
+    "<thinking><feedback>FEEDBACK</feedback>\n"
+    "REASONING\n"
+    "</thinking>\n"
+    "The final answer is \\boxed{ANSWER}\n\n"
+    "Rules:\n"
+    "- Start your answer with <thinking><feedback>. FEEDBACK holds notes on how to solve the problem or on mistakes "
+    "to avoid; it may be empty, but the <feedback></feedback> tags must be there, once, at the start.\n"
+    "- If the feedback block is already filled in, do not write another one: follow its advice and continue with "
+    "your reasoning.\n"
+    "- REASONING is your step-by-step solution. Close it with </thinking>.\n"
+    "- After </thinking>, give only the final answer, once, inside \\boxed{}, and write nothing after it."
+)
+
+PLAIN_FEEDBACK_HEADER = "\n\nFeedback on your previous attempts at this problem:\n"
+
+# What may follow the closing brace of the final \boxed{}: whitespace, a period, closing math delimiters.
+_ANSWER_TAIL = re.compile(r"(?:\s|\.|\$|\\\]|\\\))*")
+_FORBIDDEN_IN_FEEDBACK = re.compile(r"</?thinking>|</?feedback>", re.IGNORECASE)
+
+
+def _boxed_spans(text: str) -> list[tuple[int, int, str]]:
+    """`(start, end, content)` of every `\\boxed{...}` with balanced braces; an unclosed box is not a span."""
+    spans = []
+    start = text.find(BOXED + "{")
+    while start != -1:
+        depth = 0
+        for position in range(start + len(BOXED), len(text)):
+            if text[position] == "{":
+                depth += 1
+            elif text[position] == "}":
+                depth -= 1
+                if depth == 0:
+                    spans.append((start, position + 1, text[start + len(BOXED) + 1 : position]))
+                    break
+        else:
+            break
+        start = text.find(BOXED + "{", position + 1)
+    return spans
+
+
+def schema_compliant(text: str) -> bool:
+    """Whether a response follows the schema (decision 7 of the spec).
+
+    It must start with `<thinking>` (leading whitespace allowed) followed by the one `<feedback>...</feedback>`
+    block (possibly empty), then contain exactly one `</thinking>`, and after it exactly one non-empty `\\boxed{...}`
+    followed by nothing but whitespace, a period or closing math delimiters.
+    """
+    text = text.lstrip()
+    if not text.startswith(THINKING_OPEN):
+        return False
+    if text.count(THINKING_OPEN) != 1 or text.count(THINKING_CLOSE) != 1:
+        return False
+    if text.count(FEEDBACK_OPEN) != 1 or text.count(FEEDBACK_CLOSE) != 1:
+        return False
+    thinking, _, answer = text[len(THINKING_OPEN) :].partition(THINKING_CLOSE)
+    if not thinking.lstrip().startswith(FEEDBACK_OPEN) or FEEDBACK_CLOSE not in thinking:
+        return False
+    boxes = _boxed_spans(answer)
+    if len(boxes) != 1 or answer.count(BOXED) != 1:
+        return False
+    _, end, content = boxes[0]
+    return bool(content.strip()) and _ANSWER_TAIL.fullmatch(answer[end:]) is not None
+
+
+def extract_answer(text: str) -> str | None:
+    """The content of the last `\\boxed{...}` after the last `</thinking>`, or None when there is none."""
+    head, closed, answer = text.rpartition(THINKING_CLOSE)
+    if not closed:
+        return None
+    boxes = _boxed_spans(answer)
+    return boxes[-1][2] if boxes else None
+
+
+def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str:
+    """Make feedback safe to inject into the `<feedback>` slot (decision 6 of the spec).
+
+    Removes the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`, any case), unwraps
+    `\\boxed{x}` to `x` and drops any other `\\boxed`, and removes every string of `forbidden_strings` (pass the
+    tokenizer's special tokens, e.g. `<|im_end|>`, which would otherwise end the turn). Repeats until nothing changes,
+    since a removal can join two halves of a tag.
+    """
+    previous = None
+    while text != previous:
+        previous = text
+        text = _FORBIDDEN_IN_FEEDBACK.sub("", text)
+        for start, end, content in reversed(_boxed_spans(text)):
+            text = text[:start] + content + text[end:]
+        text = text.replace(BOXED, "")
+        for forbidden in forbidden_strings:
+            if forbidden:
+                text = text.replace(forbidden, "")
+    return text.strip()
+
+
+def truncate_to_tokens(text: str, tokenizer, max_tokens: int) -> str:
+    """The longest prefix of `text` that the policy tokenizer encodes in at most `max_tokens` tokens."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    if len(ids) <= max_tokens:
+        return text
+    return tokenizer.decode(ids[:max_tokens], skip_special_tokens=True)
+
+
+def feedback_prefill(feedback: str) -> str:
+    """The head of the assistant turn at a regeneration turn: `<thinking><feedback>{feedback}</feedback>`."""
+    return f"{THINKING_OPEN}{FEEDBACK_OPEN}{feedback}{FEEDBACK_CLOSE}"
+
+
+def inject_feedback(prompt: str | list[dict[str, Any]], feedback: str, injection: str) -> tuple[Any, str]:
+    """Build the context of a regeneration turn from the original prompt and sanitised feedback.
+
+    Args:
+        prompt: The dataset prompt: a list of messages (conversational) or a string.
+        feedback: Sanitised, truncated feedback text.
+        injection: `"structured"`: the prompt is unchanged and the answer starts with the prefill
+            `<thinking><feedback>{feedback}</feedback>`. `"plain"`: the feedback is appended to the last user message
+            (or to the string prompt) after `PLAIN_FEEDBACK_HEADER`, and there is no prefill.
+
+    Returns:
+        `(prompt, prefill)`. The prefill goes at the head of the completion, masked out of the loss; tokenize it with
+        `add_special_tokens=False` and append its ids to the prompt's ids.
+    """
+    if injection == "structured":
+        return prompt, feedback_prefill(feedback)
+    if injection != "plain":
+        raise ValueError(f"injection must be 'structured' or 'plain', got {injection!r}.")
+    if not is_conversational({"prompt": prompt}):
+        return prompt + PLAIN_FEEDBACK_HEADER + feedback, ""
+    last_user = max(i for i, message in enumerate(prompt) if message["role"] == "user")
+    messages = [dict(message) for message in prompt]
+    messages[last_user]["content"] = messages[last_user]["content"] + PLAIN_FEEDBACK_HEADER + feedback
+    return messages, ""
+
+
+def make_conversation(problem: str, system_prompt: str | None = SYSTEM_PROMPT) -> list[dict[str, str]]:
+    """A conversational prompt asking for the schema: the training system prompt, then the problem."""
+    messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    return messages + [{"role": "user", "content": problem}]
