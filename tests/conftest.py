@@ -29,3 +29,14 @@ def tiny_model(tiny_tokenizer):
     from tests.tiny import build_tiny_model
 
     return build_tiny_model(tiny_tokenizer)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory, tiny_tokenizer):
+    """The tiny model and tokenizer saved to disk, for code paths that load a model by name (e.g. the reference)."""
+    from tests.tiny import build_tiny_model
+
+    path = tmp_path_factory.mktemp("tiny-model")
+    build_tiny_model(tiny_tokenizer).save_pretrained(path)
+    tiny_tokenizer.save_pretrained(path)
+    return str(path)

@@ -29,7 +29,7 @@ def test_every_new_field_has_help():
 
     inherited = {f.name for f in fields(GRPOConfig)}
     new = [f for f in fields(MulFeRLConfig) if f.name not in inherited]
-    assert len(new) == 9
+    assert len(new) == 10
     assert all(f.metadata.get("help") for f in new)
 
 
@@ -40,6 +40,7 @@ def test_every_new_field_has_help():
         ("feedback_injection", "prompt"),
         ("feedback_group_size", 0),
         ("max_feedback_length", 0),
+        ("feedback_max_concurrency", 0),
         ("fco_weight", -0.1),
         ("fco_tau", 0.0),
         ("fco_margin", -1.0),

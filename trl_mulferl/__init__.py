@@ -2,6 +2,7 @@
 
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
+from .mulferl_trainer import MulFeRLTrainer
 from .rewards import accuracy_reward
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import (
@@ -22,6 +23,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "GroupState",
     "MulFeRLConfig",
+    "MulFeRLTrainer",
     "Route",
     "accuracy_reward",
     "drop_empty_pairs",

@@ -38,6 +38,9 @@ class MulFeRLConfig(GRPOConfig):
             split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2.
         max_feedback_length (`int`, *optional*, defaults to `1024`):
             Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024.
+        feedback_max_concurrency (`int`, *optional*, defaults to `16`):
+            Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
+            asked concurrently, up to this bound.
         success_threshold (`float`, *optional*, defaults to `1.0`):
             A rollout succeeds when the weighted sum of its rewards is at least this value. Groups are SOLVED (all
             succeed), FAILED (none succeeds) or CONTRASTIVE (mixed). Paper: binary reward, success = 1.
@@ -78,6 +81,10 @@ class MulFeRLConfig(GRPOConfig):
     max_feedback_length: int = field(
         default=1024,
         metadata={"help": "Maximum number of policy tokens of injected feedback (paper: 1024)."},
+    )
+    feedback_max_concurrency: int = field(
+        default=16,
+        metadata={"help": "Maximum number of feedback requests in flight at once on each process."},
     )
     success_threshold: float = field(
         default=1.0,
@@ -124,6 +131,8 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(f"feedback_group_size must be >= 1, got {self.feedback_group_size}.")
         if self.max_feedback_length < 1:
             raise ValueError(f"max_feedback_length must be >= 1 token, got {self.max_feedback_length}.")
+        if self.feedback_max_concurrency < 1:
+            raise ValueError(f"feedback_max_concurrency must be >= 1, got {self.feedback_max_concurrency}.")
         if self.fco_weight < 0:
             raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {self.fco_weight}.")
         if self.fco_tau <= 0:

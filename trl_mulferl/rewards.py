@@ -17,7 +17,7 @@ def completion_text(completion: str | list[dict[str, str]]) -> str:
     return completion if isinstance(completion, str) else completion[0]["content"]
 
 
-def _as_latex(solution: str) -> str:
+def as_latex_answer(solution: str) -> str:
     """Give a bare reference answer (`\\frac{1}{3}`, `27.0`) the `\\boxed{}` anchor math-verify extracts from."""
     if BOXED in solution or _UNESCAPED_DOLLAR.search(solution):
         return solution
@@ -59,7 +59,7 @@ def accuracy_reward(
     rewards, compliant, answers = [], [], []
     for completion, reference in zip(completions, solution, strict=True):
         text = completion_text(completion)
-        gold = parse(_as_latex(reference), parsing_timeout=timeout)
+        gold = parse(as_latex_answer(reference), parsing_timeout=timeout)
         compliant.append(schema_compliant(text))
         answers.append(extract_answer(text) if compliant[-1] else None)
         if not gold:

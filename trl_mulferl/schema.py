@@ -40,7 +40,7 @@ _ANSWER_TAIL = re.compile(r"(?:\s|\.|\$|\\\]|\\\))*")
 _FORBIDDEN_IN_FEEDBACK = re.compile(r"</?thinking>|</?feedback>", re.IGNORECASE)
 
 
-def _boxed_spans(text: str) -> list[tuple[int, int, str]]:
+def boxed_spans(text: str) -> list[tuple[int, int, str]]:
     """`(start, end, content)` of every `\\boxed{...}` with balanced braces; an unclosed box is not a span."""
     spans = []
     start = text.find(BOXED + "{")
@@ -77,7 +77,7 @@ def schema_compliant(text: str) -> bool:
     thinking, _, answer = text[len(THINKING_OPEN) :].partition(THINKING_CLOSE)
     if not thinking.lstrip().startswith(FEEDBACK_OPEN) or FEEDBACK_CLOSE not in thinking:
         return False
-    boxes = _boxed_spans(answer)
+    boxes = boxed_spans(answer)
     if len(boxes) != 1 or answer.count(BOXED) != 1:
         return False
     _, end, content = boxes[0]
@@ -89,7 +89,7 @@ def extract_answer(text: str) -> str | None:
     head, closed, answer = text.rpartition(THINKING_CLOSE)
     if not closed:
         return None
-    boxes = _boxed_spans(answer)
+    boxes = boxed_spans(answer)
     return boxes[-1][2] if boxes else None
 
 
@@ -105,7 +105,7 @@ def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str
     while text != previous:
         previous = text
         text = _FORBIDDEN_IN_FEEDBACK.sub("", text)
-        for start, end, content in reversed(_boxed_spans(text)):
+        for start, end, content in reversed(boxed_spans(text)):
             text = text[:start] + content + text[end:]
         text = text.replace(BOXED, "")
         for forbidden in forbidden_strings:

@@ -1,0 +1,248 @@
+import pytest
+import torch
+from datasets import Dataset
+
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+
+
+MARKER = "MARKERWORD"
+K = 2
+
+
+def completion_texts(completions):
+    return [c if isinstance(c, str) else c[0]["content"] for c in completions]
+
+
+def marker_reward(completions, **kwargs):
+    return [float(MARKER in text) for text in completion_texts(completions)]
+
+
+def continuation_marker_reward(completions, **kwargs):
+    """Looks only after the feedback block, so it never sees the injected marker."""
+    return [float(MARKER in text.split("</feedback>", 1)[-1]) for text in completion_texts(completions)]
+
+
+def mixed_reward(completions, **kwargs):
+    return [float(i % K == 0) for i in range(len(completions))]
+
+
+def marker_provider(prompt, completions, rewards, **columns):
+    return f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."
+
+
+def make_dataset(num_prompts=4):
+    rows = [{"prompt": make_conversation(f"What is {i} + {i}?"), "solution": str(2 * i)} for i in range(num_prompts)]
+    return Dataset.from_list(rows)
+
+
+def make_trainer(tmp_path, tiny_tokenizer, reward, provider=marker_provider, model=None, **overrides):
+    from tests.tiny import build_tiny_model
+
+    settings = {
+        "output_dir": str(tmp_path),
+        "per_device_train_batch_size": 4,
+        "num_generations": K,
+        "max_completion_length": 8,
+        "max_steps": 2,
+        "learning_rate": 1e-2,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": 0,
+    }
+    settings.update(overrides)
+    return MulFeRLTrainer(
+        model=model or build_tiny_model(tiny_tokenizer),
+        reward_funcs=reward,
+        args=MulFeRLConfig(**settings),
+        train_dataset=make_dataset(),
+        processing_class=tiny_tokenizer,
+        feedback_provider=provider,
+    )
+
+
+def count_generation_calls(trainer):
+    calls = []
+    original = trainer._generate_single_turn
+
+    def counted(prompt_ids, *args, **kwargs):
+        calls.append((trainer.state.global_step, len(prompt_ids)))
+        return original(prompt_ids, *args, **kwargs)
+
+    trainer._generate_single_turn = counted
+    return calls
+
+
+def logged(trainer, key):
+    return [entry[key] for entry in trainer.state.log_history if key in entry]
+
+
+def test_feedback_marker_routes_every_prompt_to_fco(tmp_path, tiny_tokenizer):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward)
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/route/grpo") == [0.0, 0.0]
+    assert logged(trainer, "mulferl/turn_0/failed_groups") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/turn_1/escape_rate") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/feedback/requests") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [0.0, 0.0]
+    assert logged(trainer, "mulferl/reward_final") == [1.0, 1.0]
+    assert logged(trainer, "reward") == [0.0, 0.0]  # TRL's reward describes turn 0
+    # One call for turn 0 and one for turn 1, with all 4 rows regenerated together.
+    assert calls == [(0, 4), (0, 4), (1, 4), (1, 4)]
+
+
+def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, mixed_reward)
+    calls = count_generation_calls(trainer)
+    before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}
+    trainer.train()
+    assert logged(trainer, "mulferl/route/grpo") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/feedback/requests") == [0.0, 0.0]
+    assert len(calls) == 2  # no feedback turn needed
+    changed = [name for name, p in trainer.model.named_parameters() if not torch.equal(p, before[name])]
+    assert changed
+
+
+def test_reward_ignoring_the_prefix_sees_no_marker(tmp_path, tiny_tokenizer):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, continuation_marker_reward)
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/turn_2/failed_groups") == [2.0, 2.0]
+    assert len(calls) == 6  # 1 + 2 feedback turns per step
+
+
+@pytest.mark.parametrize("provider", [lambda *a, **k: None, lambda *a, **k: 1 / 0])
+def test_failing_provider_leaves_groups_unresolved(tmp_path, tiny_tokenizer, provider):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, provider=provider)
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]
+    assert len(calls) == 2
+
+
+LOSS_TYPES = ["grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo", "luspo", "vespo"]
+
+
+@pytest.mark.parametrize("loss_type", LOSS_TYPES)
+def test_parity_with_grpo_trainer_without_feedback(tmp_path, tiny_tokenizer, loss_type):
+    """max_feedback_turns=0, fco_weight=0, beta=0: the same losses and weights as GRPOTrainer, same seed and data."""
+    from trl import GRPOConfig, GRPOTrainer
+
+    from tests.tiny import build_tiny_model
+
+    settings = {
+        "per_device_train_batch_size": 4,
+        "num_generations": K,
+        "max_completion_length": 8,
+        "max_steps": 2,
+        "learning_rate": 1e-2,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": 0,
+        "loss_type": loss_type,
+        "beta": 0.0,
+    }
+    grpo = GRPOTrainer(
+        model=build_tiny_model(tiny_tokenizer),
+        reward_funcs=mixed_reward,
+        args=GRPOConfig(output_dir=str(tmp_path / "grpo"), **settings),
+        train_dataset=make_dataset(),
+        processing_class=tiny_tokenizer,
+    )
+    grpo.train()
+    mulferl = MulFeRLTrainer(
+        model=build_tiny_model(tiny_tokenizer),
+        reward_funcs=mixed_reward,
+        args=MulFeRLConfig(output_dir=str(tmp_path / "mulferl"), max_feedback_turns=0, fco_weight=0.0, **settings),
+        train_dataset=make_dataset(),
+        processing_class=tiny_tokenizer,
+    )
+    mulferl.train()
+    assert logged(mulferl, "loss") == logged(grpo, "loss")
+    for (name, p), q in zip(grpo.model.named_parameters(), mulferl.model.parameters(), strict=True):
+        assert torch.equal(p, q), name
+
+
+def capture_generation_outputs(trainer):
+    outputs = []
+    original = trainer._generate_and_score_completions
+
+    def captured(inputs):
+        outputs.append(original(inputs))
+        return outputs[-1]
+
+    trainer._generate_and_score_completions = captured
+    return outputs
+
+
+def test_injected_span_is_masked_context(tmp_path, tiny_tokenizer, tiny_model_dir):
+    from trl_mulferl import feedback_prefill, sanitize_feedback
+
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, beta=0.04)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]
+    loss_mask = batch["completion_mask"] * batch["tool_mask"]
+    expected = feedback_prefill(sanitize_feedback(marker_provider("", [], [])))
+    for ids, tool_mask in zip(batch["completion_ids"], batch["tool_mask"], strict=True):
+        injected = ids[: int((tool_mask == 0).sum())]
+        assert tool_mask[: len(injected)].eq(0).all()  # the prefill is the head of the completion
+        assert tiny_tokenizer.decode(injected) == expected
+    assert batch["num_items_in_batch"].item() == loss_mask.sum().item()
+
+    # Arbitrary reference log-probs at injected positions change nothing; at generated positions they do.
+    trainer.model.train()
+    reference_loss = trainer._compute_loss(trainer.model, batch).item()
+    garbage = dict(batch, ref_per_token_logps=batch["ref_per_token_logps"].masked_fill(batch["tool_mask"] == 0, 7.0))
+    assert trainer._compute_loss(trainer.model, garbage).item() == reference_loss
+
+
+def test_kl_and_advantage_are_zero_on_rows_not_routed_to_grpo(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """Every prompt is routed to FCO here, so with beta > 0 the GRPO term must be exactly 0."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, beta=0.5, loss_type="grpo"
+    )
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]
+    assert batch["mulferl_grpo_rows"].tolist() == [0.0] * 4
+    assert batch["advantages"].abs().sum().item() == 0.0
+    trainer.model.train()
+    shifted = dict(batch, ref_per_token_logps=batch["ref_per_token_logps"] - 3.0)
+    assert trainer._compute_loss(trainer.model, shifted).item() == 0.0
+    # The same rows routed to GRPO get the KL back.
+    grpo_rows = dict(shifted, mulferl_grpo_rows=torch.ones(4))
+    assert trainer._compute_loss(trainer.model, grpo_rows).item() > 0.0
+
+
+def test_start_up_validation(tmp_path, tiny_tokenizer):
+    from tests.tiny import build_tiny_model
+
+    args = MulFeRLConfig(output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=K, use_cpu=True)
+    model = build_tiny_model(tiny_tokenizer)
+    common = {"model": model, "args": args, "processing_class": tiny_tokenizer}
+    with pytest.raises(ValueError, match="feedback_provider"):
+        MulFeRLTrainer(reward_funcs=marker_reward, train_dataset=make_dataset(), **common)
+    with pytest.raises(ValueError, match="tools"):
+        MulFeRLTrainer(reward_funcs=marker_reward, tools=[len], feedback_provider=marker_provider, **common)
+    with pytest.raises(ValueError, match="rollout_func"):
+        MulFeRLTrainer(
+            reward_funcs=marker_reward, rollout_func=lambda p, t: {}, feedback_provider=marker_provider, **common
+        )
+
+    def needs_answer(completions, answer, **kwargs):
+        return [0.0] * len(completions)
+
+    with pytest.raises(ValueError, match="'answer' column"):
+        MulFeRLTrainer(
+            reward_funcs=needs_answer, train_dataset=make_dataset(), feedback_provider=marker_provider, **common
+        )

@@ -1,0 +1,349 @@
+import asyncio
+import inspect
+from collections import Counter
+from dataclasses import dataclass, field
+
+import torch
+from trl import GRPOTrainer
+from trl.trainer.utils import get_config_model_id, nanstd, start_event_loop_in_daemon
+
+from .feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
+from .mulferl_config import MulFeRLConfig
+from .rewards import completion_text
+from .routing import GroupState, Route, group_state, route
+from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
+
+
+# Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
+_TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
+_TRAINED_ROUTES = (Route.GRPO, Route.FCO)
+
+
+class _GRPORowsBeta(float):
+    """`beta` that weights the KL of GRPO-routed rows only.
+
+    TRL's `_compute_loss` adds `self.beta * per_token_kl` to every row; multiplying by this float applies a per-row
+    0/1 mask instead, so the KL of skipped, unresolved, unscorable and FCO rows is exactly zero.
+    """
+
+    def __new__(cls, beta: float, grpo_rows: torch.Tensor):
+        instance = super().__new__(cls, beta)
+        instance.grpo_rows = grpo_rows
+        return instance
+
+    def __mul__(self, other):
+        if isinstance(other, torch.Tensor):
+            return float(self) * self.grpo_rows.to(other.dtype).unsqueeze(-1) * other
+        return float(self) * other
+
+
+@dataclass
+class _Rollout:
+    """What the turn loop leaves for `_generate_and_score_completions`: this process's groups and rows."""
+
+    histories: list[list[GroupState]]  # per group, its state at each turn it reached
+    row_turns: list[int]
+    row_feedback: list[str]
+    final_rewards_per_func: torch.Tensor | None  # gathered over processes; handed to TRL once, then None
+    turn0_rewards_per_func: torch.Tensor  # gathered over processes
+    routes: list[Route] = field(default_factory=list)  # per group
+    local_final_rewards: torch.Tensor | None = None  # weighted, per row of this process
+    counts: Counter = field(default_factory=Counter)
+
+
+class MulFeRLTrainer(GRPOTrainer):
+    """
+    Trainer for MulFeRL (Multi-turn Feedback-guided Reinforcement Learning).
+
+    After TRL generates and scores the K rollouts of each prompt, every prompt whose group all failed gets verbal
+    feedback from `feedback_provider`, which is injected into the `<feedback>` slot of the answer
+    (`<thinking><feedback>{feedback}</feedback>` prefilled at the head of the completion, masked out of the loss), and
+    the group is regenerated, up to `max_feedback_turns` times. Each prompt is trained on the first turn that shows
+    contrast: a mixed group gets TRL's GRPO loss; every other prompt (solved at turn 0, still failing, unscorable, or
+    turned from failed to solved, the FCO case) gets zero advantage and zero KL. Everything else (generation backends,
+    reward gathering, log-probs, logging) is [`~trl.GRPOTrainer`]'s.
+
+    Args:
+        model, reward_funcs, args, **kwargs: As for [`~trl.GRPOTrainer`]; `args` is a [`MulFeRLConfig`].
+        feedback_provider (`Callable`, *optional*):
+            Any callable `(prompt, completions, rewards, **columns) -> str`, sync or async; see
+            `trl_mulferl.feedback`. Required when `max_feedback_turns > 0`.
+    """
+
+    _tag_names = ["trl", "mulferl"]
+    _name = "MulFeRL"
+
+    def __init__(self, model, reward_funcs, args: MulFeRLConfig | None = None, feedback_provider=None, **kwargs):
+        if args is None:
+            model_name = model if isinstance(model, str) else get_config_model_id(model.config)
+            args = MulFeRLConfig(f"{model_name.split('/')[-1]}-MulFeRL")
+        if not isinstance(args, MulFeRLConfig):
+            raise TypeError(f"args must be a MulFeRLConfig, got {type(args).__name__}.")
+        for unsupported in ("tools", "rollout_func", "environment_factory"):
+            if kwargs.get(unsupported) is not None:
+                raise ValueError(
+                    f"MulFeRLTrainer does not support `{unsupported}`: feedback turns own the completion and its "
+                    "mask. Use GRPOTrainer for tool or environment rollouts."
+                )
+        if args.max_feedback_turns > 0 and feedback_provider is None:
+            raise ValueError(
+                f"MulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
+                f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain GRPO."
+            )
+        if feedback_provider is not None and not callable(feedback_provider):
+            raise TypeError(f"feedback_provider must be callable, got {type(feedback_provider).__name__}.")
+
+        super().__init__(model, reward_funcs, args=args, **kwargs)
+
+        if self._is_vlm:
+            raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
+        self._check_reward_columns(kwargs.get("train_dataset"))
+        self.feedback_provider = feedback_provider
+        self._feedback_loop = None
+        self._turn_inputs = None
+        self._rollout = None
+
+    def _check_reward_columns(self, dataset):
+        if dataset is None or getattr(dataset, "column_names", None) is None:
+            return
+        columns = set(dataset.column_names)
+        if "image" in columns or "images" in columns:
+            raise ValueError("MulFeRLTrainer does not support image inputs yet; drop the image column(s).")
+        for reward_func, name in zip(self.reward_funcs, self.reward_func_names, strict=True):
+            if isinstance(reward_func, torch.nn.Module):
+                continue
+            parameters = inspect.signature(reward_func).parameters.values()
+            for parameter in parameters:
+                required = parameter.default is inspect.Parameter.empty and parameter.kind in (
+                    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                    inspect.Parameter.KEYWORD_ONLY,
+                )
+                if required and parameter.name not in _TRAINER_REWARD_KWARGS and parameter.name not in columns:
+                    raise ValueError(
+                        f"The reward function '{name}' needs a '{parameter.name}' column, but the training dataset "
+                        f"only has {sorted(columns)}. Add it, e.g. dataset.map(lambda row: "
+                        f"{{'{parameter.name}': ...}})."
+                    )
+
+    # The turn loop needs the dataset rows, but `_generate` only receives the prompts.
+    def _generate_and_score_completions(self, inputs):
+        self._turn_inputs = inputs
+        output = super()._generate_and_score_completions(inputs)
+        rollout, self._rollout = self._rollout, None
+        if rollout is not None:
+            grpo_rows = torch.tensor(
+                [rollout.routes[i // self.num_generations] == Route.GRPO for i in range(len(inputs))],
+                device=output["advantages"].device,
+            )
+            mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
+            output["advantages"] = output["advantages"] * mask
+            output["mulferl_grpo_rows"] = grpo_rows.float()
+            self._log_rollout(rollout)
+        return output
+
+    # Route the KL of non-GRPO rows to zero; TRL adds `beta * KL` to every row.
+    def _compute_loss(self, model, inputs):
+        beta = self.beta
+        if beta != 0.0 and "mulferl_grpo_rows" in inputs:
+            self.beta = _GRPORowsBeta(beta, inputs["mulferl_grpo_rows"])
+        try:
+            return super()._compute_loss(model, inputs)
+        finally:
+            self.beta = beta
+
+    # Return the turn loop's rewards when TRL scores the final rows, so routing and advantages use the same values.
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        if self._rollout is not None and self._rollout.final_rewards_per_func is not None:
+            rewards, self._rollout.final_rewards_per_func = self._rollout.final_rewards_per_func, None
+            return rewards
+        return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+
+    def _score(self, inputs, prompts, completions, completion_ids):
+        # Columns logged by the reward functions must describe the final rows only: keep the last call's.
+        self._pending_extra_logs.clear()
+        return self._calculate_rewards(inputs, prompts, completions, completion_ids)
+
+    def _generate(self, prompts):
+        result = super()._generate(prompts)
+        if not self.model.training:
+            return result  # evaluation is plain GRPO: no feedback turns
+        prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images = result
+        inputs, group_size = self._turn_inputs, self.num_generations
+        num_groups, num_turns = len(prompts) // group_size, 1 + self.args.max_feedback_turns
+        first_row = self.accelerator.process_index * len(prompts)
+        group_rows = [slice(first_row + g * group_size, first_row + (g + 1) * group_size) for g in range(num_groups)]
+        tool_mask = tool_mask if tool_mask is not None else [[1] * len(ids) for ids in completion_ids]
+
+        rewards_per_func = self._score(inputs, prompts, completions, completion_ids)
+        rollout = _Rollout(
+            histories=[[self._group_state(rewards_per_func[rows])] for rows in group_rows],
+            row_turns=[0] * len(prompts),
+            row_feedback=[""] * len(prompts),
+            final_rewards_per_func=rewards_per_func.clone(),
+            turn0_rewards_per_func=rewards_per_func,
+        )
+        rollout.routes = [route(history, num_turns) for history in rollout.histories]
+
+        for turn in range(1, num_turns):
+            failed = [group for group in range(num_groups) if rollout.routes[group] == Route.REGENERATE]
+            feedback = self._ask_for_feedback(failed, prompts, completions, rewards_per_func, group_rows, rollout)
+            regenerate = [group for group in failed if feedback[group] is not None]
+            for group in set(failed) - set(regenerate):
+                rollout.routes[group] = Route.UNRESOLVED
+            rows = [group * group_size + k for group in regenerate for k in range(group_size)]
+            if not self._any_process(bool(rows)):
+                break
+
+            contexts = [
+                inject_feedback(prompts[row], feedback[row // group_size], self.args.feedback_injection)
+                for row in rows
+            ]
+            new_prompt_ids, prefill_ids, continuation_ids, continuation_logprobs = self._regenerate(
+                rows, contexts, prompt_ids
+            )
+            for index, row in enumerate(rows):
+                prompt_ids[row] = new_prompt_ids[index]
+                completion_ids[row] = prefill_ids[index] + continuation_ids[index]
+                tool_mask[row] = [0] * len(prefill_ids[index]) + [1] * len(continuation_ids[index])
+                if logprobs is not None:
+                    logprobs[row] = [0.0] * len(prefill_ids[index]) + continuation_logprobs[index]
+                rollout.row_turns[row] = turn
+                rollout.row_feedback[row] = feedback[row // group_size]
+            texts = self._tokenizer.batch_decode([completion_ids[row] for row in rows], skip_special_tokens=True)
+            for row, text in zip(rows, texts, strict=True):
+                completions[row] = (
+                    [{"role": "assistant", "content": text}] if isinstance(completions[row], list) else text
+                )
+
+            rewards_per_func = self._score(inputs, prompts, completions, completion_ids)
+            regenerated = torch.zeros(len(prompts), dtype=torch.long, device=rewards_per_func.device)
+            regenerated[rows] = 1
+            regenerated = self.accelerator.gather(regenerated).bool()
+            rollout.final_rewards_per_func[regenerated] = rewards_per_func[regenerated]
+            for group in regenerate:
+                rollout.histories[group].append(self._group_state(rewards_per_func[group_rows[group]]))
+                rollout.routes[group] = route(rollout.histories[group], num_turns)
+
+        # A group still marked for regeneration after the last turn ran out of budget.
+        rollout.routes = [Route.UNRESOLVED if r == Route.REGENERATE else r for r in rollout.routes]
+        rollout.local_final_rewards = self._weighted(
+            rollout.final_rewards_per_func[first_row : first_row + len(prompts)]
+        )
+        for column, values in (("turn", rollout.row_turns), ("feedback", rollout.row_feedback)):
+            self._log_completion_extra(column, values)
+        self._rollout = rollout
+        return prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images
+
+    def _weighted(self, rewards_per_func: torch.Tensor) -> torch.Tensor:
+        """Weighted sum of the reward functions per rollout; any missing reward makes it NaN (decision 5)."""
+        return (rewards_per_func * self.reward_weights.to(rewards_per_func.device).unsqueeze(0)).sum(dim=1)
+
+    def _group_state(self, rewards_per_func: torch.Tensor) -> GroupState:
+        return group_state(self._weighted(rewards_per_func), self.args.success_threshold)
+
+    def _any_process(self, flag: bool) -> bool:
+        """Whether `flag` holds on any process; every process must call this together."""
+        return bool(self.accelerator.gather(torch.tensor([int(flag)], device=self.accelerator.device)).any())
+
+    def _regenerate(self, rows, contexts, prompt_ids):
+        """One batched generation for every row that needs the next turn; a dummy row where a process has none."""
+        if self.args.feedback_injection == "plain" and rows:
+            new_prompt_ids, _, _ = self._tokenize_prompts([prompt for prompt, _ in contexts])
+        else:
+            new_prompt_ids = [prompt_ids[row] for row in rows]
+        prefills = [prefill for _, prefill in contexts]
+        prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if rows else []
+        generation_ids = [p + f for p, f in zip(new_prompt_ids, prefill_ids, strict=True)] or [prompt_ids[0]]
+        continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self.num_generations)
+        logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
+        return new_prompt_ids, prefill_ids, continuation_ids[: len(rows)], logprobs[: len(rows)]
+
+    def _ask_for_feedback(self, failed, prompts, completions, rewards_per_func, group_rows, rollout):
+        """Feedback text per failed group of this process (None when the provider gave none), asked concurrently."""
+        group_size, requests = self.num_generations, []
+        for group in failed:
+            first = group * group_size
+            columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
+            requests.append(
+                FeedbackRequest(
+                    prompt=problem_text(prompts[first]),
+                    completions=[completion_text(c) for c in completions[first : first + group_size]],
+                    rewards=self._weighted(rewards_per_func[group_rows[group]]).tolist(),
+                    columns=columns,
+                )
+            )
+        results = (
+            self._run_async(request_feedback(self.feedback_provider, requests, self.args.feedback_max_concurrency))
+            if requests
+            else []
+        )
+        feedback = {}
+        special_tokens = tuple(self._tokenizer.all_special_tokens)
+        for group, request, result in zip(failed, requests, results, strict=True):
+            rollout.counts["feedback/requests"] += 1
+            rollout.counts["feedback/latency_sum"] += result.latency_s
+            text = result.text
+            if text is not None:
+                reference = request.columns.get("solution")
+                text, leaked = redact_answer_leak(text, reference if isinstance(reference, str) else None)
+                rollout.counts["feedback/leaks_redacted"] += leaked
+                text = sanitize_feedback(text, special_tokens)
+                text = truncate_to_tokens(text, self._tokenizer, self.args.max_feedback_length)
+                text = sanitize_feedback(text, special_tokens) or None
+            rollout.counts["feedback/errors"] += text is None
+            feedback[group] = text
+        return feedback
+
+    def _run_async(self, coroutine):
+        # A loop of our own in a daemon thread: the trainer may itself run inside an event loop (notebooks).
+        if self._feedback_loop is None:
+            _, self._feedback_loop, ready = start_event_loop_in_daemon(name="mulferl-feedback")
+            ready.wait()
+        return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
+
+    def _log_rollout(self, rollout: _Rollout):
+        """Routing and feedback metrics, summed over processes so that every process logs the same values."""
+        num_turns = 1 + self.args.max_feedback_turns
+        logged_routes = [r for r in Route if r != Route.REGENERATE]
+        values = [sum(r == logged for r in rollout.routes) for logged in logged_routes]
+        for turn in range(num_turns):
+            reached = [h for h in rollout.histories if len(h) > turn]
+            values += [len(reached), sum(h[turn] == GroupState.FAILED for h in reached)]
+        trained_rewards = [
+            reward
+            for row, reward in enumerate(rollout.local_final_rewards.tolist())
+            if rollout.routes[row // self.num_generations] in _TRAINED_ROUTES
+        ]
+        values += [sum(trained_rewards), len(trained_rewards)]
+        feedback_keys = ["feedback/requests", "feedback/errors", "feedback/leaks_redacted", "feedback/latency_sum"]
+        values += [rollout.counts[key] for key in feedback_keys]
+        totals = self.accelerator.gather(torch.tensor([values], dtype=torch.float64, device=self.accelerator.device))
+        totals = totals.sum(dim=0).tolist()
+
+        metrics = self._metrics["train"]
+        num_groups = sum(totals[: len(logged_routes)])
+        for logged, count in zip(logged_routes, totals, strict=False):
+            metrics[f"mulferl/route/{logged.value}"].append(count / num_groups)
+        offset = len(logged_routes)
+        for turn in range(num_turns):
+            reached, failed = totals[offset + 2 * turn], totals[offset + 2 * turn + 1]
+            metrics[f"mulferl/turn_{turn}/failed_groups"].append(failed)
+            if turn > 0:
+                metrics[f"mulferl/turn_{turn}/escape_rate"].append(1 - failed / reached if reached else float("nan"))
+        offset += 2 * num_turns
+        reward_sum, reward_count, requests, errors, leaks, latency_sum = totals[offset:]
+        metrics["mulferl/reward_final"].append(reward_sum / reward_count if reward_count else float("nan"))
+        metrics["mulferl/feedback/requests"].append(requests)
+        metrics["mulferl/feedback/errors"].append(errors)
+        metrics["mulferl/feedback/leaks_redacted"].append(leaks)
+        metrics["mulferl/feedback/latency_s"].append(latency_sum / requests if requests else float("nan"))
+
+        # TRL logged `reward` from the final rows; decision 9 keeps TRL's reward metrics on turn 0, like GRPO's.
+        turn0 = rollout.turn0_rewards_per_func
+        weighted = (turn0 * self.reward_weights.to(turn0.device).unsqueeze(0)).nansum(dim=1)
+        weighted[torch.isnan(turn0).all(dim=1)] = float("nan")
+        metrics["reward"][-1] = torch.nanmean(weighted).item()
+        metrics["reward_std"][-1] = nanstd(weighted).item()
+        for i, name in enumerate(self.reward_func_names):
+            metrics[f"rewards/{name}/mean"][-1] = torch.nanmean(turn0[:, i]).item()
+            metrics[f"rewards/{name}/std"][-1] = nanstd(turn0[:, i]).item()
