@@ -7,6 +7,20 @@ from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
 
 MARKER = "MARKERWORD"
 K = 2
+# 2 steps of 2 prompts x K rows on the tiny model; a large learning rate so one step visibly moves the weights.
+TINY_TRAINING = {
+    "per_device_train_batch_size": 4,
+    "num_generations": K,
+    "max_completion_length": 8,
+    "max_steps": 2,
+    "learning_rate": 1e-2,
+    "logging_steps": 1,
+    "save_strategy": "no",
+    "report_to": "none",
+    "use_cpu": True,
+    "bf16": False,
+    "seed": 0,
+}
 
 
 def completion_texts(completions):
@@ -38,21 +52,7 @@ def make_dataset(num_prompts=4):
 def make_trainer(tmp_path, tiny_tokenizer, reward, provider=marker_provider, model=None, **overrides):
     from tests.tiny import build_tiny_model
 
-    settings = {
-        "output_dir": str(tmp_path),
-        "per_device_train_batch_size": 4,
-        "num_generations": K,
-        "max_completion_length": 8,
-        "max_steps": 2,
-        "learning_rate": 1e-2,
-        "logging_steps": 1,
-        "save_strategy": "no",
-        "report_to": "none",
-        "use_cpu": True,
-        "bf16": False,
-        "seed": 0,
-    }
-    settings.update(overrides)
+    settings = {**TINY_TRAINING, "output_dir": str(tmp_path), **overrides}
     return MulFeRLTrainer(
         model=model or build_tiny_model(tiny_tokenizer),
         reward_funcs=reward,
@@ -136,21 +136,7 @@ def test_parity_with_grpo_trainer_without_feedback(tmp_path, tiny_tokenizer, los
 
     from tests.tiny import build_tiny_model
 
-    settings = {
-        "per_device_train_batch_size": 4,
-        "num_generations": K,
-        "max_completion_length": 8,
-        "max_steps": 2,
-        "learning_rate": 1e-2,
-        "logging_steps": 1,
-        "save_strategy": "no",
-        "report_to": "none",
-        "use_cpu": True,
-        "bf16": False,
-        "seed": 0,
-        "loss_type": loss_type,
-        "beta": 0.0,
-    }
+    settings = {**TINY_TRAINING, "loss_type": loss_type, "beta": 0.0}
     grpo = GRPOTrainer(
         model=build_tiny_model(tiny_tokenizer),
         reward_funcs=mixed_reward,
