@@ -93,6 +93,9 @@ def test_feedback_marker_routes_every_prompt_to_fco(tmp_path, tiny_tokenizer):
     assert logged(trainer, "reward") == [0.0, 0.0]  # TRL's reward describes turn 0
     # One call for turn 0 and one for turn 1, with all 4 rows regenerated together.
     assert calls == [(0, 4), (0, 4), (1, 4), (1, 4)]
+    # The completions table shows the turn each row was trained on and the feedback it saw.
+    assert list(trainer._logs["extra"]["turn"]) == [1] * 4  # the last generation batch
+    assert set(trainer._logs["extra"]["feedback"]) == {marker_provider("", [], [])}
 
 
 def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer):

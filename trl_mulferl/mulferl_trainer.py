@@ -42,8 +42,7 @@ class _Rollout:
     """What the turn loop leaves for `_generate_and_score_completions`: this process's groups and rows."""
 
     histories: list[list[GroupState]]  # per group, its state at each turn it reached
-    row_turns: list[int]
-    row_feedback: list[str]
+    group_feedback: list[str]  # per group, the feedback injected at its last turn ("" at turn 0)
     final_rewards_per_func: torch.Tensor | None  # gathered over processes; handed to TRL once, then None
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
     routes: list[Route] = field(default_factory=list)  # per group
@@ -177,8 +176,7 @@ class MulFeRLTrainer(GRPOTrainer):
         rewards_per_func = self._score(inputs, prompts, completions, completion_ids)
         rollout = _Rollout(
             histories=[[self._group_state(rewards_per_func[rows])] for rows in group_rows],
-            row_turns=[0] * len(prompts),
-            row_feedback=[""] * len(prompts),
+            group_feedback=[""] * num_groups,
             final_rewards_per_func=rewards_per_func.clone(),
             turn0_rewards_per_func=rewards_per_func,
         )
@@ -207,8 +205,6 @@ class MulFeRLTrainer(GRPOTrainer):
                 tool_mask[row] = [0] * len(prefill_ids[index]) + [1] * len(continuation_ids[index])
                 if logprobs is not None:
                     logprobs[row] = [0.0] * len(prefill_ids[index]) + continuation_logprobs[index]
-                rollout.row_turns[row] = turn
-                rollout.row_feedback[row] = feedback[row // group_size]
             texts = self._tokenizer.batch_decode([completion_ids[row] for row in rows], skip_special_tokens=True)
             for row, text in zip(rows, texts, strict=True):
                 completions[row] = (
@@ -221,6 +217,7 @@ class MulFeRLTrainer(GRPOTrainer):
             regenerated = self.accelerator.gather(regenerated).bool()
             rollout.final_rewards_per_func[regenerated] = rewards_per_func[regenerated]
             for group in regenerate:
+                rollout.group_feedback[group] = feedback[group]
                 rollout.histories[group].append(self._group_state(rewards_per_func[group_rows[group]]))
                 rollout.routes[group] = route(rollout.histories[group], num_turns)
 
@@ -229,8 +226,9 @@ class MulFeRLTrainer(GRPOTrainer):
         rollout.local_final_rewards = self._weighted(
             rollout.final_rewards_per_func[first_row : first_row + len(prompts)]
         )
-        for column, values in (("turn", rollout.row_turns), ("feedback", rollout.row_feedback)):
-            self._log_completion_extra(column, values)
+        # The completions table gets each row's turn (its group's last) and the feedback it was conditioned on.
+        self._log_completion_extra("turn", [len(h) - 1 for h in rollout.histories for _ in range(group_size)])
+        self._log_completion_extra("feedback", [f for f in rollout.group_feedback for _ in range(group_size)])
         self._rollout = rollout
         return prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images
 
