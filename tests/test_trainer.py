@@ -49,7 +49,9 @@ def make_dataset(num_prompts=4):
     return Dataset.from_list(rows)
 
 
-def make_trainer(tmp_path, tiny_tokenizer, reward, provider=marker_provider, model=None, **overrides):
+def make_trainer(
+    tmp_path, tiny_tokenizer, reward, provider=marker_provider, model=None, eval_dataset=None, **overrides
+):
     from tests.tiny import build_tiny_model
 
     settings = {**TINY_TRAINING, "output_dir": str(tmp_path), **overrides}
@@ -58,6 +60,7 @@ def make_trainer(tmp_path, tiny_tokenizer, reward, provider=marker_provider, mod
         reward_funcs=reward,
         args=MulFeRLConfig(**settings),
         train_dataset=make_dataset(),
+        eval_dataset=eval_dataset,
         processing_class=tiny_tokenizer,
         feedback_provider=provider,
     )
@@ -235,3 +238,130 @@ def test_start_up_validation(tmp_path, tiny_tokenizer):
         MulFeRLTrainer(
             reward_funcs=needs_answer, train_dataset=make_dataset(), feedback_provider=marker_provider, **common
         )
+
+
+# Rewards per turn for the two rollouts of each kind of prompt; the feedback of turn t carries "ROUND{t}".
+SCRIPTED_REWARDS = {
+    "solved_skip": [[1.0, 1.0]],
+    "grpo_turn0": [[1.0, 0.0]],
+    "grpo_turn1": [[0.0, 0.0], [1.0, 0.0]],
+    "fco_turn1": [[0.0, 0.0], [1.0, 1.0]],
+    "fco_turn2": [[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]],
+    "unresolved": [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+    "unscorable": [[None, 0.0]],
+}
+
+
+def turn_of(text):
+    return 2 if "ROUND2" in text else 1 if "ROUND1" in text else 0
+
+
+def scripted_reward(completions, kind, **kwargs):
+    texts = completion_texts(completions)
+    return [SCRIPTED_REWARDS[kind[i]][turn_of(text)][i % K] for i, text in enumerate(texts)]
+
+
+def round_provider(prompt, completions, rewards, **columns):
+    return f"Issue: ROUND{turn_of(completions[0]) + 1}. Fix steps: 1. retry."
+
+
+def test_three_turn_oracle_routes_every_branch(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """Scripted rewards send the 7 prompts of one batch down every branch of Algorithm 1 over 3 turns; the GRPO term
+    equals GRPOTrainer's loss computed on the GRPO-routed rows alone (so non-GRPO rows carry no advantage or KL)."""
+    from trl import GRPOTrainer
+
+    dataset = Dataset.from_list(
+        [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in SCRIPTED_REWARDS]
+    )
+    num_rows = K * len(SCRIPTED_REWARDS)
+    trainer = MulFeRLTrainer(
+        model=tiny_model_dir,
+        reward_funcs=scripted_reward,
+        args=MulFeRLConfig(
+            **{**TINY_TRAINING, "per_device_train_batch_size": num_rows, "max_steps": 1},
+            output_dir=str(tmp_path),
+            beta=0.04,
+            loss_type="grpo",
+        ),
+        train_dataset=dataset,
+        processing_class=tiny_tokenizer,
+        feedback_provider=round_provider,
+    )
+    calls = count_generation_calls(trainer)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+
+    assert [rows for _, rows in calls] == [14, 8, 4]  # all groups, then the 4 failed, then the 2 still failing
+    route_fractions = {name: logged(trainer, f"mulferl/route/{name}")[0] * 7 for name in ("grpo", "fco")}
+    assert route_fractions == {"grpo": 2.0, "fco": 2.0}
+    for name in ("solved_skip", "unresolved", "unscorable"):
+        assert logged(trainer, f"mulferl/route/{name}")[0] * 7 == pytest.approx(1.0)
+    assert logged(trainer, "mulferl/turn_0/failed_groups") == [4.0]
+    assert logged(trainer, "mulferl/turn_1/escape_rate") == [0.5]
+    assert logged(trainer, "mulferl/turn_2/escape_rate") == [0.5]
+    assert logged(trainer, "mulferl/feedback/requests") == [6.0]
+
+    batch = outputs[0]
+    texts = tiny_tokenizer.batch_decode(batch["completion_ids"], skip_special_tokens=True)
+    expected_turn = {"grpo_turn1": 1, "fco_turn1": 1, "fco_turn2": 2, "unresolved": 2}
+    grpo_rows = batch["mulferl_grpo_rows"].bool()
+    prompt_texts = tiny_tokenizer.batch_decode(batch["prompt_ids"], skip_special_tokens=True)
+    for text, prompt, is_grpo, advantage in zip(texts, prompt_texts, grpo_rows, batch["advantages"], strict=True):
+        kind = next(kind for kind in SCRIPTED_REWARDS if f"Question {kind}?" in prompt)
+        assert turn_of(text) == expected_turn.get(kind, 0)  # each row sits at its group's last turn
+        assert bool(is_grpo) == kind.startswith("grpo")
+        assert (advantage != 0) == kind.startswith("grpo")
+
+    # A reference that differs from the policy, so that the KL of every row is non-zero unless it is masked.
+    batch = dict(batch, ref_per_token_logps=batch["ref_per_token_logps"] - 0.5)
+    subset = {
+        key: value[grpo_rows] if isinstance(value, torch.Tensor) and value.dim() > 0 else value
+        for key, value in batch.items()
+        if key != "mulferl_grpo_rows"
+    }
+    trainer.model.train()
+    loss, gradients = loss_and_gradients(trainer.model, lambda: trainer._compute_loss(trainer.model, batch))
+    oracle, oracle_gradients = loss_and_gradients(
+        trainer.model,
+        lambda: GRPOTrainer._compute_loss(trainer, trainer.model, subset) * grpo_rows.sum() / num_rows,
+    )
+    assert oracle.abs() > 1e-4 and gradients
+    torch.testing.assert_close(loss, oracle, rtol=1e-6, atol=1e-8)
+    for gradient, oracle_gradient in zip(gradients, oracle_gradients, strict=True):
+        torch.testing.assert_close(gradient, oracle_gradient, rtol=1e-5, atol=1e-7)
+
+
+def loss_and_gradients(model, compute_loss):
+    model.zero_grad()
+    loss = compute_loss()
+    loss.backward()
+    gradients = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+    model.zero_grad()
+    return loss.detach(), gradients
+
+
+def test_evaluation_is_plain_grpo(tmp_path, tiny_tokenizer):
+    """`eval_strategy` evaluates like GRPOTrainer: one generation per prompt group, no feedback turn."""
+    requests = []
+
+    def counting_provider(prompt, completions, rewards, **columns):
+        requests.append(prompt)
+        return marker_provider(prompt, completions, rewards)
+
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        marker_reward,
+        provider=counting_provider,
+        max_steps=1,
+        eval_strategy="steps",
+        eval_steps=1,
+        per_device_eval_batch_size=8,
+        eval_dataset=make_dataset(),
+    )
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert len(requests) == 2  # the 2 failed training groups only
+    assert len(calls) == 3  # training: turn 0 and turn 1; evaluation of all 4 prompts: a single call
+    assert logged(trainer, "eval_reward") == [0.0]  # the marker only ever comes from feedback
+    assert not [key for entry in trainer.state.log_history for key in entry if key.startswith("eval_mulferl")]
