@@ -20,8 +20,10 @@ def test_two_processes_one_needing_feedback(tmp_path):
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
 
-    logs = [json.loads((tmp_path / f"log_rank{rank}.json").read_text()) for rank in (0, 1)]
-    step_logs = [[entry for entry in log if "mulferl/route/grpo" in entry] for log in logs]
+    results = [json.loads((tmp_path / f"result_rank{rank}.json").read_text()) for rank in (0, 1)]
+    # Rank 1 back-propagates FCO partner sequences that rank 0 does not have; gradients must still be all-reduced.
+    assert results[0]["parameters"] == results[1]["parameters"]
+    step_logs = [[entry for entry in result["log_history"] if "mulferl/route/grpo" in entry] for result in results]
     assert len(step_logs[0]) == 3
     routing_keys = [key for key in step_logs[0][0] if key.startswith("mulferl/") and "latency" not in key]
     for rank0_entry, rank1_entry in zip(*step_logs, strict=True):
@@ -33,6 +35,7 @@ def test_two_processes_one_needing_feedback(tmp_path):
         assert entry["mulferl/turn_0/failed_groups"] == 2.0
         assert entry["mulferl/turn_1/escape_rate"] == 1.0
         assert entry["mulferl/feedback/requests"] == 2.0
+        assert entry["mulferl/fco/pairs"] == 4.0
     # One request per failed group in total, each asked by the rank that holds the group.
     assert not (tmp_path / "requests_rank0.txt").exists()
     assert len((tmp_path / "requests_rank1.txt").read_text().splitlines()) == 2 * 3

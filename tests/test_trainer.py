@@ -82,8 +82,8 @@ def logged(trainer, key):
     return [entry[key] for entry in trainer.state.log_history if key in entry]
 
 
-def test_feedback_marker_routes_every_prompt_to_fco(tmp_path, tiny_tokenizer):
-    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward)
+def test_feedback_marker_routes_every_prompt_to_fco(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir)
     calls = count_generation_calls(trainer)
     trainer.train()
     assert logged(trainer, "mulferl/route/fco") == [1.0, 1.0]
@@ -101,8 +101,8 @@ def test_feedback_marker_routes_every_prompt_to_fco(tmp_path, tiny_tokenizer):
     assert set(trainer._logs["extra"]["feedback"]) == {marker_provider("", [], [])}
 
 
-def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer):
-    trainer = make_trainer(tmp_path, tiny_tokenizer, mixed_reward)
+def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, mixed_reward, model=tiny_model_dir)
     calls = count_generation_calls(trainer)
     before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}
     trainer.train()
@@ -113,8 +113,8 @@ def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer):
     assert changed
 
 
-def test_reward_ignoring_the_prefix_sees_no_marker(tmp_path, tiny_tokenizer):
-    trainer = make_trainer(tmp_path, tiny_tokenizer, continuation_marker_reward)
+def test_reward_ignoring_the_prefix_sees_no_marker(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, continuation_marker_reward, model=tiny_model_dir)
     calls = count_generation_calls(trainer)
     trainer.train()
     assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
@@ -123,8 +123,8 @@ def test_reward_ignoring_the_prefix_sees_no_marker(tmp_path, tiny_tokenizer):
 
 
 @pytest.mark.parametrize("provider", [lambda *a, **k: None, lambda *a, **k: 1 / 0])
-def test_failing_provider_leaves_groups_unresolved(tmp_path, tiny_tokenizer, provider):
-    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, provider=provider)
+def test_failing_provider_leaves_groups_unresolved(tmp_path, tiny_tokenizer, provider, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, provider=provider)
     calls = count_generation_calls(trainer)
     trainer.train()
     assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
@@ -199,9 +199,16 @@ def test_injected_span_is_masked_context(tmp_path, tiny_tokenizer, tiny_model_di
 
 
 def test_kl_and_advantage_are_zero_on_rows_not_routed_to_grpo(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """Every prompt is routed to FCO here, so with beta > 0 the GRPO term must be exactly 0."""
+    """Every prompt is routed to FCO here (FCO itself off), so with beta > 0 the GRPO term must be exactly 0."""
     trainer = make_trainer(
-        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, beta=0.5, loss_type="grpo"
+        tmp_path,
+        tiny_tokenizer,
+        marker_reward,
+        model=tiny_model_dir,
+        max_steps=1,
+        beta=0.5,
+        loss_type="grpo",
+        fco_weight=0.0,
     )
     outputs = capture_generation_outputs(trainer)
     trainer.train()
@@ -219,9 +226,18 @@ def test_kl_and_advantage_are_zero_on_rows_not_routed_to_grpo(tmp_path, tiny_tok
 def test_start_up_validation(tmp_path, tiny_tokenizer):
     from tests.tiny import build_tiny_model
 
-    args = MulFeRLConfig(output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=K, use_cpu=True)
+    settings = {"output_dir": str(tmp_path), "per_device_train_batch_size": 4, "num_generations": K, "use_cpu": True}
+    args = MulFeRLConfig(**settings, fco_weight=0.0)
     model = build_tiny_model(tiny_tokenizer)
     common = {"model": model, "args": args, "processing_class": tiny_tokenizer}
+    with pytest.raises(ValueError, match="needs a reference policy"):  # FCO on, and a model with no name or path
+        MulFeRLTrainer(
+            model=model,
+            args=MulFeRLConfig(**settings),
+            processing_class=tiny_tokenizer,
+            reward_funcs=marker_reward,
+            feedback_provider=marker_provider,
+        )
     with pytest.raises(ValueError, match="feedback_provider"):
         MulFeRLTrainer(reward_funcs=marker_reward, train_dataset=make_dataset(), **common)
     with pytest.raises(ValueError, match="tools"):
@@ -320,7 +336,9 @@ def test_three_turn_oracle_routes_every_branch(tmp_path, tiny_tokenizer, tiny_mo
         if key != "mulferl_grpo_rows"
     }
     trainer.model.train()
-    loss, gradients = loss_and_gradients(trainer.model, lambda: trainer._compute_loss(trainer.model, batch))
+    # The GRPO term: the batch without its FCO keys (the FCO term has tests of its own).
+    grpo_batch = {key: value for key, value in batch.items() if not key.startswith(("mulferl_fco", "mulferl_partner"))}
+    loss, gradients = loss_and_gradients(trainer.model, lambda: trainer._compute_loss(trainer.model, grpo_batch))
     oracle, oracle_gradients = loss_and_gradients(
         trainer.model,
         lambda: GRPOTrainer._compute_loss(trainer, trainer.model, subset) * grpo_rows.sum() / num_rows,
@@ -340,7 +358,7 @@ def loss_and_gradients(model, compute_loss):
     return loss.detach(), gradients
 
 
-def test_evaluation_is_plain_grpo(tmp_path, tiny_tokenizer):
+def test_evaluation_is_plain_grpo(tmp_path, tiny_tokenizer, tiny_model_dir):
     """`eval_strategy` evaluates like GRPOTrainer: one generation per prompt group, no feedback turn."""
     requests = []
 
@@ -352,6 +370,7 @@ def test_evaluation_is_plain_grpo(tmp_path, tiny_tokenizer):
         tmp_path,
         tiny_tokenizer,
         marker_reward,
+        model=tiny_model_dir,
         provider=counting_provider,
         max_steps=1,
         eval_strategy="steps",

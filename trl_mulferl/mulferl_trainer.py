@@ -4,19 +4,25 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import torch
+from accelerate.utils import is_peft_model
 from trl import GRPOTrainer
-from trl.trainer.utils import get_config_model_id, nanstd, start_event_loop_in_daemon
+from trl.models.utils import disable_gradient_checkpointing
+from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
 from .feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
+from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
 from .rewards import completion_text
-from .routing import GroupState, Route, group_state, route
+from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
 
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
 _TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
 _TRAINED_ROUTES = (Route.GRPO, Route.FCO)
+# Any non-zero beta makes GRPOTrainer.__init__ build the reference policy; FCO needs one even when beta is 0.
+_REFERENCE_ONLY_BETA = 1.0
+_PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
 
 
 class _GRPORowsBeta(float):
@@ -46,6 +52,8 @@ class _Rollout:
     final_rewards_per_func: torch.Tensor | None  # gathered over processes; handed to TRL once, then None
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
     routes: list[Route] = field(default_factory=list)  # per group
+    # per local row, its (prompt_ids, completion_ids, tool_mask) at the turn before its last: the FCO negatives
+    previous_rows: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
     local_final_rewards: torch.Tensor | None = None  # weighted, per row of this process
     counts: Counter = field(default_factory=Counter)
 
@@ -92,7 +100,23 @@ class MulFeRLTrainer(GRPOTrainer):
         if feedback_provider is not None and not callable(feedback_provider):
             raise TypeError(f"feedback_provider must be callable, got {type(feedback_provider).__name__}.")
 
-        super().__init__(model, reward_funcs, args=args, **kwargs)
+        needs_reference = args.beta != 0.0 or (args.fco_weight > 0 and args.max_feedback_turns > 0)
+        if needs_reference and not isinstance(model, str) and kwargs.get("peft_config") is None:
+            if not is_peft_model(model) and not get_config_model_id(model.config):
+                raise ValueError(
+                    "MulFeRLTrainer needs a reference policy (FCO with fco_weight > 0, or beta > 0), which TRL loads "
+                    "from the model's name or path, but this model has neither. Pass the model as a Hub id or local "
+                    "path (model.save_pretrained(path) first), train a PEFT adapter (peft_config=...), or set "
+                    "fco_weight=0 and beta=0."
+                )
+        beta = args.beta
+        if args.fco_weight > 0 and args.max_feedback_turns > 0 and beta == 0.0:
+            args.beta = _REFERENCE_ONLY_BETA  # TRL's own code then builds the reference (or the PEFT "ref" adapter)
+        try:
+            super().__init__(model, reward_funcs, args=args, **kwargs)
+        finally:
+            args.beta = beta
+        self.beta = beta
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
@@ -101,6 +125,11 @@ class MulFeRLTrainer(GRPOTrainer):
         self._feedback_loop = None
         self._turn_inputs = None
         self._rollout = None
+        self._loss_logps = None
+
+    @property
+    def _fco_enabled(self) -> bool:
+        return self.args.fco_weight > 0 and self.args.max_feedback_turns > 0
 
     def _check_reward_columns(self, dataset):
         if dataset is None or getattr(dataset, "column_names", None) is None:
@@ -137,18 +166,138 @@ class MulFeRLTrainer(GRPOTrainer):
             mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
             output["advantages"] = output["advantages"] * mask
             output["mulferl_grpo_rows"] = grpo_rows.float()
+            if self._fco_enabled:
+                self._add_fco_rows(output, rollout)
             self._log_rollout(rollout)
         return output
 
-    # Route the KL of non-GRPO rows to zero; TRL adds `beta * KL` to every row.
+    def _add_fco_rows(self, output, rollout):
+        """Generation-time FCO scores and surrogate coefficients (decision 2); each FCO row carries its negative.
+
+        Row k of a FAILED -> SOLVED prompt is positive k; negative k (the same row one turn earlier) rides along as the
+        row's partner sequence. Coefficients are `fco_weight * dL/ds / (prompts in the generation batch)`, so the
+        per-micro-batch terms of `_compute_loss` add up to the FCO term of the whole generation batch.
+        """
+        group_size, num_rows = self.num_generations, output["prompt_ids"].size(0)
+        device, num_groups = output["prompt_ids"].device, num_rows // group_size
+        fco_groups = [group for group in range(num_groups) if rollout.routes[group] == Route.FCO]
+        fco_rows = [group * group_size + k for group in fco_groups for k in range(group_size)]
+        no_partner = ([self._tokenizer.pad_token_id], [self._tokenizer.pad_token_id], [0])
+        partner_rows = [rollout.previous_rows[row] if row in fco_rows else no_partner for row in range(num_rows)]
+        prompt_ids, completion_ids, score_mask = (
+            [torch.tensor(values, device=device) for values in column] for column in zip(*partner_rows, strict=True)
+        )
+        partner = {
+            "prompt_ids": pad(prompt_ids, padding_value=self._tokenizer.pad_token_id, padding_side="left"),
+            "prompt_mask": pad([torch.ones_like(ids) for ids in prompt_ids], padding_side="left"),
+            "completion_ids": pad(completion_ids, padding_value=self._tokenizer.pad_token_id),
+            "completion_mask": pad([torch.ones_like(ids) for ids in completion_ids]),
+            "score_mask": pad(score_mask),
+        }
+        pos_coefficients = torch.zeros(num_rows, device=device)
+        neg_coefficients = torch.zeros(num_rows, device=device)
+        loss_shares = torch.zeros(num_rows, device=device)
+        if fco_rows:
+            rows = torch.tensor(fco_rows, device=device)
+            completion_mask = output["completion_mask"] * output.get("tool_mask", 1)
+            positive = {key: output[key][rows] for key in _PARTNER_KEYS if key != "score_mask"}
+            positive["score_mask"] = completion_mask[rows]
+            pos_scores, pos_has_tokens = self._fco_scores(positive)
+            neg_scores, neg_has_tokens = self._fco_scores({key: value[rows] for key, value in partner.items()})
+            first_group = self.accelerator.process_index * num_groups
+            scale = self.args.fco_weight / num_groups
+            tau, margin = self.args.fco_tau, self.args.fco_margin
+            for index, group in enumerate(fco_groups):
+                members = slice(index * group_size, (index + 1) * group_size)
+                generator = make_generator(self.args.seed, self.state.global_step, first_group + group)
+                pairs = sample_fco_pairs(group_size, self.args.fco_pairing, generator).to(device)
+                pairs, dropped = drop_empty_pairs(pairs, pos_has_tokens[members], neg_has_tokens[members])
+                pos, neg = pos_scores[members], neg_scores[members]
+                pos_c, neg_c = fco_surrogate_coefficients(pos, neg, pairs, tau, margin)
+                pos_coefficients[rows[members]] = scale * pos_c
+                neg_coefficients[rows[members]] = scale * neg_c
+                rollout.counts["fco/dropped_pairs"] += dropped
+                if len(pairs):
+                    pair_loss = fco_loss(pos[pairs[:, 0]], neg[pairs[:, 1]], tau, margin)
+                    loss_shares[rows[members]] = scale * pair_loss / group_size
+                    rollout.counts["fco/groups"] += 1
+                    rollout.counts["fco/loss_sum"] += pair_loss.item()
+                    rollout.counts["fco/pairs"] += len(pairs)
+                    rollout.counts["fco/gap_sum"] += (pos[pairs[:, 0]] - neg[pairs[:, 1]]).sum().item()
+        output["mulferl_fco_coefficient"] = pos_coefficients
+        output["mulferl_fco_loss_share"] = loss_shares
+        output["mulferl_partner_coefficient"] = neg_coefficients
+        for key, value in partner.items():
+            output[f"mulferl_partner_{key}"] = value
+
+    def _fco_scores(self, sequences):
+        """Scores `s = (log pi - log pi_ref) / |y|` (eq. 13) without grad, from TRL's temperature-scaled log-probs."""
+        input_ids = torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)
+        attention_mask = torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)
+        forward = {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "logits_to_keep": sequences["completion_ids"].size(1),
+            "batch_size": self.args.per_device_train_batch_size,
+        }
+        with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+            logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
+            if self.ref_model is not None:
+                ref_logps, _, _ = self._get_per_token_logps_and_entropies(self.ref_model, **forward)
+            else:  # PEFT: the adapter-free base model, or TRL's frozen "ref" copy of an adapter passed in trained
+                unwrapped = self.accelerator.unwrap_model(self.model)
+                with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
+                    ref_logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
+        score_mask = sequences["score_mask"]
+        return fco_score(logps, ref_logps, score_mask), score_mask.sum(dim=1) > 0
+
+    # Route the KL of non-GRPO rows to zero (TRL adds `beta * KL` to every row) and add the FCO surrogate.
     def _compute_loss(self, model, inputs):
+        fco = "mulferl_fco_coefficient" in inputs and torch.is_grad_enabled()
+        if fco:
+            self._backward_fco_partners(model, inputs)
         beta = self.beta
         if beta != 0.0 and "mulferl_grpo_rows" in inputs:
             self.beta = _GRPORowsBeta(beta, inputs["mulferl_grpo_rows"])
+        self._loss_logps = [] if fco else None
         try:
-            return super()._compute_loss(model, inputs)
+            loss = super()._compute_loss(model, inputs)
+            if fco:
+                # `s - s.detach()` is 0 with the gradient of s (the reference cancels); the share adds the true loss.
+                logps = self._loss_logps[0]
+                surrogate = fco_score(logps, logps.detach(), inputs["completion_mask"] * inputs.get("tool_mask", 1))
+                loss = loss + (inputs["mulferl_fco_coefficient"] * surrogate).sum()
+                loss = loss + inputs["mulferl_fco_loss_share"].sum()
+            return loss
         finally:
             self.beta = beta
+            self._loss_logps = None
+
+    def _backward_fco_partners(self, model, inputs):
+        """The FCO gradient of the negatives, in a backward pass of their own so peak memory stays near GRPO's.
+
+        The forward runs on the unwrapped model before the step's main forward, so under DDP these gradients just
+        accumulate locally and are reduced with the main backward, even when ranks hold different numbers of partners.
+        """
+        rows = inputs["mulferl_partner_coefficient"] != 0
+        if not rows.any():
+            return
+        partner = {key: inputs[f"mulferl_partner_{key}"][rows] for key in _PARTNER_KEYS}
+        logps, _, _ = self._get_per_token_logps_and_entropies(
+            self.accelerator.unwrap_model(model),
+            torch.cat([partner["prompt_ids"], partner["completion_ids"]], dim=1),
+            torch.cat([partner["prompt_mask"], partner["completion_mask"]], dim=1),
+            partner["completion_ids"].size(1),
+        )
+        surrogate = fco_score(logps, logps.detach(), partner["score_mask"])
+        self.accelerator.backward((inputs["mulferl_partner_coefficient"][rows] * surrogate).sum())
+
+    # Keep the policy log-probs of `_compute_loss`'s forward so that the FCO positives need no second forward.
+    def _get_per_token_logps_and_entropies(self, *args, **kwargs):
+        result = super()._get_per_token_logps_and_entropies(*args, **kwargs)
+        if self._loss_logps is not None:
+            self._loss_logps.append(result[0])
+        return result
 
     # Return the turn loop's rewards when TRL scores the final rows, so routing and advantages use the same values.
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
@@ -200,6 +349,7 @@ class MulFeRLTrainer(GRPOTrainer):
                 rows, contexts, prompt_ids
             )
             for index, row in enumerate(rows):
+                rollout.previous_rows[row] = (prompt_ids[row], completion_ids[row], tool_mask[row])
                 prompt_ids[row] = new_prompt_ids[index]
                 completion_ids[row] = prefill_ids[index] + continuation_ids[index]
                 tool_mask[row] = [0] * len(prefill_ids[index]) + [1] * len(continuation_ids[index])
@@ -314,7 +464,8 @@ class MulFeRLTrainer(GRPOTrainer):
         ]
         values += [sum(trained_rewards), len(trained_rewards)]
         feedback_keys = ["feedback/requests", "feedback/errors", "feedback/leaks_redacted", "feedback/latency_sum"]
-        values += [rollout.counts[key] for key in feedback_keys]
+        fco_keys = ["fco/groups", "fco/loss_sum", "fco/gap_sum", "fco/pairs", "fco/dropped_pairs"]
+        values += [rollout.counts[key] for key in feedback_keys + fco_keys]
         totals = self.accelerator.gather(torch.tensor([values], dtype=torch.float64, device=self.accelerator.device))
         totals = totals.sum(dim=0).tolist()
 
@@ -329,12 +480,18 @@ class MulFeRLTrainer(GRPOTrainer):
             if turn > 0:
                 metrics[f"mulferl/turn_{turn}/escape_rate"].append(1 - failed / reached if reached else float("nan"))
         offset += 2 * num_turns
-        reward_sum, reward_count, requests, errors, leaks, latency_sum = totals[offset:]
+        reward_sum, reward_count, requests, errors, leaks, latency_sum = totals[offset : offset + 6]
+        fco_groups, fco_loss_sum, gap_sum, pairs, dropped_pairs = totals[offset + 6 :]
         metrics["mulferl/reward_final"].append(reward_sum / reward_count if reward_count else float("nan"))
         metrics["mulferl/feedback/requests"].append(requests)
         metrics["mulferl/feedback/errors"].append(errors)
         metrics["mulferl/feedback/leaks_redacted"].append(leaks)
         metrics["mulferl/feedback/latency_s"].append(latency_sum / requests if requests else float("nan"))
+        if self._fco_enabled:
+            metrics["mulferl/fco/loss"].append(fco_loss_sum / fco_groups if fco_groups else float("nan"))
+            metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else float("nan"))
+            metrics["mulferl/fco/pairs"].append(pairs)
+            metrics["mulferl/fco/dropped_pairs"].append(dropped_pairs)
 
         # TRL logged `reward` from the final rows; decision 9 keeps TRL's reward metrics on turn 0, like GRPO's.
         turn0 = rollout.turn0_rewards_per_func

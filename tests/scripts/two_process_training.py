@@ -9,6 +9,8 @@ import os
 import sys
 from pathlib import Path
 
+import torch
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -33,8 +35,12 @@ def main(output_dir: Path):
         return f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."
 
     tokenizer = build_tiny_tokenizer()
+    model_dir = output_dir / "model"  # FCO's reference policy is loaded by path
+    with args.main_process_first(desc="save the tiny model"):
+        if rank == 0:
+            build_tiny_model(tokenizer).save_pretrained(model_dir)
     trainer = MulFeRLTrainer(
-        model=build_tiny_model(tokenizer),
+        model=str(model_dir),
         reward_funcs=rank_dependent_reward,
         args=args,
         train_dataset=make_dataset(num_prompts=8),
@@ -42,7 +48,9 @@ def main(output_dir: Path):
         feedback_provider=provider,
     )
     trainer.train()
-    (output_dir / f"log_rank{rank}.json").write_text(json.dumps(trainer.state.log_history))
+    parameters = [p.detach().flatten() for p in trainer.model.parameters()]
+    result = {"log_history": trainer.state.log_history, "parameters": torch.cat(parameters).tolist()}
+    (output_dir / f"result_rank{rank}.json").write_text(json.dumps(result))
 
 
 if __name__ == "__main__":
