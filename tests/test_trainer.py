@@ -50,7 +50,14 @@ def make_dataset(num_prompts=4):
 
 
 def make_trainer(
-    tmp_path, tiny_tokenizer, reward, provider=marker_provider, model=None, eval_dataset=None, **overrides
+    tmp_path,
+    tiny_tokenizer,
+    reward,
+    provider=marker_provider,
+    model=None,
+    eval_dataset=None,
+    peft_config=None,
+    **overrides,
 ):
     from tests.tiny import build_tiny_model
 
@@ -63,6 +70,7 @@ def make_trainer(
         eval_dataset=eval_dataset,
         processing_class=tiny_tokenizer,
         feedback_provider=provider,
+        peft_config=peft_config,
     )
 
 
@@ -322,9 +330,13 @@ def test_three_turn_oracle_routes_every_branch(tmp_path, tiny_tokenizer, tiny_mo
     expected_turn = {"grpo_turn1": 1, "fco_turn1": 1, "fco_turn2": 2, "unresolved": 2}
     grpo_rows = batch["mulferl_grpo_rows"].bool()
     prompt_texts = tiny_tokenizer.batch_decode(batch["prompt_ids"], skip_special_tokens=True)
-    for text, prompt, is_grpo, advantage in zip(texts, prompt_texts, grpo_rows, batch["advantages"], strict=True):
+    partner_texts = tiny_tokenizer.batch_decode(batch["mulferl_partner_completion_ids"], skip_special_tokens=True)
+    rows = zip(texts, partner_texts, prompt_texts, grpo_rows, batch["advantages"], strict=True)
+    for text, partner_text, prompt, is_grpo, advantage in rows:
         kind = next(kind for kind in SCRIPTED_REWARDS if f"Question {kind}?" in prompt)
         assert turn_of(text) == expected_turn.get(kind, 0)  # each row sits at its group's last turn
+        if kind.startswith("fco"):  # the FCO negative is the row one turn before the solved one, not turn 0
+            assert turn_of(partner_text) == expected_turn[kind] - 1
         assert bool(is_grpo) == kind.startswith("grpo")
         assert (advantage != 0) == kind.startswith("grpo")
 

@@ -1,0 +1,213 @@
+"""FCO training (paper eqs. 13-17, spec decision 2): gradient, end to end, PEFT, and the ablation switches."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from transformers import AutoModelForCausalLM
+
+from tests.test_trainer import (
+    MARKER,
+    capture_generation_outputs,
+    count_generation_calls,
+    logged,
+    make_trainer,
+    marker_provider,
+    marker_reward,
+)
+from trl_mulferl import make_generator, sample_fco_pairs
+
+
+def direct_logps(model, prompt_ids, prompt_mask, completion_ids, completion_mask, temperature):
+    """log pi(y_t | c, y_<t) of every completion token, from the logits scaled by the sampling temperature."""
+    input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
+    attention_mask = torch.cat([prompt_mask, completion_mask], dim=1)
+    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
+    logits = logits[:, prompt_ids.size(1) - 1 : -1] / temperature
+    return logits.log_softmax(-1).gather(-1, completion_ids.unsqueeze(-1)).squeeze(-1)
+
+
+def eq15_loss(model, reference, batch, args, pairs_per_group):
+    """fco_weight * sum over FCO prompts of the mean pair loss (eqs. 13-15), / prompts in the generation batch."""
+    positive = [batch[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")]
+    negative = [batch[f"mulferl_partner_{key}"] for key in ("prompt_ids", "prompt_mask", "completion_ids")]
+    negative.append(batch["mulferl_partner_completion_mask"])
+    pos_mask = (batch["completion_mask"] * batch["tool_mask"]).float()
+    neg_mask = batch["mulferl_partner_score_mask"].float()
+
+    def scores(sequences, mask):
+        logps = direct_logps(model, *sequences, args.temperature)
+        with torch.no_grad():
+            ref_logps = direct_logps(reference, *sequences, args.temperature)
+        return ((logps - ref_logps) * mask).sum(-1) / mask.sum(-1)
+
+    pos_scores, neg_scores = scores(positive, pos_mask), scores(negative, neg_mask)
+    k, total = args.num_generations, 0.0
+    for group, pairs in enumerate(pairs_per_group):
+        pos, neg = pos_scores[group * k : (group + 1) * k], neg_scores[group * k : (group + 1) * k]
+        gaps = pos[pairs[:, 0]] - neg[pairs[:, 1]] - args.fco_margin
+        total = total + (-F.logsigmoid(args.fco_tau * gaps)).mean()
+    return args.fco_weight * total / len(pairs_per_group)
+
+
+@pytest.mark.parametrize("pairing", ["permutation", "all"])
+def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_model_dir, pairing):
+    """Every prompt goes FAILED -> SOLVED; the GRPO term is then 0, so the step's gradient must be eq. 15's."""
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        marker_reward,
+        model=tiny_model_dir,
+        max_steps=1,
+        learning_rate=0.0,  # keep the generation-time parameters for the comparison below
+        fco_pairing=pairing,
+        fco_weight=1.0,
+        fco_tau=2.0,
+        fco_margin=0.1,
+        temperature=0.7,
+        loss_type="grpo",
+    )
+    # A reference that differs from the policy, so that the scores and the sigmoid weights are not trivial.
+    with torch.no_grad():
+        for parameter in trainer.ref_model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch, args = outputs[0], trainer.args
+    assert logged(trainer, "mulferl/route/fco") == [1.0]
+    assert logged(trainer, "mulferl/fco/pairs") == [2.0 * (2 if pairing == "permutation" else 4)]
+
+    num_groups = batch["prompt_ids"].size(0) // args.num_generations
+    pairs_per_group = [
+        sample_fco_pairs(args.num_generations, pairing, make_generator(args.seed, 0, group))
+        for group in range(num_groups)
+    ]
+    model = trainer.model
+    model.train()
+    model.zero_grad()
+    loss = trainer._compute_loss(model, batch)  # back-propagates the negatives itself
+    loss.backward()
+    fco_gradients = [p.grad.clone() for p in model.parameters()]
+
+    model.zero_grad()
+    expected_loss = eq15_loss(model, trainer.ref_model, batch, args, pairs_per_group)
+    expected_loss.backward()
+    expected_gradients = [p.grad.clone() for p in model.parameters()]
+
+    torch.testing.assert_close(loss, expected_loss.detach(), rtol=1e-5, atol=1e-7)  # GRPO term 0 + the true loss
+    assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(expected_loss.item(), rel=1e-5)]
+    assert sum(g.abs().sum() for g in expected_gradients) > 1e-3
+    for got, expected in zip(fco_gradients, expected_gradients, strict=True):
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
+
+
+def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=4)
+    before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0] * 4
+    assert logged(trainer, "mulferl/fco/loss")[0] == pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)
+    assert logged(trainer, "mulferl/fco/score_gap")[0] == pytest.approx(0.0, abs=1e-6)  # policy == reference
+    assert logged(trainer, "mulferl/fco/score_gap")[-1] > 0
+    assert logged(trainer, "mulferl/fco/dropped_pairs") == [0.0] * 4
+    assert all(not torch.equal(p, before[name]) for name, p in trainer.model.named_parameters())
+
+
+LORA = {"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}
+
+
+def test_fco_with_a_new_lora_adapter(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """Only the adapter trains, and the reference is the base model (the adapter disabled)."""
+    from peft import LoraConfig
+
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=3, peft_config=LoraConfig(**LORA)
+    )
+    assert trainer.ref_model is None
+    outputs = capture_generation_outputs(trainer)
+    before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0] * 3
+    assert logged(trainer, "mulferl/fco/loss")[0] == pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)
+    changed = {name for name, p in trainer.model.named_parameters() if not torch.equal(p, before[name])}
+    assert changed and all("lora_" in name for name in changed)
+
+    # The reference side of the score is the base model's forward, now that the trained adapter differs from it.
+    batch = outputs[-1]
+    sequences = {key: batch[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")}
+    sequences["score_mask"] = batch["completion_mask"] * batch["tool_mask"]
+    scores, _ = trainer._fco_scores(sequences)
+    base = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    with torch.no_grad():
+        logps = direct_logps(trainer.model, *list(sequences.values())[:4], trainer.args.temperature)
+        base_logps = direct_logps(base, *list(sequences.values())[:4], trainer.args.temperature)
+    mask = sequences["score_mask"].float()
+    expected = ((logps - base_logps) * mask).sum(-1) / mask.sum(-1)
+    assert expected.abs().max() > 1e-4
+    torch.testing.assert_close(scores, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_fco_reference_of_a_trained_adapter_is_the_starting_policy(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """A PeftModel passed in with non-zero adapter weights: the reference is that starting policy, not the base."""
+    from peft import LoraConfig, get_peft_model
+
+    torch.manual_seed(0)
+    model = get_peft_model(
+        AutoModelForCausalLM.from_pretrained(tiny_model_dir), LoraConfig(**LORA, init_lora_weights=False)
+    )
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=model, max_steps=1, learning_rate=0.0)
+    assert "ref" in trainer.model.peft_config
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    # Policy == reference at the first step: every score is 0, so the gap is 0 and each pair loss is log 2.
+    assert logged(trainer, "mulferl/fco/score_gap") == [0.0]
+    assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
+    # With the adapter disabled (the base model) the scores would not be 0.
+    batch = outputs[0]
+    sequences = [batch[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")]
+    with torch.no_grad():
+        policy = direct_logps(trainer.model, *sequences, 1.0)
+        with trainer.model.disable_adapter():
+            base = direct_logps(trainer.model, *sequences, 1.0)
+    assert (policy - base).abs().max() > 1e-3
+
+
+def test_ablation_no_regeneration(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, provider=None, model=tiny_model_dir, max_feedback_turns=0
+    )
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert trainer.ref_model is None  # no FCO without regeneration, and beta = 0
+    assert len(calls) == 2  # one generation per step
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/fco/loss") == []
+
+
+def test_ablation_no_fco(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """FAILED -> SOLVED prompts are still routed to FCO, but nothing trains them."""
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, fco_weight=0.0)
+    before = [p.detach().clone() for p in trainer.model.parameters()]
+    trainer.train()
+    assert trainer.ref_model is None
+    assert logged(trainer, "mulferl/route/fco") == [1.0, 1.0]
+    assert logged(trainer, "mulferl/fco/loss") == []
+    assert logged(trainer, "loss") == [0.0, 0.0]
+    assert all(torch.equal(p, q) for p, q in zip(trainer.model.parameters(), before, strict=True))
+
+
+def test_ablation_plain_injection(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """Plain injection puts the feedback in the user prompt: no prefill, every completion token is the model's."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, feedback_injection="plain"
+    )
+    calls = count_generation_calls(trainer)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]
+    assert len(calls) == 3  # the reward sees only the completion, which never has the marker: 2 feedback turns
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0]
+    assert batch["tool_mask"].eq(1).all()
+    for prompt in tiny_tokenizer.batch_decode(batch["prompt_ids"], skip_special_tokens=True):
+        assert marker_provider("", [], []) in prompt
+    for completion in tiny_tokenizer.batch_decode(batch["completion_ids"], skip_special_tokens=True):
+        assert MARKER not in completion
