@@ -1,0 +1,44 @@
+"""From GRPO to MulFeRL: the same TRL script, three changes (marked). Run with `accelerate launch` or `python`.
+
+accelerate launch examples/grpo_to_mulferl.py
+"""
+
+from datasets import load_dataset
+
+# 1. MulFeRLConfig / MulFeRLTrainer instead of GRPOConfig / GRPOTrainer.
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+from trl_mulferl.rewards import accuracy_reward
+
+
+dataset = load_dataset("HuggingFaceH4/MATH-500", split="test")
+# The prompt asks for the MulFeRL schema (<thinking><feedback>...</feedback> ... </thinking> \boxed{...});
+# the reference answer goes in "solution", which the reward and the feedback provider receive as a column.
+dataset = dataset.map(lambda row: {"prompt": make_conversation(row["problem"]), "solution": row["answer"]})
+
+
+# 2. A feedback provider: any callable (prompt, completions, rewards, **columns) -> str, sync or async. Here a
+#    stand-in; in practice a strong model that reviews the failed group (Issue: ... Fix steps: ...).
+def feedback_provider(prompt, completions, rewards, solution, **columns):
+    return "Issue: the first step misreads the problem. Fix steps: 1. Restate what is asked. 2. Check each step."
+
+
+training_args = MulFeRLConfig(
+    output_dir="Qwen2.5-0.5B-MulFeRL",
+    num_generations=8,
+    max_completion_length=1024,
+    learning_rate=1e-6,
+    beta=0.001,
+    loss_type="grpo",
+    # The MulFeRL fields, at the paper's values.
+    max_feedback_turns=2,
+    fco_weight=0.01,
+    fco_tau=0.005,
+)
+trainer = MulFeRLTrainer(
+    model="Qwen/Qwen2.5-0.5B-Instruct",
+    reward_funcs=accuracy_reward,
+    args=training_args,
+    train_dataset=dataset,
+    feedback_provider=feedback_provider,  # 3. the provider
+)
+trainer.train()
