@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from datasets import Dataset
 from tqdm.auto import tqdm
-from transformers import AutoModelForCausalLM, ProgressCallback, TrainerCallback
+from transformers import AutoModelForCausalLM, PrinterCallback, TrainerCallback
 from transformers.utils import logging as transformers_logging
 from trl import GRPOConfig, GRPOTrainer
 
@@ -144,7 +144,7 @@ def signal_share(entry: dict) -> float:
 
 
 def run(name: str, trainer, tokenizer, held_out, settings) -> dict:
-    trainer.remove_callback(ProgressCallback)
+    trainer.remove_callback(PrinterCallback)  # the bar below shows the step's reward instead of every metric
     trainer.add_callback(_StepBar(name))
     start = time.perf_counter()
     trainer.train()
@@ -225,6 +225,7 @@ def main(argv=None):
         "max_steps": args.steps,
         "learning_rate": args.learning_rate,
         "logging_steps": 1,
+        "disable_tqdm": True,
         "save_strategy": "no",
         "report_to": "none",
         "use_cpu": True,

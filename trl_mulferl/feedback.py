@@ -80,11 +80,28 @@ async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio
 
 
 async def request_feedback(
-    provider: Callable, requests: list[FeedbackRequest], max_concurrency: int
+    provider: Callable, requests: list[FeedbackRequest], max_concurrency: int, deadline: float | None = None
 ) -> list[FeedbackResult]:
-    """Ask the provider about every request concurrently, at most `max_concurrency` at a time, in request order."""
+    """Ask the provider about every request concurrently, at most `max_concurrency` at a time, in request order.
+
+    Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline").
+    """
     semaphore = asyncio.Semaphore(max_concurrency)
-    return await asyncio.gather(*(_call(provider, request, semaphore) for request in requests))
+    tasks = [asyncio.ensure_future(_call(provider, request, semaphore)) for request in requests]
+    if not tasks:
+        return []
+    _, pending = await asyncio.wait(tasks, timeout=deadline)
+    for task in pending:
+        task.cancel()
+    if pending:
+        logger.warning(
+            "%d feedback requests missed the %.0f s turn deadline; their groups are unresolved.",
+            len(pending),
+            deadline,
+        )
+    return [
+        task.result() if task not in pending else FeedbackResult(None, deadline, error="deadline") for task in tasks
+    ]
 
 
 def redact_answer_leak(feedback: str, reference: str | None) -> tuple[str, bool]:

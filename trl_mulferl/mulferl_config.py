@@ -5,6 +5,7 @@ from trl import GRPOConfig
 
 FCO_PAIRINGS = ("permutation", "all")
 FEEDBACK_INJECTIONS = ("structured", "plain")
+FEEDBACK_PROVIDERS = ("openai",)
 
 
 @dataclass
@@ -41,9 +42,33 @@ class MulFeRLConfig(GRPOConfig):
         feedback_max_concurrency (`int`, *optional*, defaults to `16`):
             Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
             asked concurrently, up to this bound.
+        feedback_turn_deadline (`float`, *optional*, defaults to `600.0`):
+            Seconds a feedback turn may wait for its requests; groups not answered by then are unresolved. Keep it
+            well below `ddp_timeout` (TRL default 1800), since the other processes wait at the next collective.
         success_threshold (`float`, *optional*, defaults to `1.0`):
             A rollout succeeds when the weighted sum of its rewards is at least this value. Groups are SOLVED (all
             succeed), FAILED (none succeeds) or CONTRASTIVE (mixed). Paper: binary reward, success = 1.
+
+        > Parameters that select a built-in feedback provider (when the trainer gets no `feedback_provider=`)
+
+        feedback_provider (`str` or `None`, *optional*, defaults to `None`):
+            `"openai"`: an [`OpenAIFeedbackProvider`] on `feedback_base_url` (GPT-4o in the paper, or any
+            OpenAI-compatible server such as `vllm serve` or `transformers serve`). A provider passed to the trainer
+            wins over this field.
+        feedback_model (`str` or `None`, *optional*, defaults to `None`):
+            Model name sent to the endpoint, e.g. `"gpt-4o"` (the paper's).
+        feedback_base_url (`str` or `None`, *optional*, defaults to `None`):
+            Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API.
+        feedback_api_key_env (`str`, *optional*, defaults to `"OPENAI_API_KEY"`):
+            Name of the environment variable holding the API key (the key itself is never stored in the config).
+        feedback_temperature (`float`, *optional*, defaults to `0.0`):
+            Sampling temperature of the feedback model.
+        feedback_timeout (`float`, *optional*, defaults to `60.0`):
+            Seconds per feedback request attempt.
+        feedback_max_retries (`int`, *optional*, defaults to `4`):
+            Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
+        feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
+            The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
 
         > Parameters that control Feedback-Contrastive Optimization (FCO)
 
@@ -85,6 +110,42 @@ class MulFeRLConfig(GRPOConfig):
     feedback_max_concurrency: int = field(
         default=16,
         metadata={"help": "Maximum number of feedback requests in flight at once on each process."},
+    )
+    feedback_turn_deadline: float = field(
+        default=600.0,
+        metadata={
+            "help": "Seconds a feedback turn waits for its requests; unanswered groups are unresolved. Keep it well "
+            "below ddp_timeout."
+        },
+    )
+    feedback_provider: str | None = field(
+        default=None,
+        metadata={
+            "help": "Built-in feedback provider used when the trainer gets none: 'openai' (any OpenAI-compatible "
+            "endpoint; GPT-4o in the paper).",
+            "choices": [None, *FEEDBACK_PROVIDERS],
+        },
+    )
+    feedback_model: str | None = field(
+        default=None, metadata={"help": "Feedback model name sent to the endpoint, e.g. 'gpt-4o' (the paper's)."}
+    )
+    feedback_base_url: str | None = field(
+        default=None,
+        metadata={"help": "OpenAI-compatible endpoint, e.g. 'http://127.0.0.1:8000/v1'; None for OpenAI's API."},
+    )
+    feedback_api_key_env: str = field(
+        default="OPENAI_API_KEY",
+        metadata={"help": "Environment variable holding the feedback endpoint's API key (never stored)."},
+    )
+    feedback_temperature: float = field(default=0.0, metadata={"help": "Sampling temperature of the feedback model."})
+    feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})
+    feedback_max_retries: int = field(
+        default=4,
+        metadata={"help": "Retries of a feedback request after a 429, 5xx, timeout or connection error."},
+    )
+    feedback_reasoning_model: bool = field(
+        default=False,
+        metadata={"help": "The feedback model rejects stop, temperature and max_tokens (reasoning models)."},
     )
     success_threshold: float = field(
         default=1.0,
@@ -133,6 +194,18 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(f"max_feedback_length must be >= 1 token, got {self.max_feedback_length}.")
         if self.feedback_max_concurrency < 1:
             raise ValueError(f"feedback_max_concurrency must be >= 1, got {self.feedback_max_concurrency}.")
+        if self.feedback_turn_deadline <= 0 or self.feedback_timeout <= 0 or self.feedback_max_retries < 0:
+            raise ValueError(
+                "feedback_turn_deadline and feedback_timeout must be > 0 and feedback_max_retries >= 0, got "
+                f"{self.feedback_turn_deadline}, {self.feedback_timeout}, {self.feedback_max_retries}."
+            )
+        if self.feedback_provider is not None and self.feedback_provider not in FEEDBACK_PROVIDERS:
+            raise ValueError(
+                f"Unknown feedback_provider {self.feedback_provider!r}: use one of {FEEDBACK_PROVIDERS}, or pass any "
+                "callable to MulFeRLTrainer(feedback_provider=...)."
+            )
+        if self.feedback_provider == "openai" and not self.feedback_model:
+            raise ValueError("feedback_provider='openai' needs feedback_model, e.g. feedback_model='gpt-4o'.")
         if self.fco_weight < 0:
             raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {self.fco_weight}.")
         if self.fco_tau <= 0:

@@ -12,6 +12,7 @@ from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop
 from .feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
+from .openai_provider import OpenAIFeedbackProvider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
@@ -55,6 +56,7 @@ class _Rollout:
     # per local row, its (prompt_ids, completion_ids, tool_mask) at the turn before its last: the FCO negatives
     previous_rows: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
     local_final_rewards: torch.Tensor | None = None  # weighted, per row of this process
+    latency_max: float = 0.0  # the slowest feedback request of this process
     counts: Counter = field(default_factory=Counter)
 
 
@@ -92,6 +94,20 @@ class MulFeRLTrainer(GRPOTrainer):
                     f"MulFeRLTrainer does not support `{unsupported}`: feedback turns own the completion and its "
                     "mask. Use GRPOTrainer for tool or environment rollouts."
                 )
+        if feedback_provider is None and args.feedback_provider == "openai":
+            feedback_provider = OpenAIFeedbackProvider(
+                model=args.feedback_model,
+                base_url=args.feedback_base_url,
+                api_key_env=args.feedback_api_key_env,
+                max_tokens=args.max_feedback_length,
+                temperature=args.feedback_temperature,
+                group_size=args.feedback_group_size,
+                max_concurrency=args.feedback_max_concurrency,
+                timeout=args.feedback_timeout,
+                max_retries=args.feedback_max_retries,
+                reasoning_model=args.feedback_reasoning_model,
+                seed=args.seed,
+            )
         if args.max_feedback_turns > 0 and feedback_provider is None:
             raise ValueError(
                 f"MulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
@@ -99,6 +115,8 @@ class MulFeRLTrainer(GRPOTrainer):
             )
         if feedback_provider is not None and not callable(feedback_provider):
             raise TypeError(f"feedback_provider must be callable, got {type(feedback_provider).__name__}.")
+        if args.max_feedback_turns > 0 and hasattr(feedback_provider, "check_connection"):
+            feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
         needs_reference = args.beta != 0.0 or (args.fco_weight > 0 and args.max_feedback_turns > 0)
         if needs_reference and not isinstance(model, str) and kwargs.get("peft_config") is None:
@@ -420,16 +438,19 @@ class MulFeRLTrainer(GRPOTrainer):
                     columns=columns,
                 )
             )
-        results = (
-            self._run_async(request_feedback(self.feedback_provider, requests, self.args.feedback_max_concurrency))
-            if requests
-            else []
+        results = self._run_async(
+            request_feedback(
+                self.feedback_provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
+            )
         )
+        if hasattr(self.feedback_provider, "pop_metrics"):  # e.g. retries and token usage of a remote provider
+            rollout.counts.update(self.feedback_provider.pop_metrics())
         feedback = {}
         special_tokens = tuple(self._tokenizer.all_special_tokens)
         for group, request, result in zip(failed, requests, results, strict=True):
             rollout.counts["feedback/requests"] += 1
             rollout.counts["feedback/latency_sum"] += result.latency_s
+            rollout.latency_max = max(rollout.latency_max, result.latency_s)
             text = result.text
             if text is not None:
                 reference = request.columns.get("solution")
@@ -464,6 +485,7 @@ class MulFeRLTrainer(GRPOTrainer):
         ]
         values += [sum(trained_rewards), len(trained_rewards)]
         feedback_keys = ["feedback/requests", "feedback/errors", "feedback/leaks_redacted", "feedback/latency_sum"]
+        feedback_keys += ["feedback/retries", "feedback/prompt_tokens", "feedback/completion_tokens"]
         fco_keys = ["fco/groups", "fco/loss_sum", "fco/gap_sum", "fco/pairs", "fco/dropped_pairs"]
         values += [rollout.counts[key] for key in feedback_keys + fco_keys]
         totals = self.accelerator.gather(torch.tensor([values], dtype=torch.float64, device=self.accelerator.device))
@@ -481,12 +503,20 @@ class MulFeRLTrainer(GRPOTrainer):
                 metrics[f"mulferl/turn_{turn}/escape_rate"].append(1 - failed / reached if reached else float("nan"))
         offset += 2 * num_turns
         reward_sum, reward_count, requests, errors, leaks, latency_sum = totals[offset : offset + 6]
-        fco_groups, fco_loss_sum, gap_sum, pairs, dropped_pairs = totals[offset + 6 :]
+        retries, prompt_tokens, completion_tokens = totals[offset + 6 : offset + 9]
+        fco_groups, fco_loss_sum, gap_sum, pairs, dropped_pairs = totals[offset + 9 :]
+        latency_max = self.accelerator.gather(
+            torch.tensor([rollout.latency_max], dtype=torch.float64, device=self.accelerator.device)
+        ).max()
         metrics["mulferl/reward_final"].append(reward_sum / reward_count if reward_count else float("nan"))
         metrics["mulferl/feedback/requests"].append(requests)
         metrics["mulferl/feedback/errors"].append(errors)
         metrics["mulferl/feedback/leaks_redacted"].append(leaks)
         metrics["mulferl/feedback/latency_s"].append(latency_sum / requests if requests else float("nan"))
+        metrics["mulferl/feedback/latency_max_s"].append(latency_max.item() if requests else float("nan"))
+        metrics["mulferl/feedback/retries"].append(retries)
+        metrics["mulferl/feedback/prompt_tokens"].append(prompt_tokens)
+        metrics["mulferl/feedback/completion_tokens"].append(completion_tokens)
         if self._fco_enabled:
             metrics["mulferl/fco/loss"].append(fco_loss_sum / fco_groups if fco_groups else float("nan"))
             metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else float("nan"))

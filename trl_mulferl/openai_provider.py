@@ -1,0 +1,226 @@
+"""Feedback from any OpenAI-compatible chat endpoint: GPT-4o, `vllm serve`, `transformers serve` (paper appendix A.4).
+
+Per FAILED group, the K rollouts are split into random subgroups of `group_size`; each subgroup gets one reviewer
+request, and one merge request folds the reviews into the feedback that is injected (a single subgroup skips the
+merge). Requests are concurrent, bounded by `max_concurrency`, and retried by our own loop (the client's retries
+are off) on 429 (honouring Retry-After), 5xx, timeouts and connection errors, with exponential backoff and jitter.
+"""
+
+import asyncio
+import hashlib
+import logging
+import os
+import random
+import re
+from collections import Counter
+
+import openai
+import torch
+
+
+logger = logging.getLogger(__name__)
+
+REVIEWER_PROMPT = """You review failed attempts at a math problem, to help the student get it right on the next try.
+Find the earliest, root mistake the attempts make: where the reasoning first goes wrong and why.
+Then give concrete, numbered steps that fix it.
+Never write the full solution and never state the final answer or any value that gives it away.
+Reply with exactly one block, in this format:
+<feedback>Issue: <the earliest mistake, where it first goes wrong>
+Fix steps: 1. <step> 2. <step> ...</feedback>"""
+
+MERGE_PROMPT = """Several reviewers looked at different failed attempts at the same math problem.
+Merge their reviews into one feedback for the student: remove duplicates, keep the earliest root mistake, and keep
+every distinct, actionable fix step, numbered.
+Never write the full solution and never state the final answer or any value that gives it away.
+Reply with exactly one block, in this format:
+<feedback>Issue: <the earliest mistake, where it first goes wrong>
+Fix steps: 1. <step> 2. <step> ...</feedback>"""
+
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+_RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+
+
+class FeedbackError(RuntimeError):
+    """The endpoint gave no usable feedback; the trainer counts it and leaves the group unresolved."""
+
+
+def extract_feedback(text: str | None) -> str:
+    """The feedback in a reply: the `<think>` part dropped, then the `<feedback>` block's body, tags optional.
+
+    Raises:
+        FeedbackError: when nothing is left.
+    """
+    text = _THINK.sub("", text or "")
+    if "<feedback>" in text:
+        text = text.split("<feedback>", 1)[1]
+    text = text.split("</feedback>", 1)[0].strip()
+    if not text:
+        raise FeedbackError("the reply holds no feedback")
+    return text
+
+
+def split_subgroups(num_rollouts: int, group_size: int, generator: torch.Generator) -> list[list[int]]:
+    """A random partition of the rollout indices into `ceil(num_rollouts / group_size)` subgroups."""
+    order = torch.randperm(num_rollouts, generator=generator).tolist()
+    return [sorted(order[start : start + group_size]) for start in range(0, num_rollouts, group_size)]
+
+
+def retry_delay(attempt: int, error: Exception, base: float, cap: float, rng: random.Random) -> float:
+    """Seconds to wait before retry `attempt` (0-based): the server's Retry-After if it sent one, else exponential
+    backoff `base * 2**attempt` with +-50% jitter, at most `cap`."""
+    response = getattr(error, "response", None)
+    retry_after = response.headers.get("retry-after") if response is not None else None
+    if retry_after is not None:
+        try:
+            return min(float(retry_after), cap)
+        except ValueError:
+            pass  # an HTTP date: fall back to backoff
+    return min(base * 2**attempt * rng.uniform(0.5, 1.5), cap)
+
+
+class OpenAIFeedbackProvider:
+    """
+    A feedback provider backed by an OpenAI-compatible chat completions endpoint.
+
+    Args:
+        model (`str`): The feedback model, e.g. `"gpt-4o"` (the paper's) or the name a local server serves.
+        base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's.
+        api_key_env (`str`, defaults to `"OPENAI_API_KEY"`): The environment variable that holds the API key. The key
+            is read once, given only to the client, and never logged or saved. Local servers accept any key.
+        max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
+        temperature (`float`, defaults to `0.0`): Sampling temperature of the feedback model.
+        group_size (`int`, defaults to `2`): Rollouts per reviewer request (paper: 2).
+        max_concurrency (`int`, defaults to `16`): Requests in flight at once, over all groups.
+        timeout (`float`, defaults to `60.0`): Seconds per request attempt.
+        max_retries (`int`, defaults to `4`): Retries of a request after a 429, 5xx, timeout or connection error.
+        reasoning_model (`bool`, defaults to `False`): For models that reject `stop`, `temperature` and `max_tokens`
+            (e.g. o-series): send none of them, only `max_completion_tokens`.
+        seed (`int`, defaults to `0`): Seeds the subgroup split, which is otherwise a function of the group only.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        group_size: int = 2,
+        max_concurrency: int = 16,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        reasoning_model: bool = False,
+        seed: int = 0,
+        backoff_base: float = 0.5,
+        backoff_cap: float = 30.0,
+    ):
+        if group_size < 1 or max_concurrency < 1 or max_retries < 0 or timeout <= 0:
+            raise ValueError(
+                "OpenAIFeedbackProvider needs group_size >= 1, max_concurrency >= 1, max_retries >= 0 and timeout > 0"
+                f" (got {group_size}, {max_concurrency}, {max_retries}, {timeout})."
+            )
+        self.model, self.base_url, self.api_key_env = model, base_url, api_key_env
+        self.max_tokens, self.temperature, self.group_size = max_tokens, temperature, group_size
+        self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries
+        self.reasoning_model, self.seed = reasoning_model, seed
+        self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
+        # Local servers ignore the key, but the client refuses to start without one.
+        self._api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url else None)
+        if self._api_key is None:
+            raise ValueError(
+                f"OpenAIFeedbackProvider: the environment variable {api_key_env} is not set. Export your API key "
+                "there, or pass api_key_env= the variable that holds it (feedback_api_key_env in the config)."
+            )
+        self._clients = {}  # per event loop: the client's connection pool belongs to the loop that opened it
+        self._metrics = Counter()
+        self._rng = random.Random(seed)
+
+    def __repr__(self):
+        return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        if loop not in self._clients:
+            client = openai.AsyncOpenAI(
+                api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
+            )
+            self._clients[loop] = (client, asyncio.Semaphore(self.max_concurrency))
+        return self._clients[loop]
+
+    def check_connection(self, timeout: float = 10.0):
+        """Fail fast at start-up, naming the endpoint, when it cannot be reached or refuses the key (`GET /models`)."""
+        endpoint = self.base_url or "https://api.openai.com/v1"
+        client = openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        try:
+            client.models.list()
+        except (openai.APIConnectionError, openai.APITimeoutError) as error:
+            raise ConnectionError(
+                f"The feedback endpoint {endpoint} is unreachable ({type(error).__name__}). Start the server, or fix "
+                "feedback_base_url / OpenAIFeedbackProvider(base_url=...)."
+            ) from None
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
+            raise PermissionError(
+                f"The feedback endpoint {endpoint} refused the API key from ${self.api_key_env} "
+                f"(HTTP {error.status_code})."
+            ) from None
+        except openai.APIStatusError:
+            pass  # reachable; some servers do not list models
+        finally:
+            client.close()
+
+    def pop_metrics(self) -> Counter:
+        """Retries and token usage since the last call; the trainer logs them as `mulferl/feedback/*`."""
+        metrics, self._metrics = self._metrics, Counter()
+        return metrics
+
+    async def _complete(self, system: str, user: str) -> str:
+        client, semaphore = self._client()
+        options = {"max_completion_tokens": self.max_tokens}
+        if not self.reasoning_model:
+            options = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": ["</feedback>"]}
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        attempt = 0
+        while True:
+            try:
+                async with semaphore:
+                    response = await client.chat.completions.create(model=self.model, messages=messages, **options)
+            except _RETRYABLE as error:
+                if attempt == self.max_retries:
+                    raise FeedbackError(f"{type(error).__name__} after {attempt + 1} attempts") from None
+                self._metrics["feedback/retries"] += 1
+                await asyncio.sleep(retry_delay(attempt, error, self.backoff_base, self.backoff_cap, self._rng))
+                attempt += 1
+                continue
+            except openai.APIStatusError as error:
+                raise FeedbackError(f"HTTP {error.status_code} from the feedback endpoint") from None
+            except (openai.APIResponseValidationError, ValueError) as error:
+                raise FeedbackError(f"malformed reply from the feedback endpoint ({type(error).__name__})") from None
+            if response.usage is not None:
+                self._metrics["feedback/prompt_tokens"] += response.usage.prompt_tokens or 0
+                self._metrics["feedback/completion_tokens"] += response.usage.completion_tokens or 0
+            if not response.choices:
+                raise FeedbackError("the reply has no choices")
+            return extract_feedback(response.choices[0].message.content)
+
+    async def __call__(self, prompt: str, completions: list[str], rewards: list[float], **columns) -> str:
+        digest = hashlib.blake2b(f"{self.seed}\0{prompt}\0{chr(0).join(completions)}".encode(), digest_size=8)
+        generator = torch.Generator().manual_seed(int.from_bytes(digest.digest(), "little") % 2**63)
+        subgroups = split_subgroups(len(completions), self.group_size, generator)
+        reviews = await asyncio.gather(
+            *(self._complete(REVIEWER_PROMPT, _review_request(prompt, completions, rewards, s)) for s in subgroups)
+        )
+        if len(reviews) == 1:
+            return reviews[0]
+        return await self._complete(MERGE_PROMPT, _merge_request(prompt, reviews))
+
+
+def _review_request(prompt: str, completions: list[str], rewards: list[float], indices: list[int]) -> str:
+    attempts = "\n\n".join(
+        f"### Attempt {number} (reward {rewards[i]:g})\n{completions[i]}" for number, i in enumerate(indices, 1)
+    )
+    return f"### Problem\n{prompt}\n\n{attempts}"
+
+
+def _merge_request(prompt: str, reviews: list[str]) -> str:
+    merged = "\n\n".join(f"### Review {number}\n{review}" for number, review in enumerate(reviews, 1))
+    return f"### Problem\n{prompt}\n\n{merged}"
