@@ -3,6 +3,7 @@
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
+from .openai_provider import OpenAIFeedbackProvider
 from .rewards import accuracy_reward
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import (
@@ -24,6 +25,7 @@ __all__ = [
     "GroupState",
     "MulFeRLConfig",
     "MulFeRLTrainer",
+    "OpenAIFeedbackProvider",
     "Route",
     "accuracy_reward",
     "drop_empty_pairs",

@@ -1,0 +1,269 @@
+"""OpenAIFeedbackProvider against a real HTTP server on 127.0.0.1 that injects faults (tests/fault_server.py)."""
+
+import asyncio
+import random
+import time
+
+import pytest
+import torch
+from datasets import Dataset
+
+from tests.fault_server import FaultServer
+from tests.test_trainer import TINY_TRAINING, K, logged, marker_reward
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+from trl_mulferl.feedback import FeedbackRequest, request_feedback
+from trl_mulferl.openai_provider import (
+    FeedbackError,
+    OpenAIFeedbackProvider,
+    extract_feedback,
+    retry_delay,
+    split_subgroups,
+)
+
+
+KEY_ENV = "MULFERL_TEST_FEEDBACK_KEY"
+SECRET = "sk-test-0123456789abcdefSECRET"
+FAST_RETRIES = {"timeout": 0.5, "max_retries": 1, "backoff_base": 0.05}
+
+
+@pytest.fixture
+def server():
+    with FaultServer() as fault_server:
+        yield fault_server
+
+
+def provider_for(server, **options):
+    return OpenAIFeedbackProvider(model="fault-model", base_url=server.base_url, **options)
+
+
+def ask(provider, fault, num_rollouts=2):
+    completions = [f"attempt {i} FAULT={fault}" for i in range(num_rollouts)]
+    return asyncio.run(provider("What is 40 + 2?", completions, [0.0] * num_rollouts))
+
+
+def test_extract_feedback():
+    assert extract_feedback("<feedback>Issue: a. Fix steps: 1. b.</feedback> trailing") == "Issue: a. Fix steps: 1. b."
+    assert extract_feedback("<think>x</think>\n<feedback>Issue: a.") == "Issue: a."  # stopped at </feedback>
+    assert extract_feedback("Issue: no tags. Fix steps: 1. b.") == "Issue: no tags. Fix steps: 1. b."
+    for empty in ("", None, "<think>only thinking</think>", "<feedback>  </feedback>", "<think>unfinished"):
+        with pytest.raises(FeedbackError):
+            extract_feedback(empty)
+
+
+def test_split_subgroups_partitions_at_random():
+    splits = {tuple(map(tuple, split_subgroups(8, 2, torch.Generator().manual_seed(s)))) for s in range(20)}
+    assert len(splits) > 1
+    for split in splits:
+        assert sorted(i for subgroup in split for i in subgroup) == list(range(8))
+        assert [len(subgroup) for subgroup in split] == [2, 2, 2, 2]
+    assert [len(s) for s in split_subgroups(5, 2, torch.Generator())] == [2, 2, 1]  # ceil(5 / 2) subgroups
+
+
+def test_retry_delay_honours_retry_after_then_backs_off():
+    class Response:
+        headers = {"retry-after": "3"}
+
+    class Error(Exception):
+        response = Response()
+
+    rng = random.Random(0)
+    assert retry_delay(0, Error(), base=0.5, cap=30.0, rng=rng) == 3.0
+    delays = [retry_delay(attempt, ValueError(), base=0.5, cap=30.0, rng=rng) for attempt in range(4)]
+    for attempt, delay in enumerate(delays):
+        assert 0.25 * 2**attempt <= delay <= 0.75 * 2**attempt
+    assert retry_delay(20, ValueError(), base=0.5, cap=30.0, rng=rng) == 30.0
+
+
+def test_merge_request_exactly_when_there_are_several_subgroups(server):
+    provider = provider_for(server)
+    assert ask(provider, "ok", num_rollouts=2) == "Issue: the sum drops a term. Fix steps: 1. Add every term."
+    assert [kind for _, _, kind in server.requests] == ["review"]
+    server.requests.clear()
+    text = ask(provider, "ok", num_rollouts=8)  # 4 subgroups of 2, then one merge
+    assert text == "Issue: MERGED reviews. Fix steps: 1. Add every term. 2. Recheck."
+    assert sorted(kind for _, _, kind in server.requests) == ["merge"] + ["review"] * 4
+    assert server.requests[-1][2] == "merge"
+    assert provider.pop_metrics() == {"feedback/prompt_tokens": 66, "feedback/completion_tokens": 42}
+
+
+def test_each_fault_ends_as_expected(server):
+    provider = provider_for(server, **FAST_RETRIES)
+    assert ask(provider, "500_then_ok").startswith("Issue: the sum drops a term")
+    assert provider.pop_metrics()["feedback/retries"] == 1
+
+    assert ask(provider, "429_then_ok").startswith("Issue: the sum drops a term")
+    first, second = [t for t, fault, _ in server.requests if fault == "429_then_ok"]
+    assert second - first >= 0.95  # Retry-After: 1 honoured, not the 0.05 s backoff
+    assert provider.pop_metrics()["feedback/retries"] == 1
+
+    start = time.perf_counter()
+    with pytest.raises(FeedbackError, match="APITimeoutError after 2 attempts"):
+        ask(provider, "hang")
+    assert time.perf_counter() - start < 2.5
+    with pytest.raises(FeedbackError, match="malformed"):
+        ask(provider, "malformed")
+    with pytest.raises(FeedbackError, match="no feedback"):
+        ask(provider, "empty")
+    assert ask(provider, "think") == "Issue: a sign flips. Fix steps: 1. Recheck it."
+
+
+def test_64_groups_are_asked_concurrently(server):
+    provider = provider_for(server, max_concurrency=128)
+    requests = [
+        FeedbackRequest(f"Problem {i}?", [f"a FAULT=slow {i}", f"b FAULT=slow {i}"], [0.0, 0.0], {}) for i in range(64)
+    ]
+    start = time.perf_counter()
+    results = asyncio.run(request_feedback(provider, requests, max_concurrency=64))
+    seconds = time.perf_counter() - start
+    print(f"64 groups, server latency 0.25 s: {seconds:.2f} s")
+    assert all(result.text for result in results)
+    assert seconds < 2.0
+
+
+def test_turn_deadline_leaves_slow_groups_unresolved():
+    async def slow_provider(prompt, completions, rewards, **columns):
+        await asyncio.sleep(5.0 if "slow" in prompt else 0.0)
+        return "Issue: x. Fix steps: 1. y."
+
+    requests = [FeedbackRequest(p, ["a"], [0.0], {}) for p in ("fast", "slow")]
+    start = time.perf_counter()
+    results = asyncio.run(request_feedback(slow_provider, requests, max_concurrency=4, deadline=0.3))
+    assert time.perf_counter() - start < 1.0
+    assert results[0].text and results[1].text is None and results[1].error == "deadline"
+
+
+FAULTS = ["ok", "500_then_ok", "429_then_ok", "hang", "malformed", "empty", "leak"]
+
+
+def test_training_step_survives_every_fault(server, tmp_path, tiny_tokenizer, tiny_model_dir, caplog, monkeypatch):
+    """One FAILED group per fault in one step: the step completes and each outcome is counted."""
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    dataset = Dataset.from_list(
+        [{"prompt": make_conversation(f"Problem FAULT={fault}?"), "solution": "42"} for fault in FAULTS]
+    )
+    provider = provider_for(server, api_key_env=KEY_ENV, **FAST_RETRIES)
+    settings = {**TINY_TRAINING, "per_device_train_batch_size": K * len(FAULTS), "max_steps": 1}
+    trainer = MulFeRLTrainer(
+        model=tiny_model_dir,
+        reward_funcs=marker_reward,
+        args=MulFeRLConfig(output_dir=str(tmp_path), max_feedback_turns=1, **settings),
+        train_dataset=dataset,
+        processing_class=tiny_tokenizer,
+        feedback_provider=provider,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/requests") == [7.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [3.0]  # hang, malformed, empty
+    assert logged(trainer, "mulferl/feedback/retries") == [3.0]  # 500, 429, and the hang's one retry
+    assert logged(trainer, "mulferl/feedback/leaks_redacted") == [1.0]
+    assert logged(trainer, "mulferl/feedback/prompt_tokens") == [11.0 * 5]  # the 5 answered requests
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0]  # the marker reward: nothing gets solved
+    assert logged(trainer, "mulferl/feedback/latency_max_s")[0] >= 0.95
+    feedback = set(trainer._logs["extra"]["feedback"])
+    assert "Issue: the answer is [redacted]. Fix steps: 1. Recount the terms." in feedback
+
+    # The API key is in no log, metric or saved file.
+    trainer.save_model(str(tmp_path / "saved"))
+    saved = [path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()]
+    assert not any(SECRET.encode() in data for data in saved)
+    assert SECRET not in str(trainer.state.log_history) and SECRET not in caplog.text
+    assert SECRET not in repr(provider) and SECRET not in repr(trainer.args)
+
+
+def test_api_key_never_in_errors(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    with FaultServer(api_key="sk-the-right-one") as server:
+        provider = provider_for(server, api_key_env=KEY_ENV, **FAST_RETRIES)
+        with pytest.raises(PermissionError) as refused:
+            provider.check_connection()
+        with pytest.raises(FeedbackError) as failed:
+            ask(provider, "ok")
+    assert "HTTP 401" in str(refused.value) and KEY_ENV in str(refused.value)
+    assert SECRET not in str(refused.value) and SECRET not in str(failed.value)
+    assert failed.value.__cause__ is None and failed.value.__context__ is not None  # chained only implicitly
+    assert SECRET not in repr(failed.value.__context__)
+
+
+def test_config_selects_the_provider_and_checks_the_endpoint(server, tmp_path, tiny_tokenizer, tiny_model_dir):
+    common = {"model": tiny_model_dir, "reward_funcs": marker_reward, "processing_class": tiny_tokenizer}
+    settings = {**TINY_TRAINING, "output_dir": str(tmp_path), "feedback_provider": "openai"}
+    rows = [{"prompt": make_conversation("Problem?"), "solution": "1"}] * 4
+    trainer = MulFeRLTrainer(
+        args=MulFeRLConfig(**settings, feedback_model="fault-model", feedback_base_url=server.base_url),
+        train_dataset=Dataset.from_list(rows),
+        **common,
+    )
+    assert isinstance(trainer.feedback_provider, OpenAIFeedbackProvider)
+    assert trainer.feedback_provider.group_size == trainer.args.feedback_group_size
+    closed = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
+    with pytest.raises(ConnectionError, match="127.0.0.1:9/v1 is unreachable"):
+        MulFeRLTrainer(args=MulFeRLConfig(**settings, feedback_model="m", feedback_base_url=closed), **common)
+    with pytest.raises(ValueError, match="needs feedback_model"):
+        MulFeRLConfig(**settings)
+
+
+@pytest.fixture(scope="module")
+def transformers_server(tmp_path_factory):
+    """`transformers serve` with the tiny local model on 127.0.0.1: a real OpenAI-compatible HTTP API."""
+    import shutil
+    import socket
+    import subprocess
+    import urllib.request
+
+    from tests.tiny import build_tiny_model, build_tiny_tokenizer
+
+    serve = shutil.which("transformers")
+    if serve is None:
+        pytest.skip("the `transformers` command is not installed")
+    model_dir = tmp_path_factory.mktemp("served-model")
+    tokenizer = build_tiny_tokenizer()
+    build_tiny_model(tokenizer).save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [serve, "serve", str(model_dir), "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"transformers serve did not start: {process.stderr.read()[-2000:]}")
+            time.sleep(0.5)
+    yield f"http://127.0.0.1:{port}/v1", str(model_dir)
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_transformers_serve_feedback_and_a_training_step(transformers_server, tmp_path, tiny_tokenizer):
+    base_url, model_dir = transformers_server
+    provider = OpenAIFeedbackProvider(model=model_dir, base_url=base_url, max_tokens=16)
+    provider.check_connection()
+    text = asyncio.run(provider("What is 2 + 2?", ["It is 5.", "It is 3.", "7", "1"], [0.0] * 4))
+    assert isinstance(text, str) and text.strip()  # a random tiny model: text, but no meaning
+    assert provider.pop_metrics()["feedback/completion_tokens"] > 0  # 2 reviews and a merge, usage reported
+
+    # A training step on top, the provider selected by the config as a YAML recipe would.
+    trainer = MulFeRLTrainer(
+        model=model_dir,
+        reward_funcs=marker_reward,
+        args=MulFeRLConfig(
+            **{**TINY_TRAINING, "output_dir": str(tmp_path), "max_steps": 1},
+            max_feedback_turns=1,
+            max_feedback_length=16,
+            feedback_provider="openai",
+            feedback_model=model_dir,
+            feedback_base_url=base_url,
+        ),
+        train_dataset=Dataset.from_list([{"prompt": make_conversation(f"What is {i} + 1?")} for i in range(4)]),
+        processing_class=tiny_tokenizer,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/requests") == [2.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [0.0]
+    assert logged(trainer, "mulferl/feedback/completion_tokens")[0] > 0
