@@ -1,5 +1,7 @@
 """MulFeRL and iGRPO trainers for Hugging Face TRL."""
 
+from .igrpo_config import IGRPOConfig
+from .igrpo_trainer import IGRPOTrainer
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
@@ -23,6 +25,8 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "SYSTEM_PROMPT",
     "GroupState",
+    "IGRPOConfig",
+    "IGRPOTrainer",
     "MulFeRLConfig",
     "MulFeRLTrainer",
     "OpenAIFeedbackProvider",

@@ -2,6 +2,8 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from .validation import check_groups_within_process, check_num_generations
+
 
 FCO_PAIRINGS = ("permutation", "all")
 FEEDBACK_INJECTIONS = ("structured", "plain")
@@ -175,11 +177,7 @@ class MulFeRLConfig(GRPOConfig):
     )
 
     def __post_init__(self):
-        if self.num_generations is not None and self.num_generations < 2:
-            raise ValueError(
-                f"num_generations (K, rollouts per prompt) must be >= 2 to tell solved, failed and contrastive groups "
-                f"apart, got {self.num_generations}. The paper uses 8."
-            )
+        check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
         super().__post_init__()
 
         if self.max_feedback_turns < 0:
@@ -215,15 +213,7 @@ class MulFeRLConfig(GRPOConfig):
         if self.fco_pairing not in FCO_PAIRINGS:
             raise ValueError(f"fco_pairing must be one of {FCO_PAIRINGS}, got {self.fco_pairing!r}.")
 
-        # Groups are classified, paired and regenerated on the process that holds them (decision 4 of the spec).
-        local_rows = self.per_device_train_batch_size * self.steps_per_generation
-        if local_rows % self.num_generations != 0:
-            raise ValueError(
-                f"per_device_train_batch_size ({self.per_device_train_batch_size}) * steps_per_generation "
-                f"({self.steps_per_generation}) = {local_rows} must be divisible by num_generations "
-                f"({self.num_generations}), so that no prompt group is split across processes. Raise "
-                "per_device_train_batch_size or steps_per_generation, or lower num_generations."
-            )
+        check_groups_within_process(self)
 
         # FCO's gradient is precomputed at generation time with the parameters of that moment (decision 2).
         if self.fco_weight > 0 and self.max_feedback_turns > 0:

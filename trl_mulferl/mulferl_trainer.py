@@ -1,5 +1,4 @@
 import asyncio
-import inspect
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -16,10 +15,9 @@ from .openai_provider import OpenAIFeedbackProvider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
+from .validation import check_dataset_columns, refuse_unsupported, weighted_rewards
 
 
-# Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
-_TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
 _TRAINED_ROUTES = (Route.GRPO, Route.FCO)
 # Any non-zero beta makes GRPOTrainer.__init__ build the reference policy; FCO needs one even when beta is 0.
 _REFERENCE_ONLY_BETA = 1.0
@@ -88,12 +86,7 @@ class MulFeRLTrainer(GRPOTrainer):
             args = MulFeRLConfig(f"{model_name.split('/')[-1]}-MulFeRL")
         if not isinstance(args, MulFeRLConfig):
             raise TypeError(f"args must be a MulFeRLConfig, got {type(args).__name__}.")
-        for unsupported in ("tools", "rollout_func", "environment_factory"):
-            if kwargs.get(unsupported) is not None:
-                raise ValueError(
-                    f"MulFeRLTrainer does not support `{unsupported}`: feedback turns own the completion and its "
-                    "mask. Use GRPOTrainer for tool or environment rollouts."
-                )
+        refuse_unsupported("MulFeRLTrainer", kwargs)
         if feedback_provider is None and args.feedback_provider == "openai":
             feedback_provider = OpenAIFeedbackProvider(
                 model=args.feedback_model,
@@ -138,7 +131,7 @@ class MulFeRLTrainer(GRPOTrainer):
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
-        self._check_reward_columns(kwargs.get("train_dataset"))
+        check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, kwargs.get("train_dataset"))
         self.feedback_provider = feedback_provider
         self._feedback_loop = None
         self._turn_inputs = None
@@ -148,28 +141,6 @@ class MulFeRLTrainer(GRPOTrainer):
     @property
     def _fco_enabled(self) -> bool:
         return self.args.fco_weight > 0 and self.args.max_feedback_turns > 0
-
-    def _check_reward_columns(self, dataset):
-        if dataset is None or getattr(dataset, "column_names", None) is None:
-            return
-        columns = set(dataset.column_names)
-        if "image" in columns or "images" in columns:
-            raise ValueError("MulFeRLTrainer does not support image inputs yet; drop the image column(s).")
-        for reward_func, name in zip(self.reward_funcs, self.reward_func_names, strict=True):
-            if isinstance(reward_func, torch.nn.Module):
-                continue
-            parameters = inspect.signature(reward_func).parameters.values()
-            for parameter in parameters:
-                required = parameter.default is inspect.Parameter.empty and parameter.kind in (
-                    inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                    inspect.Parameter.KEYWORD_ONLY,
-                )
-                if required and parameter.name not in _TRAINER_REWARD_KWARGS and parameter.name not in columns:
-                    raise ValueError(
-                        f"The reward function '{name}' needs a '{parameter.name}' column, but the training dataset "
-                        f"only has {sorted(columns)}. Add it, e.g. dataset.map(lambda row: "
-                        f"{{'{parameter.name}': ...}})."
-                    )
 
     # The turn loop needs the dataset rows, but `_generate` only receives the prompts.
     def _generate_and_score_completions(self, inputs):
@@ -401,8 +372,7 @@ class MulFeRLTrainer(GRPOTrainer):
         return prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images
 
     def _weighted(self, rewards_per_func: torch.Tensor) -> torch.Tensor:
-        """Weighted sum of the reward functions per rollout; any missing reward makes it NaN (decision 5)."""
-        return (rewards_per_func * self.reward_weights.to(rewards_per_func.device).unsqueeze(0)).sum(dim=1)
+        return weighted_rewards(rewards_per_func, self.reward_weights)
 
     def _group_state(self, rewards_per_func: torch.Tensor) -> GroupState:
         return group_state(self._weighted(rewards_per_func), self.args.success_threshold)

@@ -1,0 +1,115 @@
+import copy
+
+import torch
+from trl import GRPOTrainer
+from trl.trainer.utils import get_config_model_id
+
+from .igrpo_config import IGRPOConfig
+from .routing import make_generator
+from .validation import check_dataset_columns, refuse_unsupported, weighted_rewards
+
+
+def append_draft(prompt, draft: str, template: str):
+    """The paper's `Concat(q, d)`: the template with the draft, appended to a plain prompt or to the last user turn."""
+    suffix = template.format(draft=draft)
+    if isinstance(prompt, str):
+        return prompt + suffix
+    prompt = copy.deepcopy(prompt)
+    last_user = next(message for message in reversed(prompt) if message["role"] == "user")
+    if isinstance(last_user["content"], str):
+        last_user["content"] += suffix
+    else:  # typed content blocks
+        last_user["content"].append({"type": "text", "text": suffix})
+    return prompt
+
+
+def select_best_drafts(rewards: torch.Tensor, generators: list[torch.Generator]) -> torch.Tensor:
+    """Index of the best draft of each prompt (eq. 2), ties broken uniformly at random; a NaN reward never wins.
+
+    Args:
+        rewards: `(num_prompts, num_drafts)` weighted rewards.
+        generators: One per prompt, the source of its tie-break.
+    """
+    rewards = torch.nan_to_num(rewards.double(), nan=-torch.inf)
+    best = []
+    for row, generator in zip(rewards, generators, strict=True):
+        candidates = torch.nonzero(row == row.max()).flatten()
+        best.append(candidates[torch.randint(len(candidates), (1,), generator=generator)].item())
+    return torch.tensor(best)
+
+
+class IGRPOTrainer(GRPOTrainer):
+    """
+    Trainer for iGRPO: GRPO conditioned on the best of the policy's own drafts.
+
+    Each step, Stage 1 samples `num_drafts` drafts per prompt (one batched generation through TRL's backend), scores
+    them with the reward functions and keeps the best; Stage 2 is [`~trl.GRPOTrainer`]'s own step on the prompts with
+    that draft appended (`draft_template`), so the completion mask, advantages and loss cover Stage 2 only.
+    Evaluation is plain GRPO on the original prompts, as the paper evaluates single-shot.
+
+    Args:
+        model, reward_funcs, args, **kwargs: As for [`~trl.GRPOTrainer`]; `args` is an [`IGRPOConfig`].
+    """
+
+    _tag_names = ["trl", "igrpo"]
+    _name = "iGRPO"
+
+    def __init__(self, model, reward_funcs, args: IGRPOConfig | None = None, **kwargs):
+        if args is None:
+            model_name = model if isinstance(model, str) else get_config_model_id(model.config)
+            args = IGRPOConfig(f"{model_name.split('/')[-1]}-iGRPO")
+        if not isinstance(args, IGRPOConfig):
+            raise TypeError(f"args must be an IGRPOConfig, got {type(args).__name__}.")
+        refuse_unsupported("IGRPOTrainer", kwargs)
+        super().__init__(model, reward_funcs, args=args, **kwargs)
+        if self._is_vlm:
+            raise ValueError("IGRPOTrainer does not support vision-language models yet; use a text-only model.")
+        check_dataset_columns("IGRPOTrainer", self.reward_funcs, self.reward_func_names, kwargs.get("train_dataset"))
+
+    def _generate_and_score_completions(self, inputs):
+        if not self.model.training:
+            return super()._generate_and_score_completions(inputs)
+        group_size, num_drafts = self.num_generations, self.args.num_drafts
+        prompt_rows = inputs[::group_size]  # the sampler repeats each prompt G times in a row
+
+        # Stage 1: N drafts per prompt in one generation call, scored (and gathered) like any rollout.
+        draft_inputs = [row for row in prompt_rows for _ in range(num_drafts)]
+        draft_prompts = [row["prompt"] for row in draft_inputs]
+        prompt_ids, _, _ = self._tokenize_prompts(draft_prompts)
+        draft_ids, _ = self._generate_single_turn(prompt_ids, None, {}, num_drafts)
+        drafts = self._tokenizer.batch_decode(draft_ids, skip_special_tokens=True)
+        completions = [
+            [{"role": "assistant", "content": d}] if isinstance(p, list) else d
+            for p, d in zip(draft_prompts, drafts, strict=True)
+        ]
+        rewards_per_func = self._calculate_rewards(draft_inputs, draft_prompts, completions, draft_ids)
+        self._pending_extra_logs.clear()  # columns logged by reward functions describe Stage 2's rows
+        first_row = self.accelerator.process_index * len(draft_inputs)
+        rewards = weighted_rewards(rewards_per_func, self.reward_weights)
+        local_rewards = rewards[first_row : first_row + len(draft_inputs)].view(len(prompt_rows), num_drafts).cpu()
+        first_prompt = self.accelerator.process_index * len(prompt_rows)
+        generators = [
+            make_generator(self.args.seed, self.state.global_step, first_prompt + p) for p in range(len(prompt_rows))
+        ]
+        best = select_best_drafts(local_rewards, generators)
+
+        # Stage 2: GRPO on the prompts with the best draft appended, truncated to max_draft_length tokens.
+        conditioned_inputs = []
+        for p, row in enumerate(prompt_rows):
+            kept_ids = draft_ids[p * num_drafts + best[p]][: self.args.max_draft_length]
+            draft = self._tokenizer.decode(kept_ids, skip_special_tokens=True)
+            conditioned = {**row, "prompt": append_draft(row["prompt"], draft, self.args.draft_template)}
+            conditioned_inputs += [conditioned] * group_size
+        output = super()._generate_and_score_completions(conditioned_inputs)
+        self._log_drafts(rewards.view(-1, num_drafts), local_rewards.gather(1, best.unsqueeze(1)).squeeze(1))
+        return output
+
+    def _log_drafts(self, rewards: torch.Tensor, local_best_rewards: torch.Tensor):
+        """Draft metrics over all processes (`rewards` is already gathered)."""
+        best_rewards = self.accelerator.gather(local_best_rewards.to(self.accelerator.device).double())
+        metrics = self._metrics["train"]
+        metrics["igrpo/draft_reward_mean"].append(torch.nanmean(rewards).item())
+        metrics["igrpo/best_draft_reward"].append(torch.nanmean(best_rewards).item())
+        metrics["igrpo/stage2_reward_mean"].append(metrics["reward"][-1])
+        correct = best_rewards >= self.args.success_threshold
+        metrics["igrpo/frac_prompts_with_correct_draft"].append(correct.double().mean().item())
