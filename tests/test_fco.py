@@ -7,6 +7,7 @@ from transformers import AutoModelForCausalLM
 
 from tests.test_trainer import (
     MARKER,
+    K,
     capture_generation_outputs,
     count_generation_calls,
     logged,
@@ -211,3 +212,42 @@ def test_ablation_plain_injection(tmp_path, tiny_tokenizer, tiny_model_dir):
         assert marker_provider("", [], []) in prompt
     for completion in tiny_tokenizer.batch_decode(batch["completion_ids"], skip_special_tokens=True):
         assert MARKER not in completion
+
+
+def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """GA = 2: the two micro-batches' gradients add up to eq. 15's over the whole generation batch."""
+    from trl.trainer.utils import shuffle_sequence_dict, split_tensor_dict
+
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        marker_reward,
+        model=tiny_model_dir,
+        max_steps=1,
+        learning_rate=0.0,
+        gradient_accumulation_steps=2,
+        fco_weight=1.0,
+        fco_tau=2.0,
+        loss_type="grpo",
+    )
+    with torch.no_grad():
+        for parameter in trainer.ref_model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch, args = outputs[0], trainer.args
+    num_groups = batch["prompt_ids"].size(0) // args.num_generations
+    assert num_groups == 4  # 2 micro-batches x 4 rows / K
+
+    model = trainer.model
+    model.train()
+    model.zero_grad()
+    for micro_batch in split_tensor_dict(shuffle_sequence_dict(batch), 2):  # as TRL's _prepare_inputs does
+        trainer._compute_loss(model, micro_batch).backward()
+    gradients = [p.grad.clone() for p in model.parameters()]
+
+    model.zero_grad()
+    pairs = [sample_fco_pairs(K, "permutation", make_generator(args.seed, 0, g)) for g in range(num_groups)]
+    eq15_loss(model, trainer.ref_model, batch, args, pairs).backward()
+    for got, expected in zip(gradients, [p.grad for p in model.parameters()], strict=True):
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
