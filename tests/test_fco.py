@@ -50,30 +50,28 @@ def eq15_loss(model, reference, batch, args, pairs_per_group):
     return args.fco_weight * total / len(pairs_per_group)
 
 
-@pytest.mark.parametrize("pairing", ["permutation", "all"])
-def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_model_dir, pairing):
-    """Every prompt goes FAILED -> SOLVED; the GRPO term is then 0, so the step's gradient must be eq. 15's."""
+def train_one_fco_step(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
+    """One all-FCO step with the learning rate at 0 (the parameters stay those of generation time), against a
+    reference perturbed away from the policy so that scores and sigmoid weights are not trivial."""
+    settings = {"fco_weight": 1.0, "fco_tau": 2.0, "loss_type": "grpo", **overrides}
     trainer = make_trainer(
-        tmp_path,
-        tiny_tokenizer,
-        marker_reward,
-        model=tiny_model_dir,
-        max_steps=1,
-        learning_rate=0.0,  # keep the generation-time parameters for the comparison below
-        fco_pairing=pairing,
-        fco_weight=1.0,
-        fco_tau=2.0,
-        fco_margin=0.1,
-        temperature=0.7,
-        loss_type="grpo",
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, learning_rate=0.0, **settings
     )
-    # A reference that differs from the policy, so that the scores and the sigmoid weights are not trivial.
     with torch.no_grad():
         for parameter in trainer.ref_model.parameters():
             parameter.add_(0.05 * torch.randn_like(parameter))
     outputs = capture_generation_outputs(trainer)
     trainer.train()
-    batch, args = outputs[0], trainer.args
+    return trainer, outputs[0]
+
+
+@pytest.mark.parametrize("pairing", ["permutation", "all"])
+def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_model_dir, pairing):
+    """Every prompt goes FAILED -> SOLVED; the GRPO term is then 0, so the step's gradient must be eq. 15's."""
+    trainer, batch = train_one_fco_step(
+        tmp_path, tiny_tokenizer, tiny_model_dir, fco_pairing=pairing, fco_margin=0.1, temperature=0.7
+    )
+    args = trainer.args
     assert logged(trainer, "mulferl/route/fco") == [1.0]
     assert logged(trainer, "mulferl/fco/pairs") == [2.0 * (2 if pairing == "permutation" else 4)]
 
@@ -218,24 +216,8 @@ def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_
     """GA = 2: the two micro-batches' gradients add up to eq. 15's over the whole generation batch."""
     from trl.trainer.utils import shuffle_sequence_dict, split_tensor_dict
 
-    trainer = make_trainer(
-        tmp_path,
-        tiny_tokenizer,
-        marker_reward,
-        model=tiny_model_dir,
-        max_steps=1,
-        learning_rate=0.0,
-        gradient_accumulation_steps=2,
-        fco_weight=1.0,
-        fco_tau=2.0,
-        loss_type="grpo",
-    )
-    with torch.no_grad():
-        for parameter in trainer.ref_model.parameters():
-            parameter.add_(0.05 * torch.randn_like(parameter))
-    outputs = capture_generation_outputs(trainer)
-    trainer.train()
-    batch, args = outputs[0], trainer.args
+    trainer, batch = train_one_fco_step(tmp_path, tiny_tokenizer, tiny_model_dir, gradient_accumulation_steps=2)
+    args = trainer.args
     num_groups = batch["prompt_ids"].size(0) // args.num_generations
     assert num_groups == 4  # 2 micro-batches x 4 rows / K
 

@@ -2,11 +2,10 @@ import copy
 
 import torch
 from trl import GRPOTrainer
-from trl.trainer.utils import get_config_model_id
 
 from .igrpo_config import IGRPOConfig
 from .routing import make_generator
-from .validation import check_dataset_columns, refuse_unsupported, weighted_rewards
+from .validation import check_dataset_columns, refuse_unsupported, resolve_args, weighted_rewards
 
 
 def append_draft(prompt, draft: str, template: str):
@@ -55,11 +54,7 @@ class IGRPOTrainer(GRPOTrainer):
     _name = "iGRPO"
 
     def __init__(self, model, reward_funcs, args: IGRPOConfig | None = None, **kwargs):
-        if args is None:
-            model_name = model if isinstance(model, str) else get_config_model_id(model.config)
-            args = IGRPOConfig(f"{model_name.split('/')[-1]}-iGRPO")
-        if not isinstance(args, IGRPOConfig):
-            raise TypeError(f"args must be an IGRPOConfig, got {type(args).__name__}.")
+        args = resolve_args(args, IGRPOConfig, model, "iGRPO")
         refuse_unsupported("IGRPOTrainer", kwargs)
         super().__init__(model, reward_funcs, args=args, **kwargs)
         if self._is_vlm:

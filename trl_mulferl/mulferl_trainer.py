@@ -15,7 +15,7 @@ from .openai_provider import OpenAIFeedbackProvider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
-from .validation import check_dataset_columns, refuse_unsupported, weighted_rewards
+from .validation import check_dataset_columns, refuse_unsupported, resolve_args, weighted_rewards
 
 
 _TRAINED_ROUTES = (Route.GRPO, Route.FCO)
@@ -81,11 +81,7 @@ class MulFeRLTrainer(GRPOTrainer):
     _name = "MulFeRL"
 
     def __init__(self, model, reward_funcs, args: MulFeRLConfig | None = None, feedback_provider=None, **kwargs):
-        if args is None:
-            model_name = model if isinstance(model, str) else get_config_model_id(model.config)
-            args = MulFeRLConfig(f"{model_name.split('/')[-1]}-MulFeRL")
-        if not isinstance(args, MulFeRLConfig):
-            raise TypeError(f"args must be a MulFeRLConfig, got {type(args).__name__}.")
+        args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
         refuse_unsupported("MulFeRLTrainer", kwargs)
         if feedback_provider is None and args.feedback_provider == "openai":
             feedback_provider = OpenAIFeedbackProvider(

@@ -3,10 +3,21 @@
 import inspect
 
 import torch
+from trl.trainer.utils import get_config_model_id
 
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
 TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
+
+
+def resolve_args(args, config_class, model, run_suffix: str):
+    """The trainer's config: `args`, or `config_class` with TRL's default output dir `<model>-<run_suffix>`."""
+    if args is None:
+        model_name = model if isinstance(model, str) else get_config_model_id(model.config)
+        return config_class(f"{model_name.split('/')[-1]}-{run_suffix}")
+    if not isinstance(args, config_class):
+        raise TypeError(f"args must be a {config_class.__name__}, got {type(args).__name__}.")
+    return args
 
 
 def check_num_generations(num_generations: int | None, why: str):
