@@ -187,7 +187,8 @@ class MulFeRLTrainer(GRPOTrainer):
             completion_mask = output["completion_mask"] * output.get("tool_mask", 1)
             positive = {key: output[key][rows] for key in _PARTNER_KEYS if key != "score_mask"}
             positive["score_mask"] = completion_mask[rows]
-            pos_scores, pos_has_tokens = self._fco_scores(positive)
+            ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
+            pos_scores, pos_has_tokens = self._fco_scores(positive, None if ref_logps is None else ref_logps[rows])
             neg_scores, neg_has_tokens = self._fco_scores({key: value[rows] for key, value in partner.items()})
             first_group = self.accelerator.process_index * num_groups
             scale = self.args.fco_weight / num_groups
@@ -215,7 +216,7 @@ class MulFeRLTrainer(GRPOTrainer):
         for key, value in partner.items():
             output[f"mulferl_partner_{key}"] = value
 
-    def _fco_scores(self, sequences):
+    def _fco_scores(self, sequences, ref_logps=None):
         """Scores `s = (log pi - log pi_ref) / |y|` (eq. 13) without grad, from TRL's temperature-scaled log-probs."""
         input_ids = torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)
         attention_mask = torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)
@@ -227,14 +228,17 @@ class MulFeRLTrainer(GRPOTrainer):
         }
         with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
             logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
-            if self.ref_model is not None:
-                ref_logps, _, _ = self._get_per_token_logps_and_entropies(self.ref_model, **forward)
-            else:  # PEFT: the adapter-free base model, or TRL's frozen "ref" copy of an adapter passed in trained
-                unwrapped = self.accelerator.unwrap_model(self.model)
-                with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
-                    ref_logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
+            ref_logps = self._reference_logps(forward) if ref_logps is None else ref_logps
         score_mask = sequences["score_mask"]
         return fco_score(logps, ref_logps, score_mask), score_mask.sum(dim=1) > 0
+
+    def _reference_logps(self, forward):
+        if self.ref_model is not None:
+            return self._get_per_token_logps_and_entropies(self.ref_model, **forward)[0]
+        # PEFT: the adapter-free base model, or TRL's frozen "ref" copy of an adapter passed in trained.
+        unwrapped = self.accelerator.unwrap_model(self.model)
+        with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
+            return self._get_per_token_logps_and_entropies(self.model, **forward)[0]
 
     # Route the KL of non-GRPO rows to zero (TRL adds `beta * KL` to every row) and add the FCO surrogate.
     def _compute_loss(self, model, inputs):
