@@ -20,6 +20,7 @@ class FaultServer:
     def __init__(self, api_key: str | None = None):
         self.api_key = api_key
         self.requests = []  # (time, fault, kind) per chat request
+        self.authorizations = []  # the Authorization header of every request
         self.attempts = Counter()
         self.lock = threading.Lock()
         server = self
@@ -33,12 +34,16 @@ class FaultServer:
             def do_GET(self):
                 if not server.authorized(self):
                     return
+                if self.path != "/v1/models":
+                    return self.reply(404, {"error": {"message": "not found"}})
                 self.reply(200, {"object": "list", "data": [{"id": "fault-model", "object": "model"}]})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if not server.authorized(self):
                     return
+                if self.path != "/v1/chat/completions":
+                    return self.reply(404, {"error": {"message": "not found"}})
                 system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
                 match = FAULT.search(user)
                 fault = match.group(1) if match else "ok"
@@ -101,6 +106,7 @@ class FaultServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def authorized(self, handler) -> bool:
+        self.authorizations.append(handler.headers.get("Authorization"))
         if self.api_key is None or handler.headers.get("Authorization") == f"Bearer {self.api_key}":
             return True
         handler.reply(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})

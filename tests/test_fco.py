@@ -233,3 +233,28 @@ def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_
     eq15_loss(model, trainer.ref_model, batch, args, pairs).backward()
     for got, expected in zip(gradients, [p.grad for p in model.parameters()], strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
+
+
+def test_truncated_rows_are_masked_on_both_sides(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """With mask_truncated_completions, a truncated negative is not scored either (TRL masks truncated positives)."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, mask_truncated_completions=True
+    )
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]
+    eos_and_pad = [*trainer.eos_token_ids, tiny_tokenizer.pad_token_id]
+    partners = zip(
+        batch["mulferl_partner_completion_ids"],
+        batch["mulferl_partner_completion_mask"],
+        batch["mulferl_partner_score_mask"],
+        strict=True,
+    )
+    truncated = []
+    for ids, attention, scored in partners:
+        truncated.append(ids[attention.bool()][-1].item() not in eos_and_pad)
+        assert (scored.sum() == 0) == truncated[-1]
+    assert any(truncated)  # 8 new tokens: the tiny model rarely stops before
+    # Every pair has a truncated (masked) side here, so all 2 prompts x K pairs are dropped.
+    assert logged(trainer, "mulferl/fco/pairs") == [0.0]
+    assert logged(trainer, "mulferl/fco/dropped_pairs") == [4.0]

@@ -23,6 +23,7 @@ def hashed_reward(completions, **kwargs):
 def test_append_draft_to_plain_and_conversational_prompts():
     template = "\nDraft: {draft}\n"
     assert append_draft("Solve x.", "x = 1", template) == "Solve x.\nDraft: x = 1\n"
+    assert append_draft("q", "d", " \\boxed{} {draft}") == "q \\boxed{} d"  # other braces are kept as they are
     conversation = [{"role": "system", "content": "S"}, {"role": "user", "content": "Solve x."}]
     conditioned = append_draft(conversation, "x = 1", template)
     assert conditioned[-1]["content"] == "Solve x.\nDraft: x = 1\n" and conversation[-1]["content"] == "Solve x."

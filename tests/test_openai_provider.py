@@ -184,6 +184,22 @@ def test_api_key_never_in_errors(monkeypatch):
     assert SECRET not in repr(failed.value.__context__)
 
 
+def test_an_exported_openai_key_is_not_sent_to_another_server(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    provider = provider_for(server)  # a base_url and no api_key_env: no key is sent
+    provider.check_connection()
+    ask(provider, "ok")
+    assert server.authorizations and set(server.authorizations) == {"Bearer EMPTY"}
+    with pytest.raises(ValueError, match="MULFERL_UNSET_KEY is not set"):
+        provider_for(server, api_key_env="MULFERL_UNSET_KEY")
+
+
+def test_wrong_endpoint_path_fails_at_start(server):
+    provider = OpenAIFeedbackProvider(model="fault-model", base_url=server.base_url.removesuffix("/v1"))
+    with pytest.raises(ConnectionError, match="answers 404 .* end in /v1"):
+        provider.check_connection()
+
+
 def test_config_selects_the_provider_and_checks_the_endpoint(server, tmp_path, tiny_tokenizer, tiny_model_dir):
     common = {"model": tiny_model_dir, "reward_funcs": marker_reward, "processing_class": tiny_tokenizer}
     settings = {**TINY_TRAINING, "output_dir": str(tmp_path), "feedback_provider": "openai"}

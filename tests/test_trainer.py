@@ -238,6 +238,14 @@ def test_start_up_validation(tmp_path, tiny_tokenizer):
     args = MulFeRLConfig(**settings, fco_weight=0.0)
     model = build_tiny_model(tiny_tokenizer)
     common = {"model": model, "args": args, "processing_class": tiny_tokenizer}
+    with pytest.raises(ValueError, match="sync_ref_model=True needs beta != 0"):
+        MulFeRLTrainer(
+            model=model,
+            args=MulFeRLConfig(**settings, sync_ref_model=True),
+            processing_class=tiny_tokenizer,
+            reward_funcs=marker_reward,
+            feedback_provider=marker_provider,
+        )
     with pytest.raises(ValueError, match="needs a reference policy"):  # FCO on, and a model with no name or path
         MulFeRLTrainer(
             model=model,

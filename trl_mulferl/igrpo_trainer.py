@@ -10,7 +10,7 @@ from .validation import check_dataset_columns, refuse_unsupported, resolve_args,
 
 def append_draft(prompt, draft: str, template: str):
     """The paper's `Concat(q, d)`: the template with the draft, appended to a plain prompt or to the last user turn."""
-    suffix = template.format(draft=draft)
+    suffix = template.replace("{draft}", draft)  # not str.format: templates may hold other braces, e.g. \boxed{}
     if isinstance(prompt, str):
         return prompt + suffix
     prompt = copy.deepcopy(prompt)
@@ -78,7 +78,9 @@ class IGRPOTrainer(GRPOTrainer):
             for p, d in zip(draft_prompts, drafts, strict=True)
         ]
         rewards_per_func = self._calculate_rewards(draft_inputs, draft_prompts, completions, draft_ids)
-        self._pending_extra_logs.clear()  # columns logged by reward functions describe Stage 2's rows
+        # Columns and metrics logged by the reward functions describe Stage 2's rows.
+        self._pending_extra_logs.clear()
+        self._pending_metrics.clear()
         first_row = self.accelerator.process_index * len(draft_inputs)
         rewards = weighted_rewards(rewards_per_func, self.reward_weights)
         local_rewards = rewards[first_row : first_row + len(draft_inputs)].view(len(prompt_rows), num_drafts).cpu()

@@ -61,8 +61,10 @@ class MulFeRLConfig(GRPOConfig):
             Model name sent to the endpoint, e.g. `"gpt-4o"` (the paper's).
         feedback_base_url (`str` or `None`, *optional*, defaults to `None`):
             Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API.
-        feedback_api_key_env (`str`, *optional*, defaults to `"OPENAI_API_KEY"`):
+        feedback_api_key_env (`str` or `None`, *optional*, defaults to `None`):
             Name of the environment variable holding the API key (the key itself is never stored in the config).
+            `None`: `OPENAI_API_KEY` for OpenAI's API, and no key for a `feedback_base_url`, so that an exported
+            OpenAI key is never sent to another server.
         feedback_temperature (`float`, *optional*, defaults to `0.0`):
             Sampling temperature of the feedback model.
         feedback_timeout (`float`, *optional*, defaults to `60.0`):
@@ -135,9 +137,12 @@ class MulFeRLConfig(GRPOConfig):
         default=None,
         metadata={"help": "OpenAI-compatible endpoint, e.g. 'http://127.0.0.1:8000/v1'; None for OpenAI's API."},
     )
-    feedback_api_key_env: str = field(
-        default="OPENAI_API_KEY",
-        metadata={"help": "Environment variable holding the feedback endpoint's API key (never stored)."},
+    feedback_api_key_env: str | None = field(
+        default=None,
+        metadata={
+            "help": "Environment variable holding the feedback endpoint's API key (never stored). Default: "
+            "OPENAI_API_KEY for OpenAI's API, none for a feedback_base_url."
+        },
     )
     feedback_temperature: float = field(default=0.0, metadata={"help": "Sampling temperature of the feedback model."})
     feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})

@@ -51,7 +51,7 @@ class _Rollout:
     final_rewards_per_func: torch.Tensor | None  # gathered over processes; handed to TRL once, then None
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
     routes: list[Route] = field(default_factory=list)  # per group
-    # per local row, its (prompt_ids, completion_ids, tool_mask) at the turn before its last: the FCO negatives
+    # per local row, its (prompt_ids, completion_ids, scored-token mask) one turn before its last: the FCO negatives
     previous_rows: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
     local_final_rewards: torch.Tensor | None = None  # weighted, per row of this process
     latency_max: float = 0.0  # the slowest feedback request of this process
@@ -108,6 +108,11 @@ class MulFeRLTrainer(GRPOTrainer):
             feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
         needs_reference = args.beta != 0.0 or (args.fco_weight > 0 and args.max_feedback_turns > 0)
+        if needs_reference and args.beta == 0.0 and args.sync_ref_model:
+            raise ValueError(
+                "sync_ref_model=True needs beta != 0: with beta = 0 the reference serves FCO only, and FCO scores "
+                "against the frozen starting policy. Set sync_ref_model=False."
+            )
         if needs_reference and not isinstance(model, str) and kwargs.get("peft_config") is None:
             if not is_peft_model(model) and not get_config_model_id(model.config):
                 raise ValueError(
@@ -127,6 +132,11 @@ class MulFeRLTrainer(GRPOTrainer):
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
+        if self._fco_enabled and (self.is_deepspeed_enabled or self.is_fsdp_enabled):
+            raise ValueError(
+                "FCO (fco_weight > 0) is not supported with DeepSpeed or FSDP yet: its negatives are back-propagated "
+                "in a pass of their own, which those engines do not allow. Use DDP, or set fco_weight=0."
+            )
         check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, kwargs.get("train_dataset"))
         self.feedback_provider = feedback_provider
         self._feedback_loop = None
@@ -296,8 +306,9 @@ class MulFeRLTrainer(GRPOTrainer):
         return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
 
     def _score(self, inputs, prompts, completions, completion_ids):
-        # Columns logged by the reward functions must describe the final rows only: keep the last call's.
+        # Columns and metrics logged by the reward functions must describe the final rows only: keep the last call's.
         self._pending_extra_logs.clear()
+        self._pending_metrics.clear()
         return self._calculate_rewards(inputs, prompts, completions, completion_ids)
 
     def _generate(self, prompts):
@@ -327,7 +338,8 @@ class MulFeRLTrainer(GRPOTrainer):
             for group in set(failed) - set(regenerate):
                 rollout.routes[group] = Route.UNRESOLVED
             rows = [group * group_size + k for group in regenerate for k in range(group_size)]
-            if not self._any_process(bool(rows)):
+            most_rows = self._max_over_processes(len(rows))
+            if most_rows == 0:
                 break
 
             contexts = [
@@ -335,10 +347,14 @@ class MulFeRLTrainer(GRPOTrainer):
                 for row in rows
             ]
             new_prompt_ids, prefill_ids, continuation_ids, continuation_logprobs = self._regenerate(
-                rows, contexts, prompt_ids
+                rows, contexts, prompt_ids, most_rows
             )
+            eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
             for index, row in enumerate(rows):
-                rollout.previous_rows[row] = (prompt_ids[row], completion_ids[row], tool_mask[row])
+                scored = tool_mask[row]
+                if self.mask_truncated_completions and completion_ids[row][-1] not in eos_and_pad:
+                    scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
+                rollout.previous_rows[row] = (prompt_ids[row], completion_ids[row], scored)
                 prompt_ids[row] = new_prompt_ids[index]
                 completion_ids[row] = prefill_ids[index] + continuation_ids[index]
                 tool_mask[row] = [0] * len(prefill_ids[index]) + [1] * len(continuation_ids[index])
@@ -377,19 +393,24 @@ class MulFeRLTrainer(GRPOTrainer):
     def _group_state(self, rewards_per_func: torch.Tensor) -> GroupState:
         return group_state(self._weighted(rewards_per_func), self.args.success_threshold)
 
-    def _any_process(self, flag: bool) -> bool:
-        """Whether `flag` holds on any process; every process must call this together."""
-        return bool(self.accelerator.gather(torch.tensor([int(flag)], device=self.accelerator.device)).any())
+    def _max_over_processes(self, value: int) -> int:
+        """The largest `value` over processes; every process must call this together."""
+        return int(self.accelerator.gather(torch.tensor([value], device=self.accelerator.device)).max())
 
-    def _regenerate(self, rows, contexts, prompt_ids):
-        """One batched generation for every row that needs the next turn; a dummy row where a process has none."""
+    def _regenerate(self, rows, contexts, prompt_ids, num_rows):
+        """One batched generation for every row that needs the next turn.
+
+        Every process sends `num_rows` rows (the most any process has), padding with whole groups of dummy rows:
+        vLLM's server and tensor-parallel modes slice the gathered results by process, assuming equal counts.
+        """
         if self.args.feedback_injection == "plain" and rows:
             new_prompt_ids, _, _ = self._tokenize_prompts([prompt for prompt, _ in contexts])
         else:
             new_prompt_ids = [prompt_ids[row] for row in rows]
         prefills = [prefill for _, prefill in contexts]
         prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if rows else []
-        generation_ids = [p + f for p, f in zip(new_prompt_ids, prefill_ids, strict=True)] or [prompt_ids[0]]
+        generation_ids = [p + f for p, f in zip(new_prompt_ids, prefill_ids, strict=True)]
+        generation_ids += [prompt_ids[0]] * (num_rows - len(rows))
         continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self.num_generations)
         logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
         return new_prompt_ids, prefill_ids, continuation_ids[: len(rows)], logprobs[: len(rows)]

@@ -85,8 +85,9 @@ class OpenAIFeedbackProvider:
     Args:
         model (`str`): The feedback model, e.g. `"gpt-4o"` (the paper's) or the name a local server serves.
         base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's.
-        api_key_env (`str`, defaults to `"OPENAI_API_KEY"`): The environment variable that holds the API key. The key
-            is read once, given only to the client, and never logged or saved. Local servers accept any key.
+        api_key_env (`str`, *optional*): The environment variable that holds the API key; read once, given only to
+            the client, never logged or saved. Default: `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no
+            key (so an exported OpenAI key never goes to another server): name the variable to send one.
         max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
         temperature (`float`, defaults to `0.0`): Sampling temperature of the feedback model.
         group_size (`int`, defaults to `2`): Rollouts per reviewer request (paper: 2).
@@ -94,7 +95,8 @@ class OpenAIFeedbackProvider:
         timeout (`float`, defaults to `60.0`): Seconds per request attempt.
         max_retries (`int`, defaults to `4`): Retries of a request after a 429, 5xx, timeout or connection error.
         reasoning_model (`bool`, defaults to `False`): For models that reject `stop`, `temperature` and `max_tokens`
-            (e.g. o-series): send none of them, only `max_completion_tokens`.
+            (e.g. o-series): send none of them and no token limit (their reasoning counts against any limit); the
+            trainer still caps the injected feedback at `max_feedback_length` policy tokens.
         seed (`int`, defaults to `0`): Seeds the subgroup split, which is otherwise a function of the group only.
     """
 
@@ -102,7 +104,7 @@ class OpenAIFeedbackProvider:
         self,
         model: str,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str | None = None,
         max_tokens: int = 1024,
         temperature: float = 0.0,
         group_size: int = 2,
@@ -119,14 +121,17 @@ class OpenAIFeedbackProvider:
                 "OpenAIFeedbackProvider needs group_size >= 1, max_concurrency >= 1, max_retries >= 0 and timeout > 0"
                 f" (got {group_size}, {max_concurrency}, {max_retries}, {timeout})."
             )
-        self.model, self.base_url, self.api_key_env = model, base_url, api_key_env
+        self.model, self.base_url = model, base_url
         self.max_tokens, self.temperature, self.group_size = max_tokens, temperature, group_size
         self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries
         self.reasoning_model, self.seed = reasoning_model, seed
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
-        # Local servers ignore the key, but the client refuses to start without one.
-        self._api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url else None)
-        if self._api_key is None:
+        if api_key_env is None and base_url is None:
+            api_key_env = "OPENAI_API_KEY"
+        self.api_key_env = api_key_env
+        # The client refuses to start without a key; keyless local servers accept any.
+        self._api_key = os.environ.get(api_key_env) if api_key_env else "EMPTY"
+        if not self._api_key:
             raise ValueError(
                 f"OpenAIFeedbackProvider: the environment variable {api_key_env} is not set. Export your API key "
                 "there, or pass api_key_env= the variable that holds it (feedback_api_key_env in the config)."
@@ -140,6 +145,7 @@ class OpenAIFeedbackProvider:
 
     def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
+        self._clients = {known: client for known, client in self._clients.items() if not known.is_closed()}
         if loop not in self._clients:
             client = openai.AsyncOpenAI(
                 api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
@@ -163,10 +169,25 @@ class OpenAIFeedbackProvider:
                 f"The feedback endpoint {endpoint} refused the API key from ${self.api_key_env} "
                 f"(HTTP {error.status_code})."
             ) from None
+        except openai.NotFoundError:
+            self._check_chat_route(client, endpoint)  # some servers do not list models; a wrong path 404s everywhere
         except openai.APIStatusError:
-            pass  # reachable; some servers do not list models
+            pass  # reachable
         finally:
             client.close()
+
+    def _check_chat_route(self, client: openai.OpenAI, endpoint: str):
+        try:
+            client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": "ping"}], max_completion_tokens=1
+            )
+        except openai.NotFoundError:
+            raise ConnectionError(
+                f"The feedback endpoint {endpoint} answers 404 for /models and /chat/completions: check "
+                "feedback_base_url (OpenAI-compatible servers usually end in /v1) and feedback_model."
+            ) from None
+        except openai.APIStatusError:
+            pass  # the route exists (it rejected this tiny request)
 
     def pop_metrics(self) -> Counter:
         """Retries and token usage since the last call; the trainer logs them as `mulferl/feedback/*`."""
@@ -175,7 +196,7 @@ class OpenAIFeedbackProvider:
 
     async def _complete(self, system: str, user: str) -> str:
         client, semaphore = self._client()
-        options = {"max_completion_tokens": self.max_tokens}
+        options = {}
         if not self.reasoning_model:
             options = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": ["</feedback>"]}
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
