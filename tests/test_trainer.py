@@ -404,3 +404,11 @@ def test_evaluation_is_plain_grpo(tmp_path, tiny_tokenizer, tiny_model_dir):
     assert len(calls) == 3  # training: turn 0 and turn 1; evaluation of all 4 prompts: a single call
     assert logged(trainer, "eval_reward") == [0.0]  # the marker only ever comes from feedback
     assert not [key for entry in trainer.state.log_history for key in entry if key.startswith("eval_mulferl")]
+
+
+def test_model_card_names_the_method(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1)
+    trainer.create_model_card(model_name="tiny-mulferl")
+    card = (tmp_path / "README.md").read_text()
+    assert "MulFeRL: Enhancing Reinforcement Learning with Verbal Feedback in a Multi-turn Loop" in card
+    assert "li2026mulferl" in card and "- mulferl" in card

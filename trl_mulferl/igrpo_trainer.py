@@ -52,6 +52,7 @@ class IGRPOTrainer(GRPOTrainer):
 
     _tag_names = ["trl", "igrpo"]
     _name = "iGRPO"
+    _paper = {"title": "iGRPO: Self-Feedback-Driven LLM Reasoning"}
 
     def __init__(self, model, reward_funcs, args: IGRPOConfig | None = None, **kwargs):
         args = resolve_args(args, IGRPOConfig, model, "iGRPO")

@@ -1,4 +1,5 @@
 import asyncio
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -79,6 +80,16 @@ class MulFeRLTrainer(GRPOTrainer):
 
     _tag_names = ["trl", "mulferl"]
     _name = "MulFeRL"
+    _paper = {
+        "title": "MulFeRL: Enhancing Reinforcement Learning with Verbal Feedback in a Multi-turn Loop",
+        # docstyle-ignore
+        "citation": textwrap.dedent("""\
+            @misc{li2026mulferl,
+                title        = {{MulFeRL: Enhancing Reinforcement Learning with Verbal Feedback in a Multi-turn Loop}},
+                author       = {Xuancheng Li and Haitao Li and Yujia Zhou and Yiqun Liu and Min Zhang and Qingyao Ai},
+                year         = 2026,
+            }"""),
+    }
 
     def __init__(self, model, reward_funcs, args: MulFeRLConfig | None = None, feedback_provider=None, **kwargs):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
