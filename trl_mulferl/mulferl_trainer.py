@@ -189,7 +189,8 @@ class MulFeRLTrainer(GRPOTrainer):
         fco_groups = [group for group in range(num_groups) if rollout.routes[group] == Route.FCO]
         fco_rows = [group * group_size + k for group in fco_groups for k in range(group_size)]
         no_partner = ([self._tokenizer.pad_token_id], [self._tokenizer.pad_token_id], [0])
-        partner_rows = [rollout.previous_rows[row] if row in fco_rows else no_partner for row in range(num_rows)]
+        fco_row_set = set(fco_rows)
+        partner_rows = [rollout.previous_rows[row] if row in fco_row_set else no_partner for row in range(num_rows)]
         prompt_ids, completion_ids, score_mask = (
             [torch.tensor(values, device=device) for values in column] for column in zip(*partner_rows, strict=True)
         )
