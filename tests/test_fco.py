@@ -39,7 +39,8 @@ def eq15_loss(model, reference, batch, args, pairs_per_group):
         logps = direct_logps(model, *sequences, args.temperature)
         with torch.no_grad():
             ref_logps = direct_logps(reference, *sequences, args.temperature)
-        return ((logps - ref_logps) * mask).sum(-1) / mask.sum(-1)
+        log_ratio = ((logps - ref_logps) * mask).sum(-1)
+        return log_ratio / mask.sum(-1) if args.fco_score_normalization == "mean" else log_ratio
 
     pos_scores, neg_scores = scores(positive, pos_mask), scores(negative, neg_mask)
     k, total = args.num_generations, 0.0
@@ -65,11 +66,22 @@ def train_one_fco_step(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
     return trainer, outputs[0]
 
 
+NORMALIZATIONS = ["sum", "mean"]
+
+
+@pytest.mark.parametrize("normalization", NORMALIZATIONS)
 @pytest.mark.parametrize("pairing", ["permutation", "all"])
-def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_model_dir, pairing):
-    """Every prompt goes FAILED -> SOLVED; the GRPO term is then 0, so the step's gradient must be eq. 15's."""
+def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_model_dir, pairing, normalization):
+    """Every prompt goes FAILED -> SOLVED; the GRPO term is then 0, so the step's gradient must be eq. 15's, with
+    scores that sum (released code) or average (eq. 13) the token log-ratios."""
     trainer, batch = train_one_fco_step(
-        tmp_path, tiny_tokenizer, tiny_model_dir, fco_pairing=pairing, fco_margin=0.1, temperature=0.7
+        tmp_path,
+        tiny_tokenizer,
+        tiny_model_dir,
+        fco_pairing=pairing,
+        fco_margin=0.1,
+        temperature=0.7,
+        fco_score_normalization=normalization,
     )
     args = trainer.args
     assert logged(trainer, "mulferl/route/fco") == [1.0]
@@ -95,8 +107,9 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
     torch.testing.assert_close(loss, expected_loss.detach(), rtol=1e-5, atol=1e-7)  # GRPO term 0 + the true loss
     assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(expected_loss.item(), rel=1e-5)]
     assert sum(g.abs().sum() for g in expected_gradients) > 1e-3
+    atol = 1e-7 if normalization == "mean" else 1e-6  # summed scores: gradients up to |y| = 8 times larger
     for got, expected in zip(fco_gradients, expected_gradients, strict=True):
-        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
 
 
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):
@@ -140,7 +153,7 @@ def test_fco_with_a_new_lora_adapter(tmp_path, tiny_tokenizer, tiny_model_dir):
         logps = direct_logps(trainer.model, *list(sequences.values())[:4], trainer.args.temperature)
         base_logps = direct_logps(base, *list(sequences.values())[:4], trainer.args.temperature)
     mask = sequences["score_mask"].float()
-    expected = ((logps - base_logps) * mask).sum(-1) / mask.sum(-1)
+    expected = ((logps - base_logps) * mask).sum(-1)  # the default fco_score_normalization, "sum"
     assert expected.abs().max() > 1e-4
     torch.testing.assert_close(scores, expected, rtol=1e-4, atol=1e-6)
 
@@ -212,11 +225,14 @@ def test_ablation_plain_injection(tmp_path, tiny_tokenizer, tiny_model_dir):
         assert MARKER not in completion
 
 
-def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_model_dir):
+@pytest.mark.parametrize("normalization", NORMALIZATIONS)
+def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_model_dir, normalization):
     """GA = 2: the two micro-batches' gradients add up to eq. 15's over the whole generation batch."""
     from trl.trainer.utils import shuffle_sequence_dict, split_tensor_dict
 
-    trainer, batch = train_one_fco_step(tmp_path, tiny_tokenizer, tiny_model_dir, gradient_accumulation_steps=2)
+    trainer, batch = train_one_fco_step(
+        tmp_path, tiny_tokenizer, tiny_model_dir, gradient_accumulation_steps=2, fco_score_normalization=normalization
+    )
     args = trainer.args
     num_groups = batch["prompt_ids"].size(0) // args.num_generations
     assert num_groups == 4  # 2 micro-batches x 4 rows / K
@@ -231,8 +247,9 @@ def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_
     model.zero_grad()
     pairs = [sample_fco_pairs(K, "permutation", make_generator(args.seed, 0, g)) for g in range(num_groups)]
     eq15_loss(model, trainer.ref_model, batch, args, pairs).backward()
+    atol = 1e-7 if normalization == "mean" else 1e-6  # summed scores: gradients up to |y| = 8 times larger
     for got, expected in zip(gradients, [p.grad for p in model.parameters()], strict=True):
-        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
 
 
 def test_truncated_rows_are_masked_on_both_sides(tmp_path, tiny_tokenizer, tiny_model_dir):

@@ -238,7 +238,7 @@ def test_start_up_validation(tmp_path, tiny_tokenizer):
     args = MulFeRLConfig(**settings, fco_weight=0.0)
     model = build_tiny_model(tiny_tokenizer)
     common = {"model": model, "args": args, "processing_class": tiny_tokenizer}
-    with pytest.raises(ValueError, match="sync_ref_model=True needs beta != 0"):
+    with pytest.raises(ValueError, match="sync_ref_model=True moves the reference"):
         MulFeRLTrainer(
             model=model,
             args=MulFeRLConfig(**settings, sync_ref_model=True),

@@ -74,9 +74,24 @@ async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio
             logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
             return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
         latency = time.perf_counter() - start
-        if not isinstance(text, str) or not text.strip():
+        if text is not None and not isinstance(text, str):
+            _warn_once(
+                f"The feedback provider returned a {type(text).__name__}, not a str; its groups are unresolved. Return "
+                "the feedback text (or None when there is none)."
+            )
+            return FeedbackResult(None, latency, error="not_a_string")
+        if text is None or not text.strip():
             return FeedbackResult(None, latency, error="empty")
         return FeedbackResult(text, latency)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str):
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
 
 
 async def request_feedback(

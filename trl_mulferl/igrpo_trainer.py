@@ -1,25 +1,22 @@
-import copy
-
 import torch
 from trl import GRPOTrainer
 
 from .igrpo_config import IGRPOConfig
 from .routing import make_generator
-from .validation import check_dataset_columns, refuse_unsupported, resolve_args, weighted_rewards
+from .schema import append_to_prompt
+from .validation import (
+    check_dataset_columns,
+    check_reward_outputs,
+    refuse_unsupported,
+    resolve_args,
+    weighted_rewards,
+)
 
 
 def append_draft(prompt, draft: str, template: str):
     """The paper's `Concat(q, d)`: the template with the draft, appended to a plain prompt or to the last user turn."""
-    suffix = template.replace("{draft}", draft)  # not str.format: templates may hold other braces, e.g. \boxed{}
-    if isinstance(prompt, str):
-        return prompt + suffix
-    prompt = copy.deepcopy(prompt)
-    last_user = next(message for message in reversed(prompt) if message["role"] == "user")
-    if isinstance(last_user["content"], str):
-        last_user["content"] += suffix
-    else:  # typed content blocks
-        last_user["content"].append({"type": "text", "text": suffix})
-    return prompt
+    # not str.format: templates may hold other braces, e.g. \boxed{}
+    return append_to_prompt(prompt, template.replace("{draft}", draft))
 
 
 def select_best_drafts(rewards: torch.Tensor, generators: list[torch.Generator]) -> torch.Tensor:
@@ -54,13 +51,44 @@ class IGRPOTrainer(GRPOTrainer):
     _name = "iGRPO"
     _paper = {"title": "iGRPO: Self-Feedback-Driven LLM Reasoning"}
 
-    def __init__(self, model, reward_funcs, args: IGRPOConfig | None = None, **kwargs):
+    def __init__(
+        self,
+        model,
+        reward_funcs=None,
+        args: IGRPOConfig | None = None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        reward_processing_classes=None,
+        callbacks=None,
+        optimizers=(None, None),
+        quantization_config=None,
+        peft_config=None,
+        tools=None,
+        rollout_func=None,
+        environment_factory=None,
+    ):
         args = resolve_args(args, IGRPOConfig, model, "iGRPO")
-        refuse_unsupported("IGRPOTrainer", kwargs)
-        super().__init__(model, reward_funcs, args=args, **kwargs)
+        refuse_unsupported(
+            "IGRPOTrainer", tools=tools, rollout_func=rollout_func, environment_factory=environment_factory
+        )
+        super().__init__(
+            model,
+            reward_funcs,
+            args=args,
+            train_dataset=train_dataset,
+            eval_dataset=eval_dataset,
+            processing_class=processing_class,
+            reward_processing_classes=reward_processing_classes,
+            callbacks=callbacks,
+            optimizers=optimizers,
+            quantization_config=quantization_config,
+            peft_config=peft_config,
+        )
         if self._is_vlm:
             raise ValueError("IGRPOTrainer does not support vision-language models yet; use a text-only model.")
-        check_dataset_columns("IGRPOTrainer", self.reward_funcs, self.reward_func_names, kwargs.get("train_dataset"))
+        check_dataset_columns("IGRPOTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
+        self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
 
     def _generate_and_score_completions(self, inputs):
         if not self.model.training:
@@ -91,7 +119,7 @@ class IGRPOTrainer(GRPOTrainer):
         ]
         best = select_best_drafts(local_rewards, generators)
 
-        # Stage 2: GRPO on the prompts with the best draft appended, truncated to max_draft_length tokens.
+        # Stage 2: GRPO on the prompts with the best draft appended whole (or cut to max_draft_length tokens).
         conditioned_inputs = []
         for p, row in enumerate(prompt_rows):
             kept_ids = draft_ids[p * num_drafts + best[p]][: self.args.max_draft_length]

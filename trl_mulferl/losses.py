@@ -4,22 +4,38 @@ import torch
 import torch.nn.functional as F
 
 
-def fco_score(per_token_logps: torch.Tensor, ref_per_token_logps: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Length-normalised reference score `s(c, y) = (log pi(b(y)|c) - log pi_ref(b(y)|c)) / |b(y)|` (eq. 13).
+FCO_SCORE_NORMALIZATIONS = ("mean", "sum")
+
+
+def fco_score(
+    per_token_logps: torch.Tensor,
+    ref_per_token_logps: torch.Tensor,
+    mask: torch.Tensor,
+    normalization: str = "mean",
+) -> torch.Tensor:
+    """Reference score of each sequence: its log-ratio to the reference over the model-generated tokens b(y).
+
+    `"mean"` is eq. 13, `s(c, y) = (log pi(b(y)|c) - log pi_ref(b(y)|c)) / |b(y)|`; `"sum"` drops the division by
+    `|b(y)|`, as the authors' released code does (standard DPO with beta = tau), which is how the paper's tau = 0.005
+    was run.
 
     Args:
         per_token_logps: `(B, T)` policy log-probs of each completion token under its own context.
         ref_per_token_logps: `(B, T)` reference log-probs of the same tokens.
         mask: `(B, T)` 1 on the model-generated tokens b(y), 0 on padding and injected feedback.
+        normalization: `"mean"` (eq. 13) or `"sum"` (released code).
 
     Returns:
         `(B,)` scores. A sequence without any scored token gets 0 (and a zero gradient), never NaN; callers drop its
         pairs (decision 10).
     """
+    if normalization not in FCO_SCORE_NORMALIZATIONS:
+        raise ValueError(f"normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got {normalization!r}.")
     mask = mask.to(per_token_logps.dtype)
-    num_tokens = mask.sum(dim=-1)
     log_ratio_sum = ((per_token_logps - ref_per_token_logps) * mask).sum(dim=-1)
-    return log_ratio_sum / num_tokens.clamp(min=1.0)
+    if normalization == "sum":
+        return log_ratio_sum
+    return log_ratio_sum / mask.sum(dim=-1).clamp(min=1.0)
 
 
 def fco_loss(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, margin: float) -> torch.Tensor:

@@ -6,6 +6,7 @@ from .validation import check_groups_within_process, check_num_generations
 
 
 FCO_PAIRINGS = ("permutation", "all")
+FCO_SCORE_NORMALIZATIONS = ("sum", "mean")
 FEEDBACK_INJECTIONS = ("structured", "plain")
 FEEDBACK_PROVIDERS = ("openai",)
 
@@ -73,6 +74,9 @@ class MulFeRLConfig(GRPOConfig):
             Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
         feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
             The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
+        feedback_reference_column (`str`, *optional*, defaults to `"solution"`):
+            Dataset column holding the reference answer that the answer-leak guard looks for in every feedback text
+            (decision 8); any value is compared as text. A row without it is not checked.
 
         > Parameters that control Feedback-Contrastive Optimization (FCO)
 
@@ -82,6 +86,12 @@ class MulFeRLConfig(GRPOConfig):
             Inverse temperature tau of the pairwise FCO loss `-log sigmoid(tau * (s+ - s- - margin))`. Paper: 0.005.
         fco_margin (`float`, *optional*, defaults to `0.0`):
             Margin gamma of the pairwise FCO loss. Paper: 0.
+        fco_score_normalization (`str`, *optional*, defaults to `"sum"`):
+            How a sequence's log-ratio to the reference is turned into its FCO score. `"sum"`: the sum over its
+            generated tokens, as in the authors' released code, with which the paper's numbers (and its tau = 0.005)
+            were obtained; FCO is then standard DPO with beta = tau. `"mean"`: divided by the number of generated
+            tokens, as eq. 13 is written; at tau = 0.005 the pair loss then barely leaves log 2 and FCO is nearly
+            inert unless tau is raised by about the rollout length.
         fco_pairing (`str`, *optional*, defaults to `"permutation"`):
             How positives (the solved group) are paired with negatives (the failed group before it).
             `"permutation"` (paper default): K pairs `(y+_j, y-_pi(j))` under a uniformly random permutation, an
@@ -154,6 +164,12 @@ class MulFeRLConfig(GRPOConfig):
         default=False,
         metadata={"help": "The feedback model rejects stop, temperature and max_tokens (reasoning models)."},
     )
+    feedback_reference_column: str = field(
+        default="solution",
+        metadata={
+            "help": "Dataset column with the reference answer that the answer-leak guard looks for in feedback."
+        },
+    )
     success_threshold: float = field(
         default=1.0,
         metadata={
@@ -173,6 +189,14 @@ class MulFeRLConfig(GRPOConfig):
         default=0.0,
         metadata={"help": "Margin of the pairwise FCO loss (paper: 0)."},
     )
+    fco_score_normalization: str = field(
+        default="sum",
+        metadata={
+            "help": "FCO score of a sequence: 'sum' of its token log-ratios to the reference (the authors' released "
+            "code, with which the paper's tau = 0.005 was run) or their 'mean' (eq. 13 as written).",
+            "choices": list(FCO_SCORE_NORMALIZATIONS),
+        },
+    )
     fco_pairing: str = field(
         default="permutation",
         metadata={
@@ -180,6 +204,11 @@ class MulFeRLConfig(GRPOConfig):
             "choices": list(FCO_PAIRINGS),
         },
     )
+
+    @property
+    def fco_enabled(self) -> bool:
+        """FCO trains only when feedback turns can turn a failed group into a solved one."""
+        return self.fco_weight > 0 and self.max_feedback_turns > 0
 
     def __post_init__(self):
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
@@ -217,11 +246,21 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(f"fco_margin must be >= 0, got {self.fco_margin}.")
         if self.fco_pairing not in FCO_PAIRINGS:
             raise ValueError(f"fco_pairing must be one of {FCO_PAIRINGS}, got {self.fco_pairing!r}.")
+        if self.fco_score_normalization not in FCO_SCORE_NORMALIZATIONS:
+            raise ValueError(
+                f"fco_score_normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got "
+                f"{self.fco_score_normalization!r}."
+            )
 
         check_groups_within_process(self)
 
         # FCO's gradient is precomputed at generation time with the parameters of that moment (decision 2).
-        if self.fco_weight > 0 and self.max_feedback_turns > 0:
+        if self.fco_enabled:
+            if self.sync_ref_model:
+                raise ValueError(
+                    "sync_ref_model=True moves the reference policy towards the current one, but FCO scores against "
+                    "the frozen starting policy (the paper's pi_ref). Set sync_ref_model=False, or fco_weight=0."
+                )
             if self.num_iterations != 1:
                 raise ValueError(
                     f"num_iterations ({self.num_iterations}) must be 1 when fco_weight > 0: FCO scores are computed "

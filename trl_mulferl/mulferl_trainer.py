@@ -1,10 +1,11 @@
 import asyncio
+import logging
 import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 
 import torch
-from accelerate.utils import is_peft_model
+from accelerate.utils import gather_object, is_peft_model
 from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
@@ -14,49 +15,58 @@ from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coeffic
 from .mulferl_config import MulFeRLConfig
 from .openai_provider import OpenAIFeedbackProvider
 from .rewards import completion_text
-from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
+from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
-from .validation import check_dataset_columns, refuse_unsupported, resolve_args, weighted_rewards
+from .validation import (
+    check_dataset_columns,
+    check_feedback_provider,
+    check_reward_outputs,
+    refuse_unsupported,
+    resolve_args,
+    weighted_rewards,
+)
 
+
+logger = logging.getLogger(__name__)
 
 _TRAINED_ROUTES = (Route.GRPO, Route.FCO)
+_LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
 # Any non-zero beta makes GRPOTrainer.__init__ build the reference policy; FCO needs one even when beta is 0.
 _REFERENCE_ONLY_BETA = 1.0
 _PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
+# Metrics reduced with max over processes; every other count is summed.
+_MAX_METRICS = ("feedback/latency_max",)
 
 
-class _GRPORowsBeta(float):
-    """`beta` that weights the KL of GRPO-routed rows only.
+@dataclass
+class _Rows:
+    """This process's rows of the generation batch, as TRL's `_generate` returns them; regenerated rows replace the
+    failed ones in place (decision 3), so the row count never changes."""
 
-    TRL's `_compute_loss` adds `self.beta * per_token_kl` to every row; multiplying by this float applies a per-row
-    0/1 mask instead, so the KL of skipped, unresolved, unscorable and FCO rows is exactly zero.
-    """
-
-    def __new__(cls, beta: float, grpo_rows: torch.Tensor):
-        instance = super().__new__(cls, beta)
-        instance.grpo_rows = grpo_rows
-        return instance
-
-    def __mul__(self, other):
-        if isinstance(other, torch.Tensor):
-            return float(self) * self.grpo_rows.to(other.dtype).unsqueeze(-1) * other
-        return float(self) * other
+    prompt_ids: list[list[int]]
+    completion_ids: list[list[int]]
+    tool_mask: list[list[int]]
+    completions: list
+    logprobs: list[list[float]] | None
 
 
 @dataclass
 class _Rollout:
-    """What the turn loop leaves for `_generate_and_score_completions`: this process's groups and rows."""
+    """This process's groups through the turns of one generation batch (Algorithm 1's state)."""
 
     histories: list[list[GroupState]]  # per group, its state at each turn it reached
-    group_feedback: list[str]  # per group, the feedback injected at its last turn ("" at turn 0)
-    final_rewards_per_func: torch.Tensor | None  # gathered over processes; handed to TRL once, then None
+    routes: list[Route]  # per group, updated after each turn
+    feedback: list[str]  # per group, the feedback its last turn was conditioned on ("" at turn 0)
+    final_rewards_per_func: torch.Tensor  # gathered over processes; a row's rewards at its group's last turn
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
-    routes: list[Route] = field(default_factory=list)  # per group
-    # per local row, its (prompt_ids, completion_ids, scored-token mask) one turn before its last: the FCO negatives
-    previous_rows: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
-    local_final_rewards: torch.Tensor | None = None  # weighted, per row of this process
-    latency_max: float = 0.0  # the slowest feedback request of this process
-    counts: Counter = field(default_factory=Counter)
+    # per local row, (prompt_ids, completion_ids, scored-token mask) one turn before its last: the FCO negatives
+    negatives: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
+    # handed to TRL's advantage computation: the rewards of GRPO-routed rows, NaN elsewhere
+    trained_rewards_per_func: torch.Tensor | None = None
+    counts: Counter = field(default_factory=Counter)  # local sums, logged as mulferl/<name> after a gather
+
+    def groups(self, route_: Route) -> list[int]:
+        return [group for group, r in enumerate(self.routes) if r == route_]
 
 
 class MulFeRLTrainer(GRPOTrainer):
@@ -67,15 +77,18 @@ class MulFeRLTrainer(GRPOTrainer):
     feedback from `feedback_provider`, which is injected into the `<feedback>` slot of the answer
     (`<thinking><feedback>{feedback}</feedback>` prefilled at the head of the completion, masked out of the loss), and
     the group is regenerated, up to `max_feedback_turns` times. Each prompt is trained on the first turn that shows
-    contrast: a mixed group gets TRL's GRPO loss; every other prompt (solved at turn 0, still failing, unscorable, or
-    turned from failed to solved, the FCO case) gets zero advantage and zero KL. Everything else (generation backends,
-    reward gathering, log-probs, logging) is [`~trl.GRPOTrainer`]'s.
+    contrast: a group whose rewards vary gets TRL's GRPO loss; a group turned from all-failed into all-solved gets
+    the FCO loss; every other prompt (solved at turn 0, still failing, unscorable) gets no loss. Everything else
+    (generation backends, reward gathering, log-probs, logging) is [`~trl.GRPOTrainer`]'s.
 
     Args:
-        model, reward_funcs, args, **kwargs: As for [`~trl.GRPOTrainer`]; `args` is a [`MulFeRLConfig`].
-        feedback_provider (`Callable`, *optional*):
+        model, reward_funcs, args, train_dataset, ...: As for [`~trl.GRPOTrainer`], in the same order; `args` is a
+            [`MulFeRLConfig`]. `tools`, `rollout_func` and `environment_factory` are refused: the feedback turns own
+            the prompts and the completion mask.
+        feedback_provider (`Callable`, *optional*, keyword-only):
             Any callable `(prompt, completions, rewards, **columns) -> str`, sync or async; see
-            `trl_mulferl.feedback`. Required when `max_feedback_turns > 0`.
+            `trl_mulferl.feedback`. Without it, `args.feedback_provider` selects a built-in one. Required when
+            `max_feedback_turns > 0`.
     """
 
     _tag_names = ["trl", "mulferl"]
@@ -91,9 +104,29 @@ class MulFeRLTrainer(GRPOTrainer):
             }"""),
     }
 
-    def __init__(self, model, reward_funcs, args: MulFeRLConfig | None = None, feedback_provider=None, **kwargs):
+    def __init__(
+        self,
+        model,
+        reward_funcs=None,
+        args: MulFeRLConfig | None = None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        reward_processing_classes=None,
+        callbacks=None,
+        optimizers=(None, None),
+        quantization_config=None,
+        peft_config=None,
+        tools=None,
+        rollout_func=None,
+        environment_factory=None,
+        *,
+        feedback_provider=None,
+    ):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
-        refuse_unsupported("MulFeRLTrainer", kwargs)
+        refuse_unsupported(
+            "MulFeRLTrainer", tools=tools, rollout_func=rollout_func, environment_factory=environment_factory
+        )
         if feedback_provider is None and args.feedback_provider == "openai":
             feedback_provider = OpenAIFeedbackProvider(
                 model=args.feedback_model,
@@ -108,23 +141,19 @@ class MulFeRLTrainer(GRPOTrainer):
                 reasoning_model=args.feedback_reasoning_model,
                 seed=args.seed,
             )
-        if args.max_feedback_turns > 0 and feedback_provider is None:
-            raise ValueError(
-                f"MulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
-                f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain GRPO."
-            )
-        if feedback_provider is not None and not callable(feedback_provider):
-            raise TypeError(f"feedback_provider must be callable, got {type(feedback_provider).__name__}.")
-        if args.max_feedback_turns > 0 and hasattr(feedback_provider, "check_connection"):
-            feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
+        if args.max_feedback_turns > 0:
+            if feedback_provider is None:
+                raise ValueError(
+                    f"MulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
+                    f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain "
+                    "GRPO."
+                )
+            check_feedback_provider(feedback_provider, train_dataset)
+            if hasattr(feedback_provider, "check_connection"):
+                feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
-        needs_reference = args.beta != 0.0 or (args.fco_weight > 0 and args.max_feedback_turns > 0)
-        if needs_reference and args.beta == 0.0 and args.sync_ref_model:
-            raise ValueError(
-                "sync_ref_model=True needs beta != 0: with beta = 0 the reference serves FCO only, and FCO scores "
-                "against the frozen starting policy. Set sync_ref_model=False."
-            )
-        if needs_reference and not isinstance(model, str) and kwargs.get("peft_config") is None:
+        needs_reference = args.beta != 0.0 or args.fco_enabled
+        if needs_reference and not isinstance(model, str) and peft_config is None:
             if not is_peft_model(model) and not get_config_model_id(model.config):
                 raise ValueError(
                     "MulFeRLTrainer needs a reference policy (FCO with fco_weight > 0, or beta > 0), which TRL loads "
@@ -133,113 +162,361 @@ class MulFeRLTrainer(GRPOTrainer):
                     "fco_weight=0 and beta=0."
                 )
         beta = args.beta
-        if args.fco_weight > 0 and args.max_feedback_turns > 0 and beta == 0.0:
+        if args.fco_enabled and beta == 0.0:
             args.beta = _REFERENCE_ONLY_BETA  # TRL's own code then builds the reference (or the PEFT "ref" adapter)
         try:
-            super().__init__(model, reward_funcs, args=args, **kwargs)
+            super().__init__(
+                model,
+                reward_funcs,
+                args=args,
+                train_dataset=train_dataset,
+                eval_dataset=eval_dataset,
+                processing_class=processing_class,
+                reward_processing_classes=reward_processing_classes,
+                callbacks=callbacks,
+                optimizers=optimizers,
+                quantization_config=quantization_config,
+                peft_config=peft_config,
+            )
         finally:
             args.beta = beta
         self.beta = beta
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
-        if self._fco_enabled and (self.is_deepspeed_enabled or self.is_fsdp_enabled):
+        if args.fco_enabled and (self.is_deepspeed_enabled or self.is_fsdp_enabled):
             raise ValueError(
                 "FCO (fco_weight > 0) is not supported with DeepSpeed or FSDP yet: its negatives are back-propagated "
                 "in a pass of their own, which those engines do not allow. Use DDP, or set fco_weight=0."
             )
-        check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, kwargs.get("train_dataset"))
+        check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
+        self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         self.feedback_provider = feedback_provider
         self._feedback_loop = None
         self._turn_inputs = None
         self._rollout = None
         self._loss_logps = None
+        self._warned_unscorable_step = False
+
+    # ----------------------------------------------------------------------------------------------------------------
+    # Generation: Algorithm 1's turn loop, inside TRL's `_generate`
+
+    def _generate(self, prompts):
+        generated = super()._generate(prompts)
+        if not self.model.training:
+            return generated  # evaluation is plain GRPO: no feedback turns
+        prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images = generated
+        tool_mask = tool_mask if tool_mask is not None else [[1] * len(ids) for ids in completion_ids]
+        rows = _Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs)
+        rollout = self._start_rollout(prompts, rows)
+
+        for _turn in range(self.args.max_feedback_turns):
+            failed = rollout.groups(Route.REGENERATE)
+            feedback = self._ask_for_feedback(failed, prompts, rows, rollout)
+            regenerated = [group for group in failed if feedback[group] is not None]
+            for group in failed:
+                if feedback[group] is None:
+                    rollout.routes[group] = Route.UNRESOLVED
+            if self._max_over_processes(len(regenerated)) == 0:
+                break
+            contexts = self._inject(regenerated, feedback, prompts)
+            new_rows = self._regenerate(contexts, rows)
+            self._replace_rows(rows, regenerated, new_rows, rollout)
+            self._rescore(prompts, rows, regenerated, rollout)
+            for group in regenerated:
+                rollout.feedback[group] = feedback[group]
+            self._route(rollout, regenerated)
+
+        self._finish_rollout(rollout)
+        self._rollout = rollout
+        rows_out = (rows.prompt_ids, rows.completion_ids, rows.tool_mask, rows.completions, rows.logprobs)
+        return (*rows_out, extra_fields, images, tool_images)
 
     @property
-    def _fco_enabled(self) -> bool:
-        return self.args.fco_weight > 0 and self.args.max_feedback_turns > 0
+    def _group_size(self) -> int:
+        return self.num_generations
+
+    def _local_rows(self, num_rows: int) -> slice:
+        """This process's rows within tensors gathered over processes."""
+        first_row = self.accelerator.process_index * num_rows
+        return slice(first_row, first_row + num_rows)
+
+    def _group_rows(self, group: int) -> range:
+        return range(group * self._group_size, (group + 1) * self._group_size)
+
+    def _start_rollout(self, prompts, rows: _Rows) -> _Rollout:
+        """Score turn 0 and route every group."""
+        rewards_per_func = self._score(prompts, rows)
+        self._warn_if_unscorable(rewards_per_func)
+        num_groups = len(prompts) // self._group_size
+        rollout = _Rollout(
+            histories=[[] for _ in range(num_groups)],
+            routes=[Route.REGENERATE] * num_groups,
+            feedback=[""] * num_groups,
+            final_rewards_per_func=rewards_per_func.clone(),
+            turn0_rewards_per_func=rewards_per_func,
+        )
+        local = weighted_rewards(rewards_per_func[self._local_rows(len(prompts))], self.reward_weights)
+        scored = local[~torch.isnan(local)]
+        rollout.counts["turn_0/successes"] = (scored >= self.args.success_threshold).sum().item()
+        rollout.counts["turn_0/scored_rows"] = scored.numel()
+        self._route(rollout, range(num_groups))
+        return rollout
+
+    def _route(self, rollout: _Rollout, groups):
+        """Classify each group from its latest rewards and apply Algorithm 1 (with decision 12)."""
+        local = rollout.final_rewards_per_func[self._local_rows(len(rollout.routes) * self._group_size)]
+        rewards = weighted_rewards(local, self.reward_weights)
+        for group in groups:
+            group_rewards = rewards[self._group_rows(group)]
+            rollout.histories[group].append(group_state(group_rewards, self.args.success_threshold))
+            num_turns = 1 + self.args.max_feedback_turns
+            rollout.routes[group] = route(rollout.histories[group], num_turns, rewards_vary(group_rewards))
+
+    def _ask_for_feedback(self, groups, prompts, rows: _Rows, rollout: _Rollout) -> dict[int, str | None]:
+        """Feedback text per failed group of this process (None when there is none), all requests concurrent."""
+        requests = []
+        local = rollout.final_rewards_per_func[self._local_rows(len(prompts))]
+        for group in groups:
+            first = group * self._group_size
+            columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
+            requests.append(
+                FeedbackRequest(
+                    prompt=problem_text(prompts[first]),
+                    completions=[completion_text(rows.completions[row]) for row in self._group_rows(group)],
+                    rewards=weighted_rewards(local[self._group_rows(group)], self.reward_weights).tolist(),
+                    columns=columns,
+                )
+            )
+        results = self._run_async(
+            request_feedback(
+                self.feedback_provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
+            )
+        )
+        if hasattr(self.feedback_provider, "pop_metrics"):  # e.g. retries and token usage of a remote provider
+            rollout.counts.update({f"feedback/{k}": v for k, v in self.feedback_provider.pop_metrics().items()})
+        feedback = {}
+        for group, request, result in zip(groups, requests, results, strict=True):
+            rollout.counts["feedback/requests"] += 1
+            rollout.counts["feedback/latency_sum"] += result.latency_s
+            rollout.counts["feedback/latency_max"] = max(rollout.counts["feedback/latency_max"], result.latency_s)
+            feedback[group] = None if result.text is None else self._prepare_feedback(result.text, request, rollout)
+            rollout.counts["feedback/errors"] += feedback[group] is None
+        return feedback
+
+    def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: _Rollout) -> str | None:
+        """Redact answer leaks, sanitise and cap the feedback (decisions 6 and 8); None when nothing is left."""
+        try:
+            text, leaked = redact_answer_leak(text, request.columns.get(self.args.feedback_reference_column))
+        except Exception as error:  # the guard must never stop training: the group becomes unresolved
+            logger.warning("Answer-leak check failed, the group is unresolved: %s: %s", type(error).__name__, error)
+            return None
+        rollout.counts["feedback/leaks_redacted"] += leaked
+        special_tokens = tuple(self._tokenizer.all_special_tokens)
+        text = sanitize_feedback(text, special_tokens)
+        text = truncate_to_tokens(text, self._tokenizer, self.args.max_feedback_length)
+        return sanitize_feedback(text, special_tokens) or None
+
+    def _inject(self, groups, feedback, prompts) -> list[tuple[int, object, str]]:
+        """`(row, context prompt, prefill)` for every row of the groups to regenerate."""
+        contexts = []
+        for group in groups:
+            for row in self._group_rows(group):
+                prompt, prefill = inject_feedback(prompts[row], feedback[group], self.args.feedback_injection)
+                contexts.append((row, prompt, prefill))
+        return contexts
+
+    def _regenerate(self, contexts, rows: _Rows):
+        """One batched generation for every row that needs the next turn.
+
+        Every process sends the same number of rows (the most any process has), padding with dummy rows: vLLM's
+        server and tensor-parallel modes slice the gathered results by process, assuming equal counts, and sharded
+        engines need every process to generate.
+
+        Returns:
+            Per regenerated row: its prompt ids, the prefill ids, the continuation ids and their sampling log-probs.
+        """
+        num_rows = self._max_over_processes(len(contexts))
+        if self.args.feedback_injection == "plain" and contexts:
+            prompt_ids, _, _ = self._tokenize_prompts([prompt for _, prompt, _ in contexts])
+        else:
+            prompt_ids = [rows.prompt_ids[row] for row, _, _ in contexts]
+        prefills = [prefill for _, _, prefill in contexts]
+        prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
+        generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
+        generation_ids += [rows.prompt_ids[0]] * (num_rows - len(contexts))
+        continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self._group_size)
+        logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
+        return list(zip(prompt_ids, prefill_ids, continuation_ids, logprobs, strict=False))
+
+    def _replace_rows(self, rows: _Rows, groups, new_rows, rollout: _Rollout):
+        """Overwrite the failed rows with the regenerated ones; the old rows become the FCO negatives."""
+        eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
+        regenerated_rows = [row for group in groups for row in self._group_rows(group)]
+        for row, (prompt_ids, prefill_ids, continuation_ids, logprobs) in zip(
+            regenerated_rows, new_rows, strict=False
+        ):
+            scored = rows.tool_mask[row]
+            if self.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
+                scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
+            rollout.negatives[row] = (rows.prompt_ids[row], rows.completion_ids[row], scored)
+            rows.prompt_ids[row] = prompt_ids
+            rows.completion_ids[row] = prefill_ids + continuation_ids
+            rows.tool_mask[row] = [0] * len(prefill_ids) + [1] * len(continuation_ids)
+            if rows.logprobs is not None:
+                rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
+        texts = self._tokenizer.batch_decode(
+            [rows.completion_ids[row] for row in regenerated_rows], skip_special_tokens=True
+        )
+        for row, text in zip(regenerated_rows, texts, strict=True):
+            conversational = isinstance(rows.completions[row], list)
+            rows.completions[row] = [{"role": "assistant", "content": text}] if conversational else text
+
+    def _rescore(self, prompts, rows: _Rows, groups, rollout: _Rollout):
+        """Score the rows again and keep the new rewards of the regenerated ones (all processes call this)."""
+        rewards_per_func = self._score(prompts, rows)
+        regenerated = torch.zeros(len(prompts), dtype=torch.bool, device=rewards_per_func.device)
+        for group in groups:
+            regenerated[self._group_rows(group)] = True
+        regenerated = self.accelerator.gather(regenerated)
+        rollout.final_rewards_per_func[regenerated] = rewards_per_func[regenerated]
+
+    def _score(self, prompts, rows: _Rows) -> torch.Tensor:
+        # Columns and metrics logged by the reward functions must describe the final rows only: keep the last call's.
+        self._pending_extra_logs.clear()
+        self._pending_metrics.clear()
+        return self._calculate_rewards(self._turn_inputs, prompts, rows.completions, rows.completion_ids)
+
+    def _finish_rollout(self, rollout: _Rollout):
+        """Close the groups out of turns, and the rewards TRL turns into advantages: those of GRPO-routed rows only.
+
+        Every other row is NaN, i.e. unscorable for TRL, so every statistic TRL's advantages take (group and batch
+        std, `normalize_then_sum`) covers the GRPO rows alone, and the other rows get zero advantage.
+        """
+        rollout.routes = [Route.UNRESOLVED if r == Route.REGENERATE else r for r in rollout.routes]
+        grpo_rows = torch.tensor(
+            [r == Route.GRPO for r in rollout.routes for _ in range(self._group_size)], device=self.accelerator.device
+        )
+        grpo_rows = self.accelerator.gather(grpo_rows)
+        rollout.trained_rewards_per_func = rollout.final_rewards_per_func.masked_fill(
+            ~grpo_rows.unsqueeze(1), torch.nan
+        )
+        # The completions table gets each row's turn (its group's last) and the feedback it was conditioned on.
+        self._log_completion_extra("turn", [len(h) - 1 for h in rollout.histories for _ in range(self._group_size)])
+        self._log_completion_extra("feedback", [f for f in rollout.feedback for _ in range(self._group_size)])
+
+    # Hand TRL the turn loop's rewards for the final rows, so routing and advantages use the same values.
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        if self._rollout is not None and self._rollout.trained_rewards_per_func is not None:
+            rewards, self._rollout.trained_rewards_per_func = self._rollout.trained_rewards_per_func, None
+            return rewards
+        return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+
+    def _warn_if_unscorable(self, rewards_per_func: torch.Tensor):
+        if self._warned_unscorable_step or not torch.isnan(rewards_per_func).all():
+            return
+        self._warned_unscorable_step = True
+        logger.warning(
+            "Every reward function (%s) returned None for every completion of this step, so nothing is trained. "
+            "Check that the reward functions cover the dataset's rows. (Logged once.)",
+            ", ".join(self.reward_func_names),
+        )
+
+    def _max_over_processes(self, value: int) -> int:
+        """The largest `value` over processes; every process must call this together."""
+        return int(self.accelerator.gather(torch.tensor([value], device=self.accelerator.device)).max())
+
+    def _run_async(self, coroutine):
+        # A loop of our own in a daemon thread: the trainer may itself run inside an event loop (notebooks).
+        if self._feedback_loop is None:
+            _, self._feedback_loop, ready = start_event_loop_in_daemon(name="mulferl-feedback")
+            ready.wait()
+        return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
+
+    # ----------------------------------------------------------------------------------------------------------------
+    # The generation batch: routes into per-row keys, FCO scores and coefficients, metrics
 
     # The turn loop needs the dataset rows, but `_generate` only receives the prompts.
     def _generate_and_score_completions(self, inputs):
         self._turn_inputs = inputs
         output = super()._generate_and_score_completions(inputs)
         rollout, self._rollout = self._rollout, None
-        if rollout is not None:
-            grpo_rows = torch.tensor(
-                [rollout.routes[i // self.num_generations] == Route.GRPO for i in range(len(inputs))],
-                device=output["advantages"].device,
-            )
-            mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
-            output["advantages"] = output["advantages"] * mask
-            output["mulferl_grpo_rows"] = grpo_rows.float()
-            if self._fco_enabled:
-                self._add_fco_rows(output, rollout)
-            self._log_rollout(rollout)
+        if rollout is None:
+            return output
+        grpo_rows = torch.tensor(
+            [r == Route.GRPO for r in rollout.routes for _ in range(self._group_size)],
+            device=output["advantages"].device,
+        )
+        mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
+        output["advantages"] = output["advantages"] * mask
+        output["mulferl_grpo_rows"] = grpo_rows.float()
+        if self.args.fco_enabled:
+            self._add_fco_rows(output, rollout)
+        self._log_rollout(rollout)
         return output
 
-    def _add_fco_rows(self, output, rollout):
+    def _add_fco_rows(self, output, rollout: _Rollout):
         """Generation-time FCO scores and surrogate coefficients (decision 2); each FCO row carries its negative.
 
         Row k of a FAILED -> SOLVED prompt is positive k; negative k (the same row one turn earlier) rides along as the
         row's partner sequence. Coefficients are `fco_weight * dL/ds / (prompts in the generation batch)`, so the
         per-micro-batch terms of `_compute_loss` add up to the FCO term of the whole generation batch.
         """
-        group_size, num_rows = self.num_generations, output["prompt_ids"].size(0)
-        device, num_groups = output["prompt_ids"].device, num_rows // group_size
-        fco_groups = [group for group in range(num_groups) if rollout.routes[group] == Route.FCO]
-        fco_rows = [group * group_size + k for group in fco_groups for k in range(group_size)]
+        num_rows, device = output["prompt_ids"].size(0), output["prompt_ids"].device
+        num_groups = num_rows // self._group_size
+        fco_groups = rollout.groups(Route.FCO)
+        fco_rows = [row for group in fco_groups for row in self._group_rows(group)]
+        partner = self._partner_batch(rollout.negatives, num_rows, device)
+        for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
+            output[key] = torch.zeros(num_rows, device=device)
+        for key, value in partner.items():
+            output[f"mulferl_partner_{key}"] = value
+        if not fco_rows:
+            return
+        rows = torch.tensor(fco_rows, device=device)
+        positive = {key: output[key][rows] for key in _PARTNER_KEYS if key != "score_mask"}
+        positive["score_mask"] = (output["completion_mask"] * output.get("tool_mask", 1))[rows]
+        ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
+        pos_scores, pos_has_tokens = self._fco_scores(positive, None if ref_logps is None else ref_logps[rows])
+        neg_scores, neg_has_tokens = self._fco_scores({key: value[rows] for key, value in partner.items()})
+        first_group = self.accelerator.process_index * num_groups
+        scale = self.args.fco_weight / num_groups
+        tau, margin = self.args.fco_tau, self.args.fco_margin
+        for index, group in enumerate(fco_groups):
+            members = slice(index * self._group_size, (index + 1) * self._group_size)
+            generator = make_generator(self.args.seed, self.state.global_step, first_group + group)
+            pairs = sample_fco_pairs(self._group_size, self.args.fco_pairing, generator).to(device)
+            pairs, dropped = drop_empty_pairs(pairs, pos_has_tokens[members], neg_has_tokens[members])
+            pos, neg = pos_scores[members], neg_scores[members]
+            pos_coefficients, neg_coefficients = fco_surrogate_coefficients(pos, neg, pairs, tau, margin)
+            output["mulferl_fco_coefficient"][rows[members]] = scale * pos_coefficients
+            output["mulferl_partner_coefficient"][rows[members]] = scale * neg_coefficients
+            rollout.counts["fco/dropped_pairs"] += dropped
+            if len(pairs):
+                pair_loss = fco_loss(pos[pairs[:, 0]], neg[pairs[:, 1]], tau, margin)
+                output["mulferl_fco_loss_share"][rows[members]] = scale * pair_loss / self._group_size
+                rollout.counts["fco/groups"] += 1
+                rollout.counts["fco/loss_sum"] += pair_loss.item()
+                rollout.counts["fco/pairs"] += len(pairs)
+                rollout.counts["fco/gap_sum"] += (pos[pairs[:, 0]] - neg[pairs[:, 1]]).sum().item()
+
+    def _partner_batch(self, negatives, num_rows: int, device) -> dict[str, torch.Tensor]:
+        """The FCO negatives as padded partner tensors, one per row (a one-token pad where a row has none)."""
         no_partner = ([self._tokenizer.pad_token_id], [self._tokenizer.pad_token_id], [0])
-        fco_row_set = set(fco_rows)
-        partner_rows = [rollout.previous_rows[row] if row in fco_row_set else no_partner for row in range(num_rows)]
+        partner_rows = [negatives.get(row, no_partner) for row in range(num_rows)]
         prompt_ids, completion_ids, score_mask = (
             [torch.tensor(values, device=device) for values in column] for column in zip(*partner_rows, strict=True)
         )
-        partner = {
+        return {
             "prompt_ids": pad(prompt_ids, padding_value=self._tokenizer.pad_token_id, padding_side="left"),
             "prompt_mask": pad([torch.ones_like(ids) for ids in prompt_ids], padding_side="left"),
             "completion_ids": pad(completion_ids, padding_value=self._tokenizer.pad_token_id),
             "completion_mask": pad([torch.ones_like(ids) for ids in completion_ids]),
             "score_mask": pad(score_mask),
         }
-        pos_coefficients = torch.zeros(num_rows, device=device)
-        neg_coefficients = torch.zeros(num_rows, device=device)
-        loss_shares = torch.zeros(num_rows, device=device)
-        if fco_rows:
-            rows = torch.tensor(fco_rows, device=device)
-            completion_mask = output["completion_mask"] * output.get("tool_mask", 1)
-            positive = {key: output[key][rows] for key in _PARTNER_KEYS if key != "score_mask"}
-            positive["score_mask"] = completion_mask[rows]
-            ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
-            pos_scores, pos_has_tokens = self._fco_scores(positive, None if ref_logps is None else ref_logps[rows])
-            neg_scores, neg_has_tokens = self._fco_scores({key: value[rows] for key, value in partner.items()})
-            first_group = self.accelerator.process_index * num_groups
-            scale = self.args.fco_weight / num_groups
-            tau, margin = self.args.fco_tau, self.args.fco_margin
-            for index, group in enumerate(fco_groups):
-                members = slice(index * group_size, (index + 1) * group_size)
-                generator = make_generator(self.args.seed, self.state.global_step, first_group + group)
-                pairs = sample_fco_pairs(group_size, self.args.fco_pairing, generator).to(device)
-                pairs, dropped = drop_empty_pairs(pairs, pos_has_tokens[members], neg_has_tokens[members])
-                pos, neg = pos_scores[members], neg_scores[members]
-                pos_c, neg_c = fco_surrogate_coefficients(pos, neg, pairs, tau, margin)
-                pos_coefficients[rows[members]] = scale * pos_c
-                neg_coefficients[rows[members]] = scale * neg_c
-                rollout.counts["fco/dropped_pairs"] += dropped
-                if len(pairs):
-                    pair_loss = fco_loss(pos[pairs[:, 0]], neg[pairs[:, 1]], tau, margin)
-                    loss_shares[rows[members]] = scale * pair_loss / group_size
-                    rollout.counts["fco/groups"] += 1
-                    rollout.counts["fco/loss_sum"] += pair_loss.item()
-                    rollout.counts["fco/pairs"] += len(pairs)
-                    rollout.counts["fco/gap_sum"] += (pos[pairs[:, 0]] - neg[pairs[:, 1]]).sum().item()
-        output["mulferl_fco_coefficient"] = pos_coefficients
-        output["mulferl_fco_loss_share"] = loss_shares
-        output["mulferl_partner_coefficient"] = neg_coefficients
-        for key, value in partner.items():
-            output[f"mulferl_partner_{key}"] = value
 
     def _fco_scores(self, sequences, ref_logps=None):
-        """Scores `s = (log pi - log pi_ref) / |y|` (eq. 13) without grad, from TRL's temperature-scaled log-probs."""
+        """FCO scores `s` (eq. 13, or its sum) without grad, from TRL's temperature-scaled log-probs."""
         input_ids = torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)
         attention_mask = torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)
         forward = {
@@ -252,7 +529,8 @@ class MulFeRLTrainer(GRPOTrainer):
             logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
             ref_logps = self._reference_logps(forward) if ref_logps is None else ref_logps
         score_mask = sequences["score_mask"]
-        return fco_score(logps, ref_logps, score_mask), score_mask.sum(dim=1) > 0
+        scores = fco_score(logps, ref_logps, score_mask, self.args.fco_score_normalization)
+        return scores, score_mask.sum(dim=1) > 0
 
     def _reference_logps(self, forward):
         if self.ref_model is not None:
@@ -262,27 +540,117 @@ class MulFeRLTrainer(GRPOTrainer):
         with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
             return self._get_per_token_logps_and_entropies(self.model, **forward)[0]
 
-    # Route the KL of non-GRPO rows to zero (TRL adds `beta * KL` to every row) and add the FCO surrogate.
+    def _log_rollout(self, rollout: _Rollout):
+        """Routing, feedback and FCO metrics, reduced over processes by name so every process logs the same values."""
+        counts = Counter(rollout.counts)
+        for r in _LOGGED_ROUTES:
+            counts[f"route/{r.value}"] = rollout.routes.count(r)
+        for turn in range(1 + self.args.max_feedback_turns):
+            reached = [h for h in rollout.histories if len(h) > turn]
+            counts[f"turn_{turn}/reached"] = len(reached)
+            counts[f"turn_{turn}/failed"] = sum(h[turn] == GroupState.FAILED for h in reached)
+        local = weighted_rewards(rollout.final_rewards_per_func, self.reward_weights)
+        local = local[self._local_rows(len(rollout.routes) * self._group_size)].tolist()
+        trained = [
+            reward for row, reward in enumerate(local) if rollout.routes[row // self._group_size] in _TRAINED_ROUTES
+        ]
+        counts["reward_final/sum"], counts["reward_final/count"] = sum(trained), len(trained)
+        totals = Counter()
+        for process_counts in gather_object([dict(counts)]):
+            for name, value in process_counts.items():
+                totals[name] = max(totals[name], value) if name in _MAX_METRICS else totals[name] + value
+
+        metrics = self._metrics["train"]
+
+        def ratio(numerator: float, denominator: float) -> float:
+            return numerator / denominator if denominator else float("nan")
+
+        num_groups = sum(totals[f"route/{r.value}"] for r in _LOGGED_ROUTES)
+        for r in _LOGGED_ROUTES:
+            metrics[f"mulferl/route/{r.value}"].append(totals[f"route/{r.value}"] / num_groups)
+        metrics["mulferl/turn_0/success_rate"].append(ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"]))
+        for turn in range(1 + self.args.max_feedback_turns):
+            metrics[f"mulferl/turn_{turn}/failed_groups"].append(totals[f"turn_{turn}/failed"])
+            if turn > 0:
+                escaped = totals[f"turn_{turn}/reached"] - totals[f"turn_{turn}/failed"]
+                metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
+        metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
+        requests = totals["feedback/requests"]
+        for name in ("requests", "errors", "leaks_redacted", "retries", "prompt_tokens", "completion_tokens"):
+            metrics[f"mulferl/feedback/{name}"].append(totals[f"feedback/{name}"])
+        metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
+        metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
+        if self.args.fco_enabled:
+            metrics["mulferl/fco/loss"].append(ratio(totals["fco/loss_sum"], totals["fco/groups"]))
+            metrics["mulferl/fco/score_gap"].append(ratio(totals["fco/gap_sum"], totals["fco/pairs"]))
+            metrics["mulferl/fco/pairs"].append(totals["fco/pairs"])
+            metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
+
+        self._describe_turn_0(rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
+
+    def _describe_turn_0(self, turn0_rewards_per_func: torch.Tensor, final_rewards_per_func: torch.Tensor):
+        """Decision 9: TRL's reward metrics describe turn 0, as GRPO's would; its completions table the final rows.
+
+        TRL logged both from the rewards it was handed (GRPO-routed rows only): overwrite them.
+        """
+        for i, name in enumerate(self.reward_func_names):
+            column = self._logs["rewards"][name]
+            for _ in range(min(len(column), len(final_rewards_per_func))):
+                column.pop()
+            column.extend(final_rewards_per_func[:, i].tolist())
+        rewards_per_func = turn0_rewards_per_func
+        metrics = self._metrics["train"]
+        weighted = weighted_rewards(rewards_per_func, self.reward_weights)
+        metrics["reward"][-1] = torch.nanmean(weighted).item()
+        metrics["reward_std"][-1] = nanstd(weighted).item()
+        group_std = nanstd(weighted.view(-1, self._group_size), dim=1)
+        metrics["frac_reward_zero_std"][-1] = (
+            torch.isclose(group_std, torch.zeros_like(group_std)).float().mean().item()
+        )
+        for i, name in enumerate(self.reward_func_names):
+            metrics[f"rewards/{name}/mean"][-1] = torch.nanmean(rewards_per_func[:, i]).item()
+            metrics[f"rewards/{name}/std"][-1] = nanstd(rewards_per_func[:, i]).item()
+
+    # ----------------------------------------------------------------------------------------------------------------
+    # The loss: TRL's GRPO term on GRPO-routed rows, plus the FCO surrogate
+
     def _compute_loss(self, model, inputs):
         fco = "mulferl_fco_coefficient" in inputs and torch.is_grad_enabled()
         if fco:
             self._backward_fco_partners(model, inputs)
-        beta = self.beta
-        if beta != 0.0 and "mulferl_grpo_rows" in inputs:
-            self.beta = _GRPORowsBeta(beta, inputs["mulferl_grpo_rows"])
         self._loss_logps = [] if fco else None
         try:
-            loss = super()._compute_loss(model, inputs)
-            if fco:
-                # `s - s.detach()` is 0 with the gradient of s (the reference cancels); the share adds the true loss.
-                logps = self._loss_logps[0]
-                surrogate = fco_score(logps, logps.detach(), inputs["completion_mask"] * inputs.get("tool_mask", 1))
-                loss = loss + (inputs["mulferl_fco_coefficient"] * surrogate).sum()
-                loss = loss + inputs["mulferl_fco_loss_share"].sum()
-            return loss
+            loss = super()._compute_loss(model, self._grpo_rows_only(inputs))
         finally:
-            self.beta = beta
-            self._loss_logps = None
+            logps, self._loss_logps = self._loss_logps, None
+        if "mulferl_grpo_rows" in inputs and self.loss_type == "bnpo":
+            loss = loss * self._bnpo_correction(inputs)
+        if fco:
+            # `s - s.detach()` is 0 with the gradient of s (the reference cancels); the share adds the true loss.
+            score_mask = inputs["completion_mask"] * inputs.get("tool_mask", 1)
+            surrogate = fco_score(logps[0], logps[0].detach(), score_mask, self.args.fco_score_normalization)
+            loss = loss + (inputs["mulferl_fco_coefficient"] * surrogate).sum()
+            loss = loss + inputs["mulferl_fco_loss_share"].sum()
+        return loss
+
+    @staticmethod
+    def _grpo_rows_only(inputs):
+        """The inputs with rows not routed to GRPO outside TRL's loss mask (`completion_mask * tool_mask`).
+
+        Their advantage is already zero; masking also keeps their KL, entropy bonus and the logged `kl`, `entropy` and
+        `clip_ratio/*` to the GRPO rows. `num_items_in_batch` (dapo's normaliser) was counted before, over all rows.
+        """
+        if "mulferl_grpo_rows" not in inputs:
+            return inputs
+        tool_mask = inputs.get("tool_mask", torch.ones_like(inputs["completion_mask"]))
+        return {**inputs, "tool_mask": tool_mask * inputs["mulferl_grpo_rows"].to(tool_mask.dtype).unsqueeze(1)}
+
+    @staticmethod
+    def _bnpo_correction(inputs) -> torch.Tensor:
+        # bnpo divides by the micro-batch's loss tokens; GRPOTrainer counts every row's, not only the GRPO rows'.
+        loss_tokens = inputs["completion_mask"] * inputs.get("tool_mask", 1)
+        grpo_tokens = (loss_tokens * inputs["mulferl_grpo_rows"].unsqueeze(1)).sum()
+        return grpo_tokens / loss_tokens.sum().clamp(min=1.0)
 
     def _backward_fco_partners(self, model, inputs):
         """The FCO gradient of the negatives, in a backward pass of their own so peak memory stays near GRPO's.
@@ -300,7 +668,7 @@ class MulFeRLTrainer(GRPOTrainer):
             torch.cat([partner["prompt_mask"], partner["completion_mask"]], dim=1),
             partner["completion_ids"].size(1),
         )
-        surrogate = fco_score(logps, logps.detach(), partner["score_mask"])
+        surrogate = fco_score(logps, logps.detach(), partner["score_mask"], self.args.fco_score_normalization)
         self.accelerator.backward((inputs["mulferl_partner_coefficient"][rows] * surrogate).sum())
 
     # Keep the policy log-probs of `_compute_loss`'s forward so that the FCO positives need no second forward.
@@ -309,229 +677,3 @@ class MulFeRLTrainer(GRPOTrainer):
         if self._loss_logps is not None:
             self._loss_logps.append(result[0])
         return result
-
-    # Return the turn loop's rewards when TRL scores the final rows, so routing and advantages use the same values.
-    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
-        if self._rollout is not None and self._rollout.final_rewards_per_func is not None:
-            rewards, self._rollout.final_rewards_per_func = self._rollout.final_rewards_per_func, None
-            return rewards
-        return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
-
-    def _score(self, inputs, prompts, completions, completion_ids):
-        # Columns and metrics logged by the reward functions must describe the final rows only: keep the last call's.
-        self._pending_extra_logs.clear()
-        self._pending_metrics.clear()
-        return self._calculate_rewards(inputs, prompts, completions, completion_ids)
-
-    def _generate(self, prompts):
-        result = super()._generate(prompts)
-        if not self.model.training:
-            return result  # evaluation is plain GRPO: no feedback turns
-        prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images = result
-        inputs, group_size = self._turn_inputs, self.num_generations
-        num_groups, num_turns = len(prompts) // group_size, 1 + self.args.max_feedback_turns
-        first_row = self.accelerator.process_index * len(prompts)
-        group_rows = [slice(first_row + g * group_size, first_row + (g + 1) * group_size) for g in range(num_groups)]
-        tool_mask = tool_mask if tool_mask is not None else [[1] * len(ids) for ids in completion_ids]
-
-        rewards_per_func = self._score(inputs, prompts, completions, completion_ids)
-        rollout = _Rollout(
-            histories=[[self._group_state(rewards_per_func[rows])] for rows in group_rows],
-            group_feedback=[""] * num_groups,
-            final_rewards_per_func=rewards_per_func.clone(),
-            turn0_rewards_per_func=rewards_per_func,
-        )
-        rollout.routes = [route(history, num_turns) for history in rollout.histories]
-
-        for turn in range(1, num_turns):
-            failed = [group for group in range(num_groups) if rollout.routes[group] == Route.REGENERATE]
-            feedback = self._ask_for_feedback(failed, prompts, completions, rewards_per_func, group_rows, rollout)
-            regenerate = [group for group in failed if feedback[group] is not None]
-            for group in set(failed) - set(regenerate):
-                rollout.routes[group] = Route.UNRESOLVED
-            rows = [group * group_size + k for group in regenerate for k in range(group_size)]
-            most_rows = self._max_over_processes(len(rows))
-            if most_rows == 0:
-                break
-
-            contexts = [
-                inject_feedback(prompts[row], feedback[row // group_size], self.args.feedback_injection)
-                for row in rows
-            ]
-            new_prompt_ids, prefill_ids, continuation_ids, continuation_logprobs = self._regenerate(
-                rows, contexts, prompt_ids, most_rows
-            )
-            eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
-            for index, row in enumerate(rows):
-                scored = tool_mask[row]
-                if self.mask_truncated_completions and completion_ids[row][-1] not in eos_and_pad:
-                    scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
-                rollout.previous_rows[row] = (prompt_ids[row], completion_ids[row], scored)
-                prompt_ids[row] = new_prompt_ids[index]
-                completion_ids[row] = prefill_ids[index] + continuation_ids[index]
-                tool_mask[row] = [0] * len(prefill_ids[index]) + [1] * len(continuation_ids[index])
-                if logprobs is not None:
-                    logprobs[row] = [0.0] * len(prefill_ids[index]) + continuation_logprobs[index]
-            texts = self._tokenizer.batch_decode([completion_ids[row] for row in rows], skip_special_tokens=True)
-            for row, text in zip(rows, texts, strict=True):
-                completions[row] = (
-                    [{"role": "assistant", "content": text}] if isinstance(completions[row], list) else text
-                )
-
-            rewards_per_func = self._score(inputs, prompts, completions, completion_ids)
-            regenerated = torch.zeros(len(prompts), dtype=torch.long, device=rewards_per_func.device)
-            regenerated[rows] = 1
-            regenerated = self.accelerator.gather(regenerated).bool()
-            rollout.final_rewards_per_func[regenerated] = rewards_per_func[regenerated]
-            for group in regenerate:
-                rollout.group_feedback[group] = feedback[group]
-                rollout.histories[group].append(self._group_state(rewards_per_func[group_rows[group]]))
-                rollout.routes[group] = route(rollout.histories[group], num_turns)
-
-        # A group still marked for regeneration after the last turn ran out of budget.
-        rollout.routes = [Route.UNRESOLVED if r == Route.REGENERATE else r for r in rollout.routes]
-        rollout.local_final_rewards = self._weighted(
-            rollout.final_rewards_per_func[first_row : first_row + len(prompts)]
-        )
-        # The completions table gets each row's turn (its group's last) and the feedback it was conditioned on.
-        self._log_completion_extra("turn", [len(h) - 1 for h in rollout.histories for _ in range(group_size)])
-        self._log_completion_extra("feedback", [f for f in rollout.group_feedback for _ in range(group_size)])
-        self._rollout = rollout
-        return prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images
-
-    def _weighted(self, rewards_per_func: torch.Tensor) -> torch.Tensor:
-        return weighted_rewards(rewards_per_func, self.reward_weights)
-
-    def _group_state(self, rewards_per_func: torch.Tensor) -> GroupState:
-        return group_state(self._weighted(rewards_per_func), self.args.success_threshold)
-
-    def _max_over_processes(self, value: int) -> int:
-        """The largest `value` over processes; every process must call this together."""
-        return int(self.accelerator.gather(torch.tensor([value], device=self.accelerator.device)).max())
-
-    def _regenerate(self, rows, contexts, prompt_ids, num_rows):
-        """One batched generation for every row that needs the next turn.
-
-        Every process sends `num_rows` rows (the most any process has), padding with whole groups of dummy rows:
-        vLLM's server and tensor-parallel modes slice the gathered results by process, assuming equal counts.
-        """
-        if self.args.feedback_injection == "plain" and rows:
-            new_prompt_ids, _, _ = self._tokenize_prompts([prompt for prompt, _ in contexts])
-        else:
-            new_prompt_ids = [prompt_ids[row] for row in rows]
-        prefills = [prefill for _, prefill in contexts]
-        prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if rows else []
-        generation_ids = [p + f for p, f in zip(new_prompt_ids, prefill_ids, strict=True)]
-        generation_ids += [prompt_ids[0]] * (num_rows - len(rows))
-        continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self.num_generations)
-        logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
-        return new_prompt_ids, prefill_ids, continuation_ids[: len(rows)], logprobs[: len(rows)]
-
-    def _ask_for_feedback(self, failed, prompts, completions, rewards_per_func, group_rows, rollout):
-        """Feedback text per failed group of this process (None when the provider gave none), asked concurrently."""
-        group_size, requests = self.num_generations, []
-        for group in failed:
-            first = group * group_size
-            columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
-            requests.append(
-                FeedbackRequest(
-                    prompt=problem_text(prompts[first]),
-                    completions=[completion_text(c) for c in completions[first : first + group_size]],
-                    rewards=self._weighted(rewards_per_func[group_rows[group]]).tolist(),
-                    columns=columns,
-                )
-            )
-        results = self._run_async(
-            request_feedback(
-                self.feedback_provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
-            )
-        )
-        if hasattr(self.feedback_provider, "pop_metrics"):  # e.g. retries and token usage of a remote provider
-            rollout.counts.update(self.feedback_provider.pop_metrics())
-        feedback = {}
-        special_tokens = tuple(self._tokenizer.all_special_tokens)
-        for group, request, result in zip(failed, requests, results, strict=True):
-            rollout.counts["feedback/requests"] += 1
-            rollout.counts["feedback/latency_sum"] += result.latency_s
-            rollout.latency_max = max(rollout.latency_max, result.latency_s)
-            text = result.text
-            if text is not None:
-                reference = request.columns.get("solution")
-                text, leaked = redact_answer_leak(text, reference if isinstance(reference, str) else None)
-                rollout.counts["feedback/leaks_redacted"] += leaked
-                text = sanitize_feedback(text, special_tokens)
-                text = truncate_to_tokens(text, self._tokenizer, self.args.max_feedback_length)
-                text = sanitize_feedback(text, special_tokens) or None
-            rollout.counts["feedback/errors"] += text is None
-            feedback[group] = text
-        return feedback
-
-    def _run_async(self, coroutine):
-        # A loop of our own in a daemon thread: the trainer may itself run inside an event loop (notebooks).
-        if self._feedback_loop is None:
-            _, self._feedback_loop, ready = start_event_loop_in_daemon(name="mulferl-feedback")
-            ready.wait()
-        return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
-
-    def _log_rollout(self, rollout: _Rollout):
-        """Routing and feedback metrics, summed over processes so that every process logs the same values."""
-        num_turns = 1 + self.args.max_feedback_turns
-        logged_routes = [r for r in Route if r != Route.REGENERATE]
-        values = [sum(r == logged for r in rollout.routes) for logged in logged_routes]
-        for turn in range(num_turns):
-            reached = [h for h in rollout.histories if len(h) > turn]
-            values += [len(reached), sum(h[turn] == GroupState.FAILED for h in reached)]
-        trained_rewards = [
-            reward
-            for row, reward in enumerate(rollout.local_final_rewards.tolist())
-            if rollout.routes[row // self.num_generations] in _TRAINED_ROUTES
-        ]
-        values += [sum(trained_rewards), len(trained_rewards)]
-        feedback_keys = ["feedback/requests", "feedback/errors", "feedback/leaks_redacted", "feedback/latency_sum"]
-        feedback_keys += ["feedback/retries", "feedback/prompt_tokens", "feedback/completion_tokens"]
-        fco_keys = ["fco/groups", "fco/loss_sum", "fco/gap_sum", "fco/pairs", "fco/dropped_pairs"]
-        values += [rollout.counts[key] for key in feedback_keys + fco_keys]
-        totals = self.accelerator.gather(torch.tensor([values], dtype=torch.float64, device=self.accelerator.device))
-        totals = totals.sum(dim=0).tolist()
-
-        metrics = self._metrics["train"]
-        num_groups = sum(totals[: len(logged_routes)])
-        for logged, count in zip(logged_routes, totals, strict=False):
-            metrics[f"mulferl/route/{logged.value}"].append(count / num_groups)
-        offset = len(logged_routes)
-        for turn in range(num_turns):
-            reached, failed = totals[offset + 2 * turn], totals[offset + 2 * turn + 1]
-            metrics[f"mulferl/turn_{turn}/failed_groups"].append(failed)
-            if turn > 0:
-                metrics[f"mulferl/turn_{turn}/escape_rate"].append(1 - failed / reached if reached else float("nan"))
-        offset += 2 * num_turns
-        reward_sum, reward_count, requests, errors, leaks, latency_sum = totals[offset : offset + 6]
-        retries, prompt_tokens, completion_tokens = totals[offset + 6 : offset + 9]
-        fco_groups, fco_loss_sum, gap_sum, pairs, dropped_pairs = totals[offset + 9 :]
-        latency_max = self.accelerator.gather(
-            torch.tensor([rollout.latency_max], dtype=torch.float64, device=self.accelerator.device)
-        ).max()
-        metrics["mulferl/reward_final"].append(reward_sum / reward_count if reward_count else float("nan"))
-        metrics["mulferl/feedback/requests"].append(requests)
-        metrics["mulferl/feedback/errors"].append(errors)
-        metrics["mulferl/feedback/leaks_redacted"].append(leaks)
-        metrics["mulferl/feedback/latency_s"].append(latency_sum / requests if requests else float("nan"))
-        metrics["mulferl/feedback/latency_max_s"].append(latency_max.item() if requests else float("nan"))
-        metrics["mulferl/feedback/retries"].append(retries)
-        metrics["mulferl/feedback/prompt_tokens"].append(prompt_tokens)
-        metrics["mulferl/feedback/completion_tokens"].append(completion_tokens)
-        if self._fco_enabled:
-            metrics["mulferl/fco/loss"].append(fco_loss_sum / fco_groups if fco_groups else float("nan"))
-            metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else float("nan"))
-            metrics["mulferl/fco/pairs"].append(pairs)
-            metrics["mulferl/fco/dropped_pairs"].append(dropped_pairs)
-
-        # TRL logged `reward` from the final rows; decision 9 keeps TRL's reward metrics on turn 0, like GRPO's.
-        turn0 = rollout.turn0_rewards_per_func
-        weighted = (turn0 * self.reward_weights.to(turn0.device).unsqueeze(0)).nansum(dim=1)
-        weighted[torch.isnan(turn0).all(dim=1)] = float("nan")
-        metrics["reward"][-1] = torch.nanmean(weighted).item()
-        metrics["reward_std"][-1] = nanstd(weighted).item()
-        for i, name in enumerate(self.reward_func_names):
-            metrics[f"rewards/{name}/mean"][-1] = torch.nanmean(turn0[:, i]).item()
-            metrics[f"rewards/{name}/std"][-1] = nanstd(turn0[:, i]).item()

@@ -57,14 +57,29 @@ def group_state(rewards: Sequence[float | None] | torch.Tensor, success_threshol
     return GroupState.CONTRASTIVE
 
 
-def route(states: Sequence[GroupState], num_turns: int) -> Route:
+def rewards_vary(rewards: Sequence[float] | torch.Tensor) -> bool:
+    """Whether a group's weighted rewards have a non-zero spread, i.e. TRL's GRPO gives it non-zero advantages.
+
+    Missing rewards (None or NaN) are ignored, as TRL's `nanstd` ignores them.
+    """
+    if isinstance(rewards, torch.Tensor):
+        rewards = rewards.tolist()
+    present = {r for r in rewards if r is not None and not math.isnan(r)}
+    return len(present) > 1
+
+
+def route(states: Sequence[GroupState], num_turns: int, varies: bool = False) -> Route:
     """Algorithm 1's decision for a prompt, given the states of its groups at turns 0..t.
 
     A prompt only reaches turn t+1 when its group at turn t is FAILED, so every state but the last must be FAILED.
+    With binary rewards this is exactly Algorithm 1. Decision 12 of the spec keeps any group whose rewards vary
+    (continuous or multi-function rewards): a SOLVED group at turn 0 and a FAILED group with no turn left go to GRPO
+    when `varies`, so that with `max_feedback_turns=0` the trainer is GRPO for any reward.
 
     Args:
         states: The group state at each turn so far, oldest first.
         num_turns: The turn budget T = 1 + max_feedback_turns.
+        varies: Whether the weighted rewards of the last state's group vary (`rewards_vary`).
     """
     if num_turns < 1:
         raise ValueError(f"num_turns must be >= 1, got {num_turns}.")
@@ -79,8 +94,12 @@ def route(states: Sequence[GroupState], num_turns: int) -> Route:
     if state == GroupState.CONTRASTIVE:
         return Route.GRPO
     if state == GroupState.SOLVED:
-        return Route.SOLVED_SKIP if turn == 0 else Route.FCO
-    return Route.REGENERATE if turn < num_turns - 1 else Route.UNRESOLVED
+        if turn > 0:
+            return Route.FCO
+        return Route.GRPO if varies else Route.SOLVED_SKIP
+    if turn < num_turns - 1:
+        return Route.REGENERATE
+    return Route.GRPO if varies else Route.UNRESOLVED
 
 
 def make_generator(seed: int, global_step: int, prompt_index: int) -> torch.Generator:

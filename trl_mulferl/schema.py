@@ -145,12 +145,24 @@ def inject_feedback(prompt: str | list[dict[str, Any]], feedback: str, injection
         return prompt, feedback_prefill(feedback)
     if injection != "plain":
         raise ValueError(f"injection must be 'structured' or 'plain', got {injection!r}.")
+    return append_to_prompt(prompt, PLAIN_FEEDBACK_HEADER + feedback), ""
+
+
+def append_to_prompt(prompt: str | list[dict[str, Any]], suffix: str):
+    """A copy of `prompt` with `suffix` appended to the string, or to the last user message of a conversation.
+
+    Typed content (a list of blocks, e.g. `[{"type": "text", "text": ...}]`) gets a new text block.
+    """
     if not is_conversational({"prompt": prompt}):
-        return prompt + PLAIN_FEEDBACK_HEADER + feedback, ""
+        return prompt + suffix
     last_user = max(i for i, message in enumerate(prompt) if message["role"] == "user")
     messages = [dict(message) for message in prompt]
-    messages[last_user]["content"] = messages[last_user]["content"] + PLAIN_FEEDBACK_HEADER + feedback
-    return messages, ""
+    content = messages[last_user]["content"]
+    if isinstance(content, str):
+        messages[last_user]["content"] = content + suffix
+    else:
+        messages[last_user]["content"] = [*content, {"type": "text", "text": suffix}]
+    return messages
 
 
 def make_conversation(problem: str, system_prompt: str | None = SYSTEM_PROMPT) -> list[dict[str, str]]:

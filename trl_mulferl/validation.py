@@ -1,9 +1,10 @@
 """Start-up checks shared by MulFeRLConfig/Trainer and IGRPOConfig/Trainer: each error names the field and the fix."""
 
+import functools
 import inspect
 
 import torch
-from trl.trainer.utils import get_config_model_id
+from trl.trainer.utils import get_config_model_id, is_async_callable
 
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
@@ -37,20 +38,26 @@ def check_groups_within_process(config):
         )
 
 
-def refuse_unsupported(trainer_name: str, kwargs: dict):
-    for unsupported in ("tools", "rollout_func", "environment_factory"):
-        if kwargs.get(unsupported) is not None:
+def refuse_unsupported(trainer_name: str, **generation_owners):
+    """Tools, `rollout_func` and `environment_factory` own the prompts and the completion mask, as our stages do."""
+    for name, value in generation_owners.items():
+        if value is not None:
             raise ValueError(
-                f"{trainer_name} does not support `{unsupported}`: its extra generation stage owns the prompts and "
-                "the completion mask. Use GRPOTrainer for tool or environment rollouts."
+                f"{trainer_name} does not support `{name}`: its extra generation stage owns the prompts and the "
+                "completion mask. Use GRPOTrainer for tool or environment rollouts."
             )
 
 
 def check_dataset_columns(trainer_name: str, reward_funcs, reward_func_names, dataset):
-    """Images are not supported; every reward function must find its required parameters among the columns."""
+    """A `prompt` column, no images, and every reward function's required parameters among the columns."""
     if dataset is None or getattr(dataset, "column_names", None) is None:
         return
     columns = set(dataset.column_names)
+    if "prompt" not in columns:
+        raise ValueError(
+            f"{trainer_name} needs a 'prompt' column in the training dataset, which has {sorted(columns)}. Map your "
+            "problem column to one, e.g. dataset.map(lambda row: {'prompt': make_conversation(row['problem'])})."
+        )
     if "image" in columns or "images" in columns:
         raise ValueError(f"{trainer_name} does not support image inputs yet; drop the image column(s).")
     for reward_func, name in zip(reward_funcs, reward_func_names, strict=True):
@@ -68,6 +75,68 @@ def check_dataset_columns(trainer_name: str, reward_funcs, reward_func_names, da
                 )
 
 
+def check_reward_outputs(reward_funcs, reward_func_names):
+    """Each reward function wrapped so that returning something other than a list fails at once, naming it.
+
+    TRL would otherwise fail inside its own loop with `'NoneType' object is not iterable`.
+    """
+
+    def check(rewards, name):
+        if isinstance(rewards, (str, bytes)) or not hasattr(rewards, "__len__"):
+            raise TypeError(
+                f"The reward function '{name}' returned {type(rewards).__name__}; it must return a list with one "
+                "reward per completion (a float, or None for a completion it does not score)."
+            )
+        return rewards
+
+    def wrap(reward_func, name):
+        if isinstance(reward_func, torch.nn.Module):
+            return reward_func
+        if is_async_callable(reward_func):
+
+            @functools.wraps(reward_func)
+            async def checked(*args, **kwargs):
+                return check(await reward_func(*args, **kwargs), name)
+
+        else:
+
+            @functools.wraps(reward_func)
+            def checked(*args, **kwargs):
+                return check(reward_func(*args, **kwargs), name)
+
+        return checked
+
+    return [wrap(reward_func, name) for reward_func, name in zip(reward_funcs, reward_func_names, strict=True)]
+
+
+def check_feedback_provider(provider, dataset):
+    """The provider must be callable as `(prompt, completions, rewards, **columns)` with the dataset's columns."""
+    if not callable(provider):
+        raise TypeError(
+            f"feedback_provider must be a callable (prompt, completions, rewards, **columns) -> str, got "
+            f"{type(provider).__name__}."
+        )
+    columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
+    try:
+        signature = inspect.signature(provider)
+    except (TypeError, ValueError):  # builtins and some C callables have no signature: nothing to check
+        return
+    try:
+        signature.bind("problem", ["completion"], [0.0], **dict.fromkeys(columns))
+    except TypeError as error:
+        name = getattr(provider, "__name__", type(provider).__name__)
+        raise TypeError(
+            f"The feedback provider '{name}' cannot be called as provider(prompt, completions, rewards, **columns) "
+            f"with the dataset's columns {columns}: {error}. Give it that signature, e.g. "
+            "def provider(prompt, completions, rewards, **columns) -> str."
+        ) from None
+
+
 def weighted_rewards(rewards_per_func: torch.Tensor, reward_weights: torch.Tensor) -> torch.Tensor:
-    """Weighted sum of the reward functions per rollout; any missing (NaN) reward makes it NaN (decision 5)."""
-    return (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).sum(dim=1)
+    """Weighted sum of the reward functions per rollout, combined as TRL combines them (decision 5).
+
+    A function that returned None (NaN) for a row is skipped (`nansum`), as in TRL's multi-task pattern; the row is
+    NaN (unscorable) only when every function returned None.
+    """
+    weighted = (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).nansum(dim=1)
+    return weighted.masked_fill(torch.isnan(rewards_per_func).all(dim=1), float("nan"))
