@@ -5,6 +5,8 @@ import pytest
 import torch
 
 from trl_mulferl import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
+from trl_mulferl.routing import rewards_vary
+from trl_mulferl.validation import weighted_rewards
 
 
 S, C, F, U = GroupState.SOLVED, GroupState.CONTRASTIVE, GroupState.FAILED, GroupState.UNSCORABLE
@@ -136,3 +138,47 @@ def test_permutation_estimator_is_unbiased_prop_4():
     assert abs(estimates.mean().item() - all_pairs_mean) < 5 * standard_error
     # Every permutation appears about equally often (each with probability 1/24).
     assert len(set(estimates.tolist())) == math.factorial(k)
+
+
+def test_rewards_vary_ignores_missing_rewards():
+    assert rewards_vary([1.0, 2.0])
+    assert not rewards_vary([3.0, 3.0, 3.0])
+    assert not rewards_vary([1.0, float("nan")])  # TRL's nanstd ignores the missing reward
+    assert rewards_vary(torch.tensor([0.5, float("nan"), 0.25]))
+
+
+@pytest.mark.parametrize(
+    ("states", "num_turns", "varies", "expected"),
+    [
+        # Decision 12: a group whose rewards vary is never thrown away.
+        ([S], 3, True, Route.GRPO),  # all succeed at turn 0, e.g. 3.0 and 5.0 with threshold 1
+        ([S], 3, False, Route.SOLVED_SKIP),
+        ([F], 1, True, Route.GRPO),  # none succeed and no turn left (max_feedback_turns=0): GRPO
+        ([F], 1, False, Route.UNRESOLVED),
+        ([F, F, F], 3, True, Route.GRPO),  # none succeed at the last turn, rewards vary: GRPO on that turn
+        ([F], 3, True, Route.REGENERATE),  # none succeed, turns left: feedback first, as before
+        ([F, S], 3, True, Route.FCO),  # the previous turn failed: FCO, whatever the spread
+        ([C], 3, True, Route.GRPO),
+        ([U], 3, True, Route.UNSCORABLE),
+    ],
+)
+def test_route_keeps_groups_whose_rewards_vary(states, num_turns, varies, expected):
+    assert route(states, num_turns, varies) == expected
+
+
+def test_binary_rewards_route_exactly_as_algorithm_1():
+    """With rewards in {0, 1}, 'vary' is the same as CONTRASTIVE, so decision 12 changes nothing."""
+    for length in range(1, 4):
+        for rewards in itertools.product([0.0, 1.0], repeat=3):
+            states = [F] * (length - 1) + [group_state(list(rewards))]
+            with_spread = route(states, 3, rewards_vary(list(rewards)))
+            assert with_spread == route(states, 3) and with_spread.value == algorithm_1(states, 3)
+
+
+def test_weighted_rewards_combine_like_trl():
+    """nansum over functions (a None skips that function), NaN only when every function is None (decision 5)."""
+    nan = float("nan")
+    rewards_per_func = torch.tensor([[1.0, nan], [nan, 0.5], [nan, nan], [1.0, 0.5]])
+    weighted = weighted_rewards(rewards_per_func, torch.tensor([1.0, 2.0]))
+    assert weighted[[0, 1, 3]].tolist() == [1.0, 1.0, 2.0]
+    assert torch.isnan(weighted[2])

@@ -57,6 +57,7 @@ def make_trainer(
     model=None,
     eval_dataset=None,
     peft_config=None,
+    train_dataset=None,
     **overrides,
 ):
     from tests.tiny import build_tiny_model
@@ -66,7 +67,7 @@ def make_trainer(
         model=model or build_tiny_model(tiny_tokenizer),
         reward_funcs=reward,
         args=MulFeRLConfig(**settings),
-        train_dataset=make_dataset(),
+        train_dataset=make_dataset() if train_dataset is None else train_dataset,
         eval_dataset=eval_dataset,
         processing_class=tiny_tokenizer,
         feedback_provider=provider,
