@@ -184,11 +184,6 @@ class MulFeRLTrainer(GRPOTrainer):
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
-        if args.fco_enabled and (self.is_deepspeed_enabled or self.is_fsdp_enabled):
-            raise ValueError(
-                "FCO (fco_weight > 0) is not supported with DeepSpeed or FSDP yet: its negatives are back-propagated "
-                "in a pass of their own, which those engines do not allow. Use DDP, or set fco_weight=0."
-            )
         check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         self.feedback_provider = feedback_provider
@@ -471,14 +466,20 @@ class MulFeRLTrainer(GRPOTrainer):
             output[key] = torch.zeros(num_rows, device=device)
         for key, value in partner.items():
             output[f"mulferl_partner_{key}"] = value
-        if not fco_rows:
+        most_fco_rows = self._max_over_processes(len(fco_rows))
+        output["mulferl_fco_active"] = torch.tensor(most_fco_rows > 0, device=device)  # on every process alike
+        # Under ZeRO-3 and FSDP every forward is collective: all processes score as many rows (dummies: row 0).
+        num_scored = most_fco_rows if self._sharded else len(fco_rows)
+        if num_scored == 0:
             return
-        rows = torch.tensor(fco_rows, device=device)
-        positive = {key: output[key][rows] for key in _PARTNER_KEYS if key != "score_mask"}
-        positive["score_mask"] = (output["completion_mask"] * output.get("tool_mask", 1))[rows]
+        scored_rows = torch.tensor(fco_rows + [0] * (num_scored - len(fco_rows)), device=device)
+        positive = {key: output[key][scored_rows] for key in _PARTNER_KEYS if key != "score_mask"}
+        positive["score_mask"] = (output["completion_mask"] * output.get("tool_mask", 1))[scored_rows]
         ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
-        pos_scores, pos_has_tokens = self._fco_scores(positive, None if ref_logps is None else ref_logps[rows])
-        neg_scores, neg_has_tokens = self._fco_scores({key: value[rows] for key, value in partner.items()})
+        ref_logps = None if ref_logps is None else ref_logps[scored_rows]
+        pos_scores, pos_has_tokens = self._fco_scores(positive, ref_logps)
+        neg_scores, neg_has_tokens = self._fco_scores({key: value[scored_rows] for key, value in partner.items()})
+        rows = scored_rows[: len(fco_rows)]
         first_group = self.accelerator.process_index * num_groups
         scale = self.args.fco_weight / num_groups
         tau, margin = self.args.fco_tau, self.args.fco_margin
@@ -614,9 +615,14 @@ class MulFeRLTrainer(GRPOTrainer):
     # ----------------------------------------------------------------------------------------------------------------
     # The loss: TRL's GRPO term on GRPO-routed rows, plus the FCO surrogate
 
+    @property
+    def _sharded(self) -> bool:
+        """DeepSpeed and FSDP: one backward per micro-step through the wrapped model, and collective forwards."""
+        return self.is_deepspeed_enabled or self.is_fsdp_enabled
+
     def _compute_loss(self, model, inputs):
         fco = "mulferl_fco_coefficient" in inputs and torch.is_grad_enabled()
-        if fco:
+        if fco and not self._sharded:
             self._backward_fco_partners(model, inputs)
         self._loss_logps = [] if fco else None
         try:
@@ -631,6 +637,8 @@ class MulFeRLTrainer(GRPOTrainer):
             surrogate = fco_score(logps[0], logps[0].detach(), score_mask, self.args.fco_score_normalization)
             loss = loss + (inputs["mulferl_fco_coefficient"] * surrogate).sum()
             loss = loss + inputs["mulferl_fco_loss_share"].sum()
+            if self._sharded and inputs["mulferl_fco_active"]:
+                loss = loss + self._partner_surrogate(model, inputs, rows=slice(None))
         return loss
 
     @staticmethod
@@ -653,23 +661,31 @@ class MulFeRLTrainer(GRPOTrainer):
         return grpo_tokens / loss_tokens.sum().clamp(min=1.0)
 
     def _backward_fco_partners(self, model, inputs):
-        """The FCO gradient of the negatives, in a backward pass of their own so peak memory stays near GRPO's.
+        """DDP: the negatives' FCO gradient in a backward pass of their own, so peak memory stays near GRPO's.
 
         The forward runs on the unwrapped model before the step's main forward, so under DDP these gradients just
         accumulate locally and are reduced with the main backward, even when ranks hold different numbers of partners.
+        DeepSpeed and FSDP allow one backward per micro-step: there `_compute_loss` adds the surrogate to the loss.
         """
         rows = inputs["mulferl_partner_coefficient"] != 0
-        if not rows.any():
-            return
+        if rows.any():
+            self.accelerator.backward(self._partner_surrogate(self.accelerator.unwrap_model(model), inputs, rows))
+
+    def _partner_surrogate(self, model, inputs, rows):
+        """`sum w- * (s - s.detach())` over the partner sequences (the FCO negatives) of `rows`, with grad.
+
+        Under DeepSpeed and FSDP every process runs this forward on all its rows every micro-step (rows without a
+        negative carry a one-token pad with coefficient 0), so the collective forwards match.
+        """
         partner = {key: inputs[f"mulferl_partner_{key}"][rows] for key in _PARTNER_KEYS}
         logps, _, _ = self._get_per_token_logps_and_entropies(
-            self.accelerator.unwrap_model(model),
+            model,
             torch.cat([partner["prompt_ids"], partner["completion_ids"]], dim=1),
             torch.cat([partner["prompt_mask"], partner["completion_mask"]], dim=1),
             partner["completion_ids"].size(1),
         )
         surrogate = fco_score(logps, logps.detach(), partner["score_mask"], self.args.fco_score_normalization)
-        self.accelerator.backward((inputs["mulferl_partner_coefficient"][rows] * surrogate).sum())
+        return (inputs["mulferl_partner_coefficient"][rows] * surrogate).sum()
 
     # Keep the policy log-probs of `_compute_loss`'s forward so that the FCO positives need no second forward.
     def _get_per_token_logps_and_entropies(self, *args, **kwargs):
