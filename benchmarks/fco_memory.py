@@ -3,7 +3,9 @@
 Each case runs in a fresh process (so peaks do not mix): GRPOTrainer with a reward that is mixed in every group,
 MulFeRLTrainer with the same reward (every prompt routed to GRPO), and MulFeRLTrainer with a scripted feedback marker
 that turns every group from all-failed into all-solved (every prompt routed to FCO: two generations, generation-time
-scores under policy and reference, and a partner backward per step). Prints a table and writes JSON.
+scores under policy and reference, and a partner backward per step), and the same all-FCO step with the negatives'
+surrogate joined to the main loss in one backward, the path DeepSpeed and FSDP take (`mulferl_fco_joint`), to compare
+the two paths' peak memory on DDP. Prints a table and writes JSON.
 
     python benchmarks/fco_memory.py --output benchmarks/fco_memory.json
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco")
+CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco", "mulferl_fco_joint")
 MARKER = "MARKERWORD"
 
 
@@ -83,7 +85,14 @@ def run_case(case: str, settings: dict) -> dict:
         )
     else:
         reward = mixed_reward if case == "mulferl_grpo" else marker_reward
-        trainer = MulFeRLTrainer(
+        trainer_class = MulFeRLTrainer
+        if case == "mulferl_fco_joint":
+
+            class JointBackwardTrainer(MulFeRLTrainer):
+                _sharded = True  # the single-backward path of DeepSpeed and FSDP, here without them
+
+            trainer_class = JointBackwardTrainer
+        trainer = trainer_class(
             str(model_dir),
             reward,
             args=MulFeRLConfig(**common, max_feedback_turns=1),
@@ -142,12 +151,12 @@ def main():
         completed = subprocess.run(command, capture_output=True, text=True, check=True)
         results.append(json.loads(completed.stdout.strip().splitlines()[-1]))
     baseline = results[0]
-    print(f"{'case':<14} {'peak increase MiB':>18} {'x GRPOTrainer':>14} {'s/step':>8} {'x GRPOTrainer':>14}")
+    print(f"{'case':<18} {'peak increase MiB':>18} {'x GRPOTrainer':>14} {'s/step':>8} {'x GRPOTrainer':>14}")
     for result in results:
         result["memory_ratio"] = result["train_peak_increase_mib"] / baseline["train_peak_increase_mib"]
         result["time_ratio"] = result["seconds_per_step"] / baseline["seconds_per_step"]
         print(
-            f"{result['case']:<14} {result['train_peak_increase_mib']:>18.1f} {result['memory_ratio']:>14.2f} "
+            f"{result['case']:<18} {result['train_peak_increase_mib']:>18.1f} {result['memory_ratio']:>14.2f} "
             f"{result['seconds_per_step']:>8.2f} {result['time_ratio']:>14.2f}"
         )
     args.output.write_text(json.dumps({"settings": settings, "results": results}, indent=2) + "\n")
