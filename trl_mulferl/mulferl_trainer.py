@@ -1,7 +1,7 @@
 import asyncio
 import logging
 import textwrap
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import torch
@@ -212,12 +212,14 @@ class MulFeRLTrainer(GRPOTrainer):
             for group in failed:
                 if feedback[group] is None:
                     rollout.routes[group] = Route.UNRESOLVED
-            if self._max_over_processes(len(regenerated)) == 0:
+            # Every process regenerates and scores as many rows: the most any process needs (dummies elsewhere).
+            num_rows = self._max_over_processes(len(regenerated)) * self._group_size
+            if num_rows == 0:
                 break
             contexts = self._inject(regenerated, feedback, prompts)
-            new_rows = self._regenerate(contexts, rows)
+            new_rows = self._regenerate(contexts, rows, num_rows)
             self._replace_rows(rows, regenerated, new_rows, rollout)
-            self._rescore(prompts, rows, regenerated, rollout)
+            self._rescore(prompts, rows, regenerated, rollout, num_rows)
             for group in regenerated:
                 rollout.feedback[group] = feedback[group]
             self._route(rollout, regenerated)
@@ -241,7 +243,7 @@ class MulFeRLTrainer(GRPOTrainer):
 
     def _start_rollout(self, prompts, rows: _Rows) -> _Rollout:
         """Score turn 0 and route every group."""
-        rewards_per_func = self._score(prompts, rows)
+        rewards_per_func = self._calculate_rewards(self._turn_inputs, prompts, rows.completions, rows.completion_ids)
         self._warn_if_unscorable(rewards_per_func)
         num_groups = len(prompts) // self._group_size
         rollout = _Rollout(
@@ -255,6 +257,7 @@ class MulFeRLTrainer(GRPOTrainer):
         scored = local[~torch.isnan(local)]
         rollout.counts["turn_0/successes"] = (scored >= self.args.success_threshold).sum().item()
         rollout.counts["turn_0/scored_rows"] = scored.numel()
+        rollout.counts["reward_rows"] = len(prompts)
         self._route(rollout, range(num_groups))
         return rollout
 
@@ -321,17 +324,16 @@ class MulFeRLTrainer(GRPOTrainer):
                 contexts.append((row, prompt, prefill))
         return contexts
 
-    def _regenerate(self, contexts, rows: _Rows):
+    def _regenerate(self, contexts, rows: _Rows, num_rows: int):
         """One batched generation for every row that needs the next turn.
 
-        Every process sends the same number of rows (the most any process has), padding with dummy rows: vLLM's
-        server and tensor-parallel modes slice the gathered results by process, assuming equal counts, and sharded
-        engines need every process to generate.
+        Every process sends `num_rows` rows (the most any process has), padding with dummy rows: vLLM's server and
+        tensor-parallel modes slice the gathered results by process, assuming equal counts, and sharded engines need
+        every process to generate.
 
         Returns:
             Per regenerated row: its prompt ids, the prefill ids, the continuation ids and their sampling log-probs.
         """
-        num_rows = self._max_over_processes(len(contexts))
         if self.args.feedback_injection == "plain" and contexts:
             prompt_ids, _, _ = self._tokenize_prompts([prompt for _, prompt, _ in contexts])
         else:
@@ -367,20 +369,34 @@ class MulFeRLTrainer(GRPOTrainer):
             conversational = isinstance(rows.completions[row], list)
             rows.completions[row] = [{"role": "assistant", "content": text}] if conversational else text
 
-    def _rescore(self, prompts, rows: _Rows, groups, rollout: _Rollout):
-        """Score the rows again and keep the new rewards of the regenerated ones (all processes call this)."""
-        rewards_per_func = self._score(prompts, rows)
-        regenerated = torch.zeros(len(prompts), dtype=torch.bool, device=rewards_per_func.device)
-        for group in groups:
-            regenerated[self._group_rows(group)] = True
-        regenerated = self.accelerator.gather(regenerated)
-        rollout.final_rewards_per_func[regenerated] = rewards_per_func[regenerated]
+    def _rescore(self, prompts, rows: _Rows, groups, rollout: _Rollout, num_rows: int):
+        """Score the regenerated rows, and only them: each row is scored once per turn in which it was generated.
 
-    def _score(self, prompts, rows: _Rows) -> torch.Tensor:
-        # Columns and metrics logged by the reward functions must describe the final rows only: keep the last call's.
-        self._pending_extra_logs.clear()
-        self._pending_metrics.clear()
-        return self._calculate_rewards(self._turn_inputs, prompts, rows.completions, rows.completion_ids)
+        Every process scores `num_rows` rows (copies of its first row as padding), since TRL gathers the rewards. The
+        completions table's columns that reward functions log (`log_extra`) are merged into the final rows; the
+        metrics they log (`log_metric`) stay those of turn 0, like TRL's own reward metrics.
+        """
+        regenerated = [row for group in groups for row in self._group_rows(group)]
+        scored = regenerated + [0] * (num_rows - len(regenerated))
+        extra_logs, metrics = self._pending_extra_logs, self._pending_metrics
+        self._pending_extra_logs, self._pending_metrics = defaultdict(list), defaultdict(list)
+        rewards_per_func = self._calculate_rewards(
+            [self._turn_inputs[row] for row in scored],
+            [prompts[row] for row in scored],
+            [rows.completions[row] for row in scored],
+            [rows.completion_ids[row] for row in scored],
+        )
+        for column, values in self._pending_extra_logs.items():
+            column_values = extra_logs.setdefault(column, [None] * len(prompts))
+            for row, value in zip(regenerated, values, strict=False):
+                column_values[row] = value
+        self._pending_extra_logs, self._pending_metrics = extra_logs, metrics
+        first_row = self._local_rows(len(prompts)).start
+        positions = [first_row + row for row in regenerated] + [-1] * (num_rows - len(regenerated))
+        positions = self.accelerator.gather(torch.tensor(positions, device=rewards_per_func.device))
+        scored_rows = positions >= 0
+        rollout.final_rewards_per_func[positions[scored_rows]] = rewards_per_func[scored_rows]
+        rollout.counts["reward_rows"] += len(regenerated)
 
     def _finish_rollout(self, rollout: _Rollout):
         """Close the groups out of turns, and the rewards TRL turns into advantages: those of GRPO-routed rows only.
@@ -576,6 +592,7 @@ class MulFeRLTrainer(GRPOTrainer):
                 escaped = totals[f"turn_{turn}/reached"] - totals[f"turn_{turn}/failed"]
                 metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
         metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
+        metrics["mulferl/reward_rows"].append(totals["reward_rows"])
         requests = totals["feedback/requests"]
         for name in ("requests", "errors", "leaks_redacted", "retries", "prompt_tokens", "completion_tokens"):
             metrics[f"mulferl/feedback/{name}"].append(totals[f"feedback/{name}"])
