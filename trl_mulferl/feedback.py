@@ -9,28 +9,28 @@ called once per FAILED group with the problem text (the last user message), the 
 reward functions. It returns the feedback text; `None`, an empty string or an exception leaves the group unresolved.
 """
 
+import ast
 import asyncio
 import logging
+import math
+import numbers
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
+import sympy
 from math_verify import parse, verify
 from trl.trainer.utils import is_async_callable
 
-from .rewards import as_latex_answer
+from .rewards import as_latex_answer, math_verify_timeout
 from .schema import boxed_spans
 
 
 logger = logging.getLogger(__name__)
-
-REDACTED = "[redacted]"
-# A reference answer this long is redacted wherever it appears verbatim; shorter ones ("4") would hit step numbers.
-MIN_VERBATIM_LEAK_LENGTH = 5
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
-_FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
 
 
 @dataclass
@@ -119,29 +119,428 @@ async def request_feedback(
     ]
 
 
-def redact_answer_leak(feedback: str, reference: str | None) -> tuple[str, bool]:
-    """Replace any statement of the reference answer in the feedback with `[redacted]`.
+# The answer-leak guard (decision 8 of the spec): redact every statement of the reference answer in a feedback.
 
-    Checked: the reference string itself when it has at least `MIN_VERBATIM_LEAK_LENGTH` characters, and every boxed
-    expression, math span (`$...$`, `\\[...\\]`, `\\(...\\)`) and "answer is ..." phrase that math-verify finds
-    equivalent to the reference.
+REDACTED = "[redacted]"
+# A reference answer this long is redacted wherever it appears verbatim; shorter ones ("4") would hit step numbers.
+MIN_VERBATIM_LEAK_LENGTH = 5
+# Integer references below this magnitude are short: feedback mentions small numbers for many reasons ("4 cases",
+# "divide by 2"), so one of them is redacted only as a result statement ("is 4", "gives 4", "= 4").
+SHORT_ANSWER_LIMIT = 10
+# A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
+# without a timeout off the main thread.
+MAX_CANDIDATE_LENGTH = 120
+
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
+_FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
+
+# Plain text is cut into runs of math tokens (numbers, operators, brackets, LaTeX commands, one-letter variables);
+# English words, sentence punctuation, newlines, math delimiters and \text{...} end a run.
+_TOKEN = re.compile(
+    r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
+    r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
+    r"|(?P<number>\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
+    r"|(?P<open>\\\{|[(\[{])"
+    r"|(?P<close>\\\}|[)\]}])"
+    r"|(?P<command>\\[A-Za-z]+|\\%)"
+    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<comma>,)"
+    r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π])"
+)
+_MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
+_ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
+_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\in(?![A-Za-z])|[()\[\]{}]")
+_LEADING_JUNK = frozenset(" \t*/^_=<>!,")
+_TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
+
+# Context of a standalone number or expression, read on the lowercased text around it.
+_CONTEXT_CHARS = 60
+_RESULT_CUE_BEFORE = re.compile(
+    r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
+    r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
+    r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
+    r"|\b(?:answer|result|value|total|sum|solution)\s*[:=]"
+    r"|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
+    r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely))*"
+    r"[\s$*(]*$"
+)
+_RESULT_CUE_AFTER = re.compile(
+    r"[\s$*)]*(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"(?:correct|right|final|true|expected|answer|result|solution)\b"
+)
+_ENUMERATION_BEFORE = re.compile(
+    r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
+    r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
+    r"|approach|no)s?\.?|#)[\s$*(]*$"
+)
+_LIST_MARKER_BEFORE = re.compile(r"[\n:;.!?][\s*-]*$")
+_LIST_MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
+
+# Expressions are evaluated by rewriting their LaTeX and Unicode spellings to Python and walking the syntax tree:
+# exactly with Fractions for arithmetic, in floating point once a root, pi or a variable is involved. Every variable
+# takes a fixed generic value, so two expressions in the same variables that agree there are taken as equal.
+_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
+_NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
+_BRACELESS_ROOT = re.compile(r"\\sqrt\s*(\d)")
+_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_PYTHON_SPELLINGS = {
+    "\\boxed": "",
+    "\\left": "",
+    "\\right": "",
+    "\\cdot": "*",
+    "\\times": "*",
+    "\\div": "/",
+    "\\sqrt": "sqrt",
+    "\\pi": "pi",
+    "\\sin": "sin",
+    "\\cos": "cos",
+    "\\tan": "tan",
+    "\\ln": "ln",
+    "\\exp": "exp",
+    "×": "*",
+    "·": "*",
+    "÷": "/",
+    "−": "-",
+    "π": "pi",
+    "^": "**",
+    "{": "(",
+    "}": ")",
+}
+_IMPLICIT_PRODUCT = re.compile(
+    r"(?<=[\d)])\s*(?=[A-Za-z(])|(?<![A-Za-z])(?<=[A-Za-z])\s*(?=\()|(?<=[A-Za-z])\s+(?=[A-Za-z])"
+)
+_FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "ln": math.log, "exp": math.exp}
+_MAX_POWER_BITS = 4096
+_RELATIVE_TOLERANCE = 1e-9
+_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname)\s*\{[^{}]*\}")
+_NOT_A_VARIABLE = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:" + "|".join(_MATH_WORDS) + r")(?![A-Za-z])")
+_VARIABLE = re.compile(r"[A-Za-z](?:_\{[^{}]*\}|_\w)?")
+# Towers and huge exponents or factorials that sympy would evaluate for minutes.
+_COSTLY_TO_PARSE = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\w+\s*\^|\^\s*\{?\s*[-(]?\d{4,}|\d{4,}\s*!|\\binom")
+
+
+@dataclass(frozen=True)
+class _Reference:
+    text: str
+    value: Fraction | float | None  # its value (variables at their fixed values); exact when it is rational
+    variables: frozenset[str]
+    is_collection: bool  # a tuple, interval, set or list of answers
+
+    @property
+    def short(self) -> bool:
+        return (
+            isinstance(self.value, Fraction) and self.value.denominator == 1 and abs(self.value) < SHORT_ANSWER_LIMIT
+        )
+
+
+def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
+    r"""Replace every statement of the reference answer in the feedback with `[redacted]`.
+
+    Statements of the answer:
+
+    - every `\boxed{...}` equivalent to the reference, the expression stated in a math span (`$...$`, `\[...\]`,
+      `\(...\)`) or after "answer is" (the last side of an equation there) when it is equivalent, and the reference
+      itself wherever it appears verbatim when it has at least `MIN_VERBATIM_LEAK_LENGTH` characters;
+    - in plain text and inside math spans, every side of an equation (`x = 42`, `6*7 = 42`, `probability = 1/3`)
+      equivalent to the reference;
+    - every other number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`, `\sqrt{12}` for
+      `2\sqrt{3}`), except step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)"), but only as a
+      result statement when the reference is a short integer (|n| < `SHORT_ANSWER_LIMIT`): after "is", "equals",
+      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct". A bare mention
+      ("there are 4 cases", "divide by 2") is left alone.
+
+    Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
+    variables numerically, and what only math-verify reads (`42^\circ`, intervals, sets) with math-verify, which runs
+    without a timeout off the main thread (its timeouts only work there).
+
+    Args:
+        feedback: The feedback text.
+        reference: The reference answer: a string, a number, or a list, tuple or set of them (each one checked).
+            `None` or an empty string checks nothing.
 
     Returns:
         The redacted text and whether anything was redacted.
     """
-    if not reference or not reference.strip():
+    spans = [span for text in _reference_texts(reference) for span in _leak_spans(feedback, _reference(text))]
+    if not spans:
         return feedback, False
-    gold = parse(as_latex_answer(reference))
-    candidates = [feedback[start:end] for start, end, _ in boxed_spans(feedback)]
-    candidates += [match.group(0) for match in _MATH_SPAN.finditer(feedback)]
-    candidates += [match.group(1) for match in _FINAL_ANSWER.finditer(feedback)]
-    leaked = [
-        candidate
-        for candidate in dict.fromkeys(candidates)
-        if gold and verify(gold, parse(as_latex_answer(candidate)) or parse(f"${candidate}$"))
-    ]
-    if len(reference.strip()) >= MIN_VERBATIM_LEAK_LENGTH and reference.strip() in feedback:
-        leaked.append(reference.strip())
-    for text in sorted(leaked, key=len, reverse=True):
-        feedback = feedback.replace(text, REDACTED)
-    return feedback, bool(leaked)
+    return _replace_spans(feedback, spans), True
+
+
+def _reference_texts(reference: Any) -> list[str]:
+    if reference is None:
+        return []
+    if isinstance(reference, (list, tuple, set, frozenset)):
+        return list(dict.fromkeys(text for item in reference for text in _reference_texts(item)))
+    if isinstance(reference, numbers.Integral) and not isinstance(reference, bool):
+        text = str(int(reference))
+    elif isinstance(reference, numbers.Rational):
+        text = f"{reference.numerator}/{reference.denominator}"
+    elif isinstance(reference, numbers.Real) and float(reference).is_integer():
+        text = str(int(reference))  # 27.0 -> "27"
+    elif isinstance(reference, numbers.Real):
+        text = repr(float(reference))
+    else:
+        text = str(reference)
+    return [text.strip()] if text.strip() else []
+
+
+@lru_cache(maxsize=1024)
+def _reference(text: str) -> _Reference:
+    sides, _ = _sides(text, 0, len(text))
+    answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
+    value = _value(answer)
+    if value is None:  # what only math-verify reads, such as 42^\circ, 42\% or \log_2 8
+        gold = _gold(text)
+        expression = gold[0] if gold else None
+        if isinstance(expression, sympy.Equality):
+            expression = expression.rhs
+        if isinstance(expression, sympy.Expr) and expression.is_number:
+            evaluated = expression.doit()
+            if isinstance(evaluated, sympy.Rational):
+                value = Fraction(int(evaluated.p), int(evaluated.q))
+            elif evaluated.is_real:
+                value = float(evaluated.evalf())
+    return _Reference(text, value, _variables(answer), _is_collection(answer))
+
+
+@lru_cache(maxsize=1024)
+def _gold(text: str) -> tuple:
+    """math-verify's parse of a reference answer."""
+    return tuple(parse(as_latex_answer(text), parsing_timeout=math_verify_timeout()))
+
+
+def _leak_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
+    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
+    stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
+    stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
+    spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
+    if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
+        spans += [match.span() for match in re.finditer(re.escape(reference.text), feedback)]
+    for run_start, run_end in _math_runs(feedback):
+        sides, is_equation = _sides(feedback, run_start, run_end)
+        for start, end in sides:
+            if any(old_start <= start and end <= old_end for old_start, old_end in spans):
+                continue
+            text = feedback[start:end]
+            if not (reference.variables or re.search(r"[\d\\]", text)):
+                continue  # a lone variable
+            if not is_equation and not _stated_as_result(feedback, start, end, reference.short):
+                continue
+            if _states(text, reference):
+                spans.append((start, end))
+    return spans
+
+
+def _math_runs(text: str) -> list[tuple[int, int]]:
+    runs, start, end, depth, position = [], None, 0, 0, 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        kind, stop = (match.lastgroup, match.end()) if match else ("other", position + 1)
+        if kind == "word" and len(match.group()) == 1:
+            english_word_ahead = _ENGLISH_WORD_AHEAD.match(text, stop)
+            is_math = not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
+        elif kind == "word":
+            is_math = match.group().lower() in _MATH_WORDS
+        else:
+            is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
+        if is_math:
+            depth += {"open": 1, "close": -1 if depth else 0}.get(kind, 0)
+            start = position if start is None else start
+            end = stop
+        elif kind != "space" and start is not None:
+            runs.append((start, end))
+            start, depth = None, 0
+        position = stop
+    if start is not None:
+        runs.append((start, end))
+    return runs
+
+
+def _sides(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
+    """The trimmed sides of the `=` (or `\\in`) chain in `text[start:end]`, and whether it had one (`<=` is none)."""
+    pieces, piece_start, depth = [], start, 0
+    for match in _SIDE_SEPARATOR_OR_BRACKET.finditer(text, start, end):
+        bracket = match.group()
+        depth += 1 if bracket in "([{" else -1 if bracket in ")]}" and depth else 0
+        if bracket not in "([{)]}" and depth == 0:
+            pieces.append((piece_start, match.start()))
+            piece_start = match.end()
+    pieces.append((piece_start, end))
+    sides = [_trim(text, piece_start, piece_end) for piece_start, piece_end in pieces]
+    return [(side_start, side_end) for side_start, side_end in sides if side_start < side_end], len(pieces) > 1
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop spaces, dangling operators (`42-` of "42-gon", the `**` of Markdown bold) and unmatched brackets."""
+    while start < end:
+        unmatched = _unmatched_brackets(text[start:end])
+        if text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
+            start += 1
+        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in ")]}" and unmatched < 0):
+            end -= 1
+        else:
+            break
+    return start, end
+
+
+def _unmatched_brackets(text: str) -> int:
+    return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
+
+
+def _stated_as_result(text: str, start: int, end: int, short: bool) -> bool:
+    """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it."""
+    before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
+    after = text[end : end + _CONTEXT_CHARS].lower()
+    if _RESULT_CUE_BEFORE.search(before) or _RESULT_CUE_AFTER.match(after):
+        return True
+    side = text[start:end]
+    is_list_marker = _LIST_MARKER_BEFORE.search(before) is not None and (
+        re.fullmatch(r"\(\d+\)", side) is not None or (side.isdigit() and _LIST_MARKER_AFTER.match(after) is not None)
+    )
+    if is_list_marker or _ENUMERATION_BEFORE.search(before):
+        return False
+    return not short
+
+
+def _states(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference."""
+    sides, _ = _sides(candidate, 0, len(candidate))
+    if not sides:
+        return False
+    candidate = candidate[slice(*sides[-1])]
+    if len(candidate) > MAX_CANDIDATE_LENGTH:
+        return False
+    value = _value(candidate)
+    if value is not None:  # a number, or an expression in variables we evaluate: the reference must evaluate alike
+        return (
+            reference.value is not None
+            and _variables(candidate) == reference.variables
+            and _close(value, reference.value)
+        )
+    if (
+        _is_collection(candidate) != reference.is_collection
+        or _variables(candidate) != reference.variables
+        or _unmatched_brackets(candidate)
+        or _COSTLY_TO_PARSE.search(candidate)
+    ):
+        return False
+    return _math_verify_equal(candidate, reference.text)
+
+
+def _close(value: Fraction | float, reference: Fraction | float) -> bool:
+    if isinstance(value, Fraction) and isinstance(reference, Fraction):
+        return value == reference
+    return abs(value - reference) <= _RELATIVE_TOLERANCE * max(1.0, abs(reference))
+
+
+def _variables(text: str) -> frozenset[str]:
+    return frozenset(_VARIABLE.findall(_NOT_A_VARIABLE.sub(" ", _TEXT_GROUP.sub(" ", text))))
+
+
+def _is_collection(text: str) -> bool:
+    return "," in _THOUSANDS_SEPARATOR.sub("", text)
+
+
+@lru_cache(maxsize=4096)
+def _math_verify_equal(candidate: str, reference_text: str) -> bool:
+    timeout = math_verify_timeout()
+    gold = list(_gold(reference_text))
+    parsed = parse(as_latex_answer(candidate), parsing_timeout=timeout) or parse(
+        f"${candidate}$", parsing_timeout=timeout
+    )
+    if not gold or not parsed or _numerically_apart(gold[0], parsed[0]):
+        return False
+    return verify(gold, parsed, timeout_seconds=timeout)
+
+
+def _numerically_apart(gold: Any, target: Any) -> bool:
+    """Two numbers far apart: a test in microseconds that spares math-verify's `verify` (10-20 ms a call)."""
+    gold, target = (x.rhs if isinstance(x, sympy.Equality) else x for x in (gold, target))
+    if not all(isinstance(x, sympy.Expr) and x.is_number for x in (gold, target)):
+        return False
+    try:
+        gold_value, target_value = complex(gold.evalf()), complex(target.evalf())
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return abs(gold_value - target_value) > 1e-6 * max(1.0, abs(gold_value))
+
+
+def _value(expression: str) -> Fraction | float | None:
+    """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value), or `None`
+    when it is not plain arithmetic in the spellings rewritten to Python (`\\log_2 8`, `42^\\circ`, intervals)."""
+    text = _THOUSANDS_SEPARATOR.sub("", expression)
+    previous = None
+    while text != previous:  # innermost fractions first
+        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", text)
+    text = _BRACELESS_FRACTION.sub(r"((\1)/(\2))", text)
+    text = _BRACELESS_ROOT.sub(r"\\sqrt{\1}", _NTH_ROOT.sub(r"((\2)**(1/(\1)))", text))
+    for spelling, python in _PYTHON_SPELLINGS.items():
+        text = text.replace(spelling, python)
+    if "\\" in text or len(text) > 2 * MAX_CANDIDATE_LENGTH:
+        return None
+    try:
+        value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body)
+    except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, Fraction) or (isinstance(value, float) and math.isfinite(value)) else None
+
+
+def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Fraction(node.value)
+    if isinstance(node, ast.Constant) and type(node.value) is float:  # from its shortest decimal: 0.1 is 1/10
+        return Fraction(repr(node.value)) if math.isfinite(node.value) else None
+    if isinstance(node, ast.Name) and node.id == "pi":
+        return math.pi
+    if isinstance(node, ast.Name) and node.id.isalpha() and node.id.lower() not in _MATH_WORDS:
+        return math.prod(_variable_value(letter) for letter in node.id)  # "xy" is x times y
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords:
+        function, argument = _FUNCTIONS.get(node.func.id), _evaluate(node.args[0])
+        return None if function is None or argument is None else function(argument)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        operand = _evaluate(node.operand)
+        return None if operand is None else operand if isinstance(node.op, ast.UAdd) else -operand
+    if not isinstance(node, ast.BinOp):
+        return None
+    left, right = _evaluate(node.left), _evaluate(node.right)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Add):
+        return left + right
+    if isinstance(node.op, ast.Sub):
+        return left - right
+    if isinstance(node.op, ast.Mult):
+        return left * right
+    if isinstance(node.op, ast.Div):
+        return left / right
+    if isinstance(node.op, ast.Pow) and isinstance(left, Fraction) and isinstance(right, Fraction):
+        if right.denominator != 1:
+            return float(left) ** float(right)
+        bits = max(left.numerator.bit_length(), left.denominator.bit_length()) * abs(right.numerator)
+        return left**right.numerator if bits <= _MAX_POWER_BITS else None
+    if isinstance(node.op, ast.Pow):
+        return float(left) ** float(right)
+    return None
+
+
+def _variable_value(letter: str) -> float:
+    """A fixed value for each variable, irrational and different for every letter."""
+    return math.sqrt(2 + ord(letter)) / 3
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    merged = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces, position = [], 0
+    for start, end in merged:
+        pieces += [text[position:start], REDACTED]
+        position = end
+    return "".join(pieces) + text[position:]

@@ -10,6 +10,16 @@ from .schema import BOXED, extract_answer, schema_compliant
 
 
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+MATH_VERIFY_TIMEOUT_S = 5
+
+
+def math_verify_timeout() -> int | None:
+    """The timeout to give math-verify's `parse` and `verify`: `MATH_VERIFY_TIMEOUT_S`, or `None` off the main thread.
+
+    math-verify times out with `signal.alarm`, which only works in the main thread: elsewhere a timeout raises
+    "signal only works in main thread", so there math-verify must run without one.
+    """
+    return MATH_VERIFY_TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
 
 
 def completion_text(completion: str | list[dict[str, str]]) -> str:
@@ -54,8 +64,7 @@ def accuracy_reward(
     [1.0, 0.0]
     ```
     """
-    # math-verify's timeouts use signal.alarm, which only works in the main thread.
-    timeout = 5 if threading.current_thread() is threading.main_thread() else None
+    timeout = math_verify_timeout()
     rewards, compliant, answers = [], [], []
     for completion, reference in zip(completions, solution, strict=True):
         text = completion_text(completion)

@@ -1,0 +1,272 @@
+"""The answer-leak guard: recall and false positives on a table of phrasings, thread safety, speed."""
+
+import random
+import re
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+from math_verify import parse, verify
+
+from trl_mulferl.feedback import REDACTED, redact_answer_leak
+from trl_mulferl.rewards import as_latex_answer
+from trl_mulferl.schema import sanitize_feedback
+
+
+LEAKS = [
+    # plain-text result statements
+    ("The result should be 42.", "42"),
+    ("Check: x = 42 satisfies it.", "42"),
+    ("Note that 6*7 = 42, so recompute.", "42"),
+    ("Since 3 \\times 14 = 42 you are done.", "42"),
+    ("The probability = 1/3 since one of three outcomes works.", "\\frac{1}{3}"),
+    ("The probability is 0.5, not 0.25.", "\\frac{1}{2}"),
+    ("It comes out to \\frac{1}{3} once you divide by 3.", "1/3"),
+    ("So a = -3 is the root you need.", "-3"),
+    ("It should be -\\frac{3}{4}.", "-\\frac{3}{4}"),
+    ("The final value is 3.5.", "\\frac{7}{2}"),
+    ("The side length is 2\\sqrt{3}, not 3\\sqrt{2}.", "2\\sqrt{3}"),
+    ("Simplify to get \\sqrt{12}.", "2\\sqrt{3}"),
+    ("Plugging in, f(2) = 13.", "13"),
+    ("x=5 works.", "5"),
+    ("Then 2 + 2 = 4 is what you should have.", "4"),
+    ("Counting carefully, the number of cases is 4.", "4"),
+    ("Adding the two parts gives 4.", "4"),
+    ("The largest root is 9; check your factoring.", 9),
+    ("Answer: 7", "7"),
+    ("You get 27 after fixing the sign.", "27.0"),
+    ("The sum equals 27", 27.0),
+    ("The remainder comes out as 2024 here.", 2024),
+    ("The minimum 42 is attained at x = 1.", "42"),
+    ("42 is the answer you should reach.", "42"),
+    ("Therefore n = 12 and the total is 144.", "144"),
+    ("The sum of the roots equals \\frac{5}{2} by Vieta.", "\\frac{5}{2}"),
+    ("The point is (3, -1) once both equations hold.", "(3, -1)"),
+    ("The largest prime factor is 17.", ["17"]),
+    ("The solution set is [2, 5), so recheck the endpoint.", "[2, 5)"),
+    ("So x \\in [2, 5) is the range.", "[2,5)"),
+    # what the guard caught before: boxed, math spans, "answer is", long references verbatim
+    ("You should get \\boxed{42} at the end.", "42"),
+    ("Recompute; you should get $\\frac{2}{4}$ instead.", "\\frac{1}{2}"),
+    ("$\\sqrt{1764}$ is the value you want.", "42"),
+    ("Issue: you stopped early; the final answer is 42.", "42"),
+    ("Compare with x^2 + 3x - 10 carefully.", "x^2 + 3x - 10"),
+    # known misses: a short reference stated without a result cue, and numbers in words
+    pytest.param(
+        "Count again: there are 3 real roots, not 2.",
+        "3",
+        marks=pytest.mark.xfail(strict=True, reason="short reference without a result cue: a bare mention"),
+    ),
+    pytest.param("The answer is forty-two.", "42", marks=pytest.mark.xfail(strict=True, reason="numbers spelled out")),
+]
+
+NON_LEAKS = [
+    ("You added 40 and 2 but forgot the carry.", "42"),
+    ("Step 3 is wrong: recheck the sign.", "3"),
+    ("There are 4 cases; you only handled two of them.", "4"),
+    ("Issue: step 4 drops a term. Fix steps: 1. redo step 4.", "4"),
+    ("Fix steps:\n1. Expand.\n2. Collect terms.\n3. Solve.", "2"),
+    ("Fix steps: 1) expand; 2) collect terms.", 2),
+    ("The constant 142 in your expansion should be 124.", "42"),
+    ("You wrote 4200 instead of 420.", "42"),
+    ("Your value 0.42 has the decimal point in the wrong place.", "42"),
+    ("The answer is not 1/2; recheck the cases.", "\\frac{1}{3}"),
+    ("Multiply both sides by 2 and divide by 3.", "\\frac{2}{3}"),
+    ("In Step 12 you squared both sides; keep track of 12 - x.", "12"),
+    ("Response 2 forgot the 4th case.", "4"),
+    ("Use x^2 + 4x + 4 = (x+2)^2 to factor.", "4"),
+    ("The problem gives a_4 = 7; use it to find a_1.", "4"),
+    ("Check the boundary case x = 3 separately.", "-3"),
+    ("You computed 2\\sqrt{2} for the diagonal; recheck the Pythagorean step.", "2\\sqrt{3}"),
+    ("Check 10^4 again.", "4"),
+    ("Your draft has 2 errors and 3 warnings.", "2"),
+    ("The point (1, 3) is not on the line.", "(3, 1)"),
+    ("Your interval (2, 5] has the endpoints the wrong way round.", "[2, 5)"),
+    ("You divided 84 by 3 instead of by 2.", "42"),
+    ("Compare with x^2 + 3x + 10 carefully.", "x^2 + 3x - 10"),
+    # known false positive: a distinctive number from the problem is redacted wherever it is mentioned
+    pytest.param(
+        "A clock has 12 hours, so work modulo 12.",
+        "12",
+        marks=pytest.mark.xfail(strict=True, reason="references of two or more digits are redacted anywhere"),
+    ),
+]
+
+
+def _values(row):
+    return row.values if hasattr(row, "values") else row
+
+
+def rates(redact) -> tuple[float, float]:
+    """Recall (leaks caught / leaks) and false-positive rate (non-leaks redacted / non-leaks) of `redact`."""
+    caught = sum(redact(*_values(row))[1] for row in LEAKS)
+    false_positives = sum(redact(*_values(row))[1] for row in NON_LEAKS)
+    return caught / len(LEAKS), false_positives / len(NON_LEAKS)
+
+
+@pytest.mark.parametrize(("feedback", "reference"), LEAKS)
+def test_leak_is_redacted(feedback, reference):
+    redacted, leaked = redact_answer_leak(feedback, reference)
+    assert leaked and REDACTED in redacted
+
+
+@pytest.mark.parametrize(("feedback", "reference"), NON_LEAKS)
+def test_non_leak_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_table_size_recall_and_false_positive_rate():
+    assert len(LEAKS) >= 18 and len(NON_LEAKS) >= 12
+    recall, false_positive_rate = rates(redact_answer_leak)
+    print(f"leak guard: recall {recall:.3f} on {len(LEAKS)} leaks, false positives {false_positive_rate:.3f}")
+    known_misses = sum(hasattr(row, "marks") for row in LEAKS)
+    known_false_positives = sum(hasattr(row, "marks") for row in NON_LEAKS)
+    assert recall == pytest.approx(1 - known_misses / len(LEAKS))
+    assert false_positive_rate == pytest.approx(known_false_positives / len(NON_LEAKS))
+
+
+def verifying_tokens(text: str, reference: str) -> list[str]:
+    """Independently of the guard: the whitespace-separated tokens of `text` (each side of an `=` in them) that
+    math-verify finds equal to `reference`."""
+    gold = parse(as_latex_answer(reference))
+    pieces = [piece.strip(".,;:!?$") for token in text.split() for piece in token.split("=")]
+    candidates = [piece for piece in pieces if re.search(r"[\d\\]", piece) and piece != REDACTED]
+    return [piece for piece in candidates if verify(gold, parse(as_latex_answer(piece)))]
+
+
+def test_redacted_leaks_no_longer_state_the_answer():
+    rows = [_values(row) for row in LEAKS if not hasattr(row, "marks")]
+    rows = [(feedback, reference) for feedback, reference in rows if isinstance(reference, str)]
+    flagged_before = 0
+    for feedback, reference in rows:
+        redacted, _ = redact_answer_leak(feedback, reference)
+        assert verifying_tokens(redacted, reference) == [], redacted
+        assert redact_answer_leak(redacted, reference) == (redacted, False)
+        flagged_before += bool(verifying_tokens(feedback, reference))
+    assert flagged_before >= len(rows) // 2  # the independent check does see most of the leaks
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Note that 6*7 = 42, so recompute.", "42", "Note that [redacted] = [redacted], so recompute."),
+        (
+            "Step 4: x = 42; there are 4 cases and 142 terms.",
+            "42",
+            "Step 4: x = [redacted]; there are 4 cases and 142 terms.",
+        ),
+        ("There are 4 cases. The count is 4.", 4, "There are 4 cases. The count is [redacted]."),
+        ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], twice 1/6."),
+        ("The answer is **42**!", "42", "The answer is **[redacted]**!"),
+        ("1. Expand.\n2. So $x = \\frac{2}{4}$.", "0.5", "1. Expand.\n2. So $x = [redacted]$."),
+        ("Factor: (x+5)(x-2) = 0.", "x^2 + 3x - 10", "Factor: [redacted] = 0."),
+    ],
+)
+def test_only_the_leaking_span_is_replaced(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_reference_of_any_type_is_coerced_to_text():
+    text = "The result is 42, so x = 0.5 there."
+    only_42 = ("The result is [redacted], so x = 0.5 there.", True)
+    only_half = ("The result is 42, so x = [redacted] there.", True)
+    assert redact_answer_leak(text, 42) == only_42
+    assert redact_answer_leak(text, 42.0) == only_42
+    assert redact_answer_leak(text, Fraction(1, 2)) == only_half
+    assert redact_answer_leak(text, 0.5) == only_half
+    assert redact_answer_leak(text, ("42", 0.5)) == ("The result is [redacted], so x = [redacted] there.", True)
+    for nothing in (None, "", "  ", []):
+        assert redact_answer_leak(text, nothing) == (text, False)
+
+
+def test_guard_runs_off_the_main_thread():
+    # math-verify times out with signal.alarm, which raises outside the main thread; the trainer may run anywhere.
+    # A reference in degrees and a boxed answer are what only math-verify reads: both parse and verify run.
+    results = {}
+
+    def redact():
+        try:
+            results["value"] = redact_answer_leak("The angle is \\boxed{37^\\circ} here.", "37^\\circ")
+        except Exception as error:
+            results["error"] = error
+
+    thread = threading.Thread(target=redact)
+    thread.start()
+    thread.join()
+    assert "error" not in results, results.get("error")
+    assert results["value"] == ("The angle is [redacted] here.", True)
+
+
+ADVERSARIAL = [
+    "9^9^9^9 = 42",
+    "x = 2^{99999}",
+    "x = 10^{10^{10}}",
+    "(" * 300 + "42" + ")" * 300,
+    "x = 1e400",
+    "\\frac{",
+    "}}} = 42",
+    "1/0 = 42",
+    "0^{-1} = 42",
+    "100000! = 42",
+    "\\binom{100000}{5000} = 42",
+    "\\sqrt{-1} = 42",
+    "(-8)^{1/3} = 42",
+    "= = =",
+    "",
+    "\\",
+    "$",
+    "42" * 500,
+    "é ≠ 42 − 42 ∞",
+    "\x00=42",
+]
+RANDOM_PIECES = list("0123456789=+-*/^_(){}[],. \n$\\xy!%:") + [
+    "\\frac",
+    "\\sqrt",
+    "\\boxed",
+    "\\cdot",
+    "\\pi",
+    "\\left(",
+    "\\text{",
+    "is ",
+    "the answer is ",
+    "step ",
+    "42",
+    "1/3",
+]
+
+
+@pytest.mark.parametrize("reference", ["42", "\\frac{1}{3}", "(1, 2)", "x^2 + 1", "\\text{A}"])
+def test_any_text_is_handled_without_error(reference):
+    rng = random.Random(0)
+    texts = ADVERSARIAL + ["".join(rng.choices(RANDOM_PIECES, k=rng.randint(1, 40))) for _ in range(60)]
+    for text in texts:
+        redacted, leaked = redact_answer_leak(text, reference)
+        assert leaked == (redacted != text)
+
+
+def long_feedback(seed: int) -> str:
+    """At least 1,000 tokens (words and symbols) of feedback: prose, step lists, numbers, equations and LaTeX."""
+    rng = random.Random(seed)
+    paragraphs = []
+    while len(re.findall(r"\w+|[^\w\s]", "".join(paragraphs))) < 1000:
+        a, b, c, d, e, f, g, h, k = (rng.randint(2, 999) for _ in range(9))
+        paragraphs.append(
+            f"Issue: in step {rng.randint(1, 9)} you wrote $x_{{{a}}} = {b}$ but the constraint gives $x + {c} = {d}$, "
+            f"so {a} \\cdot {b} = {a * b} is not what you need. Recheck the sign of the term {e}x^2 and the factor "
+            f"\\sqrt{{{f}}}; there are {rng.randint(2, 9)} cases to consider, and the ratio {g}/{h} simplifies. "
+            f"Fix steps: 1. Expand $(x + {k})^2$. 2. Compare with \\frac{{{g}}}{{{k}}} and 0.{h}.\n"
+        )
+    return "".join(paragraphs)
+
+
+@pytest.mark.parametrize("reference", ["42", "2\\sqrt{3}", "x^2 + 3x - 10"])
+def test_a_1000_token_feedback_is_checked_in_under_50_ms(reference):
+    redact_answer_leak(long_feedback(0), reference)  # first-use costs: imports, regex compilation
+    timings = []
+    for seed in (1, 2, 3):  # fresh text each time: no cached comparison helps
+        feedback = long_feedback(seed)
+        start = time.perf_counter()
+        sanitize_feedback(redact_answer_leak(feedback, reference)[0], ("<|im_end|>",))
+        timings.append(time.perf_counter() - start)
+    assert min(timings) < 0.05, timings
