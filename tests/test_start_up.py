@@ -166,7 +166,9 @@ def test_leak_guard_reads_the_configured_reference_column(tmp_path, tiny_tokeniz
         max_steps=1,
     )
     trainer.train()
-    assert seen and logged(trainer, "mulferl/feedback/leaks_redacted") == [2.0]
+    assert seen and logged(trainer, "mulferl/feedback/leaks_redacted") == logged(trainer, "mulferl/feedback/requests")
+    injected = set(trainer._logs["extra"]["feedback"])
+    assert all("[redacted]" in text and "424" not in text for text in injected)
 
 
 def trainer_prompt(i):

@@ -1,0 +1,4 @@
+from .cli import main
+
+
+main()
