@@ -291,8 +291,8 @@ class MulFeRLTrainer(GRPOTrainer):
                 self.feedback_provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
             )
         )
-        if hasattr(self.feedback_provider, "pop_metrics"):  # e.g. retries and token usage of a remote provider
-            rollout.counts.update({f"feedback/{k}": v for k, v in self.feedback_provider.pop_metrics().items()})
+        if hasattr(self.feedback_provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
+            rollout.counts.update(self.feedback_provider.pop_metrics())
         feedback = {}
         for group, request, result in zip(groups, requests, results, strict=True):
             rollout.counts["feedback/requests"] += 1
