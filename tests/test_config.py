@@ -29,7 +29,7 @@ def test_every_new_field_has_help():
 
     inherited = {f.name for f in fields(GRPOConfig)}
     new = [f for f in fields(MulFeRLConfig) if f.name not in inherited]
-    assert len(new) == 21
+    assert len(new) == 33
     assert all(f.metadata.get("help") for f in new)
     assert all(f"{f.name} (`" in MulFeRLConfig.__doc__ for f in new)  # documented in the docstring too
 
@@ -46,6 +46,15 @@ def test_every_new_field_has_help():
         ("fco_tau", 0.0),
         ("fco_margin", -1.0),
         ("fco_pairing", "index"),
+        ("feedback_provider", "gpt"),
+        ("feedback_turns_decay_steps", 0),
+        ("min_feedback_turns", 3),
+        ("max_feedback_groups_per_step", 0),
+        ("feedback_requests_per_minute", 0.0),
+        ("feedback_tokens_per_minute", -1.0),
+        ("feedback_input_token_price", -1.0),
+        ("feedback_checker_max_reports", 0),
+        ("feedback_temperature", -0.5),
     ],
 )
 def test_rejects_bad_values_naming_the_field(field, value):

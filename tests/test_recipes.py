@@ -21,6 +21,7 @@ def test_recipe_parses_with_the_paper_values(recipe):
     assert script_args.dataset_name == "open-r1/OpenR1-Math-220k"
     assert (script_args.problem_column, script_args.answer_column) == ("problem", "answer")
     assert (config.feedback_provider, config.feedback_model) == ("openai", "gpt-4o")
+    assert (config.feedback_input_token_price, config.feedback_output_token_price) == (2.5, 10.0)  # GPT-4o's
     assert (config.loss_type, config.beta, config.use_bias_correction_kl) == ("grpo", 0.001, False)
     assert (config.learning_rate, config.num_generations, config.temperature) == (1e-6, 8, 1.0)
     assert (config.max_completion_length, config.max_steps) == (8192, 400)

@@ -6,6 +6,7 @@ from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coeffic
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
 from .openai_provider import OpenAIFeedbackProvider
+from .providers import CheckerFeedbackProvider, ColumnFeedbackProvider, build_feedback_provider
 from .rewards import accuracy_reward
 from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
 from .schema import (
@@ -18,12 +19,15 @@ from .schema import (
     schema_compliant,
     truncate_to_tokens,
 )
+from .self_provider import SelfFeedbackProvider
 
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "SYSTEM_PROMPT",
+    "CheckerFeedbackProvider",
+    "ColumnFeedbackProvider",
     "GroupState",
     "IGRPOConfig",
     "IGRPOTrainer",
@@ -31,7 +35,9 @@ __all__ = [
     "MulFeRLTrainer",
     "OpenAIFeedbackProvider",
     "Route",
+    "SelfFeedbackProvider",
     "accuracy_reward",
+    "build_feedback_provider",
     "drop_empty_pairs",
     "extract_answer",
     "fco_loss",

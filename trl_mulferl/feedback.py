@@ -6,11 +6,19 @@ A feedback provider is any callable, sync or async::
 
 called once per FAILED group with the problem text (the last user message), the group's full responses as decoded
 (prefix included), their rewards, and the dataset columns of that prompt (e.g. `solution`), as TRL passes them to
-reward functions. It returns the feedback text; `None`, an empty string or an exception leaves the group unresolved.
+reward functions. A provider that takes a `feedback_turn` parameter (or `**kwargs`) also gets the turn the feedback
+will condition: 1 for the first regeneration, 2 for the second. It returns the feedback text; `None`, an empty string
+or an exception leaves the group unresolved.
+
+A *batched* provider (e.g. `SelfFeedbackProvider`, which generates with the policy's own weights) instead has a method
+`feedback_batch(requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]`: the trainer calls it once per
+feedback turn on every process together, with this process's requests (possibly none), so that it can run
+collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP.
 """
 
 import ast
 import asyncio
+import inspect
 import logging
 import math
 import numbers
@@ -41,6 +49,7 @@ class FeedbackRequest:
     completions: list[str]
     rewards: list[float]
     columns: dict[str, Any]
+    turn: int = 1  # the turn the feedback will condition (1 = the first regeneration)
 
 
 @dataclass
@@ -60,15 +69,36 @@ def problem_text(prompt: str | list[dict[str, Any]]) -> str:
     return content
 
 
+def is_batched(provider) -> bool:
+    """Whether the provider answers a whole feedback turn at once (`feedback_batch`), on every process together."""
+    return callable(getattr(provider, "feedback_batch", None))
+
+
+def takes_feedback_turn(provider: Callable) -> bool:
+    """Whether the provider accepts the `feedback_turn` keyword (by name or through `**kwargs`)."""
+    try:
+        parameters = inspect.signature(provider).parameters.values()
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return False
+    return any(
+        parameter.kind is inspect.Parameter.VAR_KEYWORD
+        or (parameter.name == "feedback_turn" and parameter.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for parameter in parameters
+    )
+
+
 async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore) -> FeedbackResult:
     async with semaphore:
         start = time.perf_counter()
+        columns = (
+            {**request.columns, "feedback_turn": request.turn} if takes_feedback_turn(provider) else request.columns
+        )
         try:
             if is_async_callable(provider):
-                text = await provider(request.prompt, request.completions, request.rewards, **request.columns)
+                text = await provider(request.prompt, request.completions, request.rewards, **columns)
             else:
                 text = await asyncio.to_thread(
-                    provider, request.prompt, request.completions, request.rewards, **request.columns
+                    provider, request.prompt, request.completions, request.rewards, **columns
                 )
         except Exception as error:  # a failing provider must not stop training: the group becomes unresolved
             logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
@@ -117,6 +147,11 @@ async def request_feedback(
     return [
         task.result() if task not in pending else FeedbackResult(None, deadline, error="deadline") for task in tasks
     ]
+
+
+def feedback_cost(prompt_tokens: int, completion_tokens: int, input_price: float, output_price: float) -> float:
+    """The cost of the feedback model's token usage, at `input_price` / `output_price` per 1M tokens."""
+    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000
 
 
 # The answer-leak guard (decision 8 of the spec): redact every statement of the reference answer in a feedback.

@@ -8,7 +8,7 @@ from .validation import check_groups_within_process, check_num_generations
 FCO_PAIRINGS = ("permutation", "all")
 FCO_SCORE_NORMALIZATIONS = ("sum", "mean")
 FEEDBACK_INJECTIONS = ("structured", "plain")
-FEEDBACK_PROVIDERS = ("openai",)
+FEEDBACK_PROVIDERS = ("openai", "self", "column", "checker", "none")
 
 
 @dataclass
@@ -31,7 +31,15 @@ class MulFeRLConfig(GRPOConfig):
         max_feedback_turns (`int`, *optional*, defaults to `2`):
             Number of feedback-guided regeneration turns after the first one, so a prompt is sampled at most
             `1 + max_feedback_turns` times. Paper: 2. `0` disables regeneration (the paper's "no regeneration"
-            ablation).
+            ablation). `feedback_turns_decay_steps` anneals it.
+        min_feedback_turns (`int`, *optional*, defaults to `0`):
+            The number of feedback turns that `feedback_turns_decay_steps` anneals `max_feedback_turns` down to.
+        feedback_turns_decay_steps (`int` or `None`, *optional*, defaults to `None`):
+            Anneal the number of feedback turns over training, the cost lever of the paper's section 5.3 (failures,
+            and so feedback requests, are most frequent early on): the budget decreases linearly with the global
+            step from `max_feedback_turns` at step 0 to `min_feedback_turns` at this step, rounded up so that each
+            value lasts equally long, and stays there. Logged as `mulferl/feedback/max_turns`. `None`: constant, as
+            the paper trains.
         feedback_injection (`str`, *optional*, defaults to `"structured"`):
             Where the feedback goes. `"structured"` (paper): the assistant turn is prefilled with
             `<thinking><feedback>{feedback}</feedback>` and the model continues it; the injected tokens are masked
@@ -41,13 +49,24 @@ class MulFeRLConfig(GRPOConfig):
             Number of failed rollouts shown to the feedback model per request; the K rollouts of a failed group are
             split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2.
         max_feedback_length (`int`, *optional*, defaults to `1024`):
-            Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024.
+            Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024. Also the
+            reply budget per request of the `"openai"` and `"self"` providers.
         feedback_max_concurrency (`int`, *optional*, defaults to `16`):
             Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
             asked concurrently, up to this bound.
         feedback_turn_deadline (`float`, *optional*, defaults to `600.0`):
             Seconds a feedback turn may wait for its requests; groups not answered by then are unresolved. Keep it
             well below `ddp_timeout` (TRL default 1800), since the other processes wait at the next collective.
+            Batched providers (`"self"`) generate to the end instead.
+        max_feedback_groups_per_step (`int` or `None`, *optional*, defaults to `None`):
+            At most this many FAILED groups per generation batch (one optimizer step with TRL's default
+            `steps_per_generation`), over all processes and turns, get feedback; the others, chosen uniformly at
+            random and identically on every process, are unresolved and counted in `mulferl/feedback/capped_groups`.
+            `None`: no cap (the paper's setting).
+        feedback_skip_truncated (`bool`, *optional*, defaults to `False`):
+            Ask no feedback for a FAILED group whose rollouts all hit `max_completion_length` (they never reached a
+            final answer to review); such a group is unresolved and counted in `mulferl/feedback/skipped_truncated`.
+            The paper asks feedback for every failed group.
         success_threshold (`float`, *optional*, defaults to `1.0`):
             A rollout succeeds when the weighted sum of its rewards is at least this value. Groups are SOLVED (all
             succeed), FAILED (none succeeds) or CONTRASTIVE (mixed). Paper: binary reward, success = 1.
@@ -56,8 +75,12 @@ class MulFeRLConfig(GRPOConfig):
 
         feedback_provider (`str` or `None`, *optional*, defaults to `None`):
             `"openai"`: an [`OpenAIFeedbackProvider`] on `feedback_base_url` (GPT-4o in the paper, or any
-            OpenAI-compatible server such as `vllm serve` or `transformers serve`). A provider passed to the trainer
-            wins over this field.
+            OpenAI-compatible server such as `vllm serve` or `transformers serve`). `"self"`: a
+            [`SelfFeedbackProvider`], the frozen starting policy as its own reviewer (the paper's "self" simulator,
+            Tables 3 and 13), with the same prompts. `"column"`: a [`ColumnFeedbackProvider`] reading
+            `feedback_column`. `"checker"`: a [`CheckerFeedbackProvider`] around the function `feedback_checker`.
+            `"none"`: no feedback, for the "no regeneration" ablation (needs `max_feedback_turns=0`). `None`: the
+            trainer gets a provider (`MulFeRLTrainer(feedback_provider=...)`), which wins over this field.
         feedback_model (`str` or `None`, *optional*, defaults to `None`):
             Model name sent to the endpoint, e.g. `"gpt-4o"` (the paper's).
         feedback_base_url (`str` or `None`, *optional*, defaults to `None`):
@@ -67,13 +90,36 @@ class MulFeRLConfig(GRPOConfig):
             `None`: `OPENAI_API_KEY` for OpenAI's API, and no key for a `feedback_base_url`, so that an exported
             OpenAI key is never sent to another server.
         feedback_temperature (`float`, *optional*, defaults to `0.0`):
-            Sampling temperature of the feedback model.
+            Sampling temperature of the feedback model (`"openai"` and `"self"`; `0` is greedy). The paper does not
+            give it.
         feedback_timeout (`float`, *optional*, defaults to `60.0`):
             Seconds per feedback request attempt.
         feedback_max_retries (`int`, *optional*, defaults to `4`):
             Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
         feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
             The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
+        feedback_requests_per_minute (`float` or `None`, *optional*, defaults to `None`):
+            `"openai"`: at most this many requests per minute per process, evenly spaced and shared by all concurrent
+            requests (retries and merges count), so a rate-limited API is not hammered into 429s. `None`: no limit.
+        feedback_tokens_per_minute (`float` or `None`, *optional*, defaults to `None`):
+            `"openai"`: at most this many tokens per minute per process, each request counting its estimated prompt
+            tokens (characters / 4) plus `max_feedback_length`, as OpenAI counts for its limits. `None`: no limit.
+        feedback_input_token_price (`float`, *optional*, defaults to `0.0`):
+            Price per 1M prompt tokens of the feedback model, in any currency (GPT-4o, the paper's model: 2.50 USD
+            at the time of writing). With the output price it gives `mulferl/feedback/cost`, the running cost of the
+            run from the token usage the provider reports, and the total in the summary logged when training ends.
+        feedback_output_token_price (`float`, *optional*, defaults to `0.0`):
+            Price per 1M completion tokens of the feedback model (GPT-4o: 10.00 USD at the time of writing).
+        feedback_column (`str`, *optional*, defaults to `"privileged_context"`):
+            `"column"`: the dataset column holding the feedback (a string), or one hint per turn (a list; turn t
+            gets element t - 1). The default is the column TRL's SDPO trainer reads.
+        feedback_checker (`str` or `None`, *optional*, defaults to `None`):
+            `"checker"`: the import path (`package.module.function`) of a function `check(problem, completion,
+            columns) -> str | None` that diagnoses one failed attempt.
+        feedback_checker_max_reports (`int`, *optional*, defaults to `3`):
+            `"checker"`: distinct diagnostics kept per group, most frequent first.
+        feedback_checker_max_chars (`int`, *optional*, defaults to `300`):
+            `"checker"`: characters kept of each diagnostic.
         feedback_reference_column (`str`, *optional*, defaults to `"solution"`):
             Dataset column holding the reference answer that the answer-leak guard looks for in every feedback text
             (decision 8); any value is compared as text. A row without it is not checked.
@@ -105,6 +151,17 @@ class MulFeRLConfig(GRPOConfig):
             "regeneration."
         },
     )
+    min_feedback_turns: int = field(
+        default=0,
+        metadata={"help": "Number of feedback turns that feedback_turns_decay_steps anneals max_feedback_turns to."},
+    )
+    feedback_turns_decay_steps: int | None = field(
+        default=None,
+        metadata={
+            "help": "Anneal the number of feedback turns linearly from max_feedback_turns at step 0 to "
+            "min_feedback_turns at this global step (paper section 5.3's cost lever). None: constant (paper)."
+        },
+    )
     feedback_injection: str = field(
         default="structured",
         metadata={
@@ -132,11 +189,26 @@ class MulFeRLConfig(GRPOConfig):
             "below ddp_timeout."
         },
     )
+    max_feedback_groups_per_step: int | None = field(
+        default=None,
+        metadata={
+            "help": "At most this many failed groups per generation batch (all processes and turns) get feedback; "
+            "the others, chosen at random, are unresolved. None: no cap (paper)."
+        },
+    )
+    feedback_skip_truncated: bool = field(
+        default=False,
+        metadata={
+            "help": "Ask no feedback for a failed group whose rollouts all hit max_completion_length; it is "
+            "unresolved (paper: no skipping)."
+        },
+    )
     feedback_provider: str | None = field(
         default=None,
         metadata={
             "help": "Built-in feedback provider used when the trainer gets none: 'openai' (any OpenAI-compatible "
-            "endpoint; GPT-4o in the paper).",
+            "endpoint; GPT-4o in the paper), 'self' (the frozen starting policy; paper Table 13), 'column' (a "
+            "dataset column), 'checker' (the function feedback_checker), 'none' (no feedback).",
             "choices": [None, *FEEDBACK_PROVIDERS],
         },
     )
@@ -154,7 +226,9 @@ class MulFeRLConfig(GRPOConfig):
             "OPENAI_API_KEY for OpenAI's API, none for a feedback_base_url."
         },
     )
-    feedback_temperature: float = field(default=0.0, metadata={"help": "Sampling temperature of the feedback model."})
+    feedback_temperature: float = field(
+        default=0.0, metadata={"help": "Sampling temperature of the feedback model ('openai', 'self'); 0 is greedy."}
+    )
     feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})
     feedback_max_retries: int = field(
         default=4,
@@ -163,6 +237,43 @@ class MulFeRLConfig(GRPOConfig):
     feedback_reasoning_model: bool = field(
         default=False,
         metadata={"help": "The feedback model rejects stop, temperature and max_tokens (reasoning models)."},
+    )
+    feedback_requests_per_minute: float | None = field(
+        default=None,
+        metadata={"help": "'openai': at most this many requests per minute per process, evenly spaced. None: none."},
+    )
+    feedback_tokens_per_minute: float | None = field(
+        default=None,
+        metadata={
+            "help": "'openai': at most this many tokens per minute per process (prompt characters / 4 + "
+            "max_feedback_length per request). None: no limit."
+        },
+    )
+    feedback_input_token_price: float = field(
+        default=0.0,
+        metadata={
+            "help": "Price per 1M prompt tokens of the feedback model, for mulferl/feedback/cost (GPT-4o: 2.50)."
+        },
+    )
+    feedback_output_token_price: float = field(
+        default=0.0,
+        metadata={"help": "Price per 1M completion tokens of the feedback model (GPT-4o: 10.00)."},
+    )
+    feedback_column: str = field(
+        default="privileged_context",
+        metadata={
+            "help": "'column': dataset column with the feedback, or a list of one hint per turn (default: SDPO's)."
+        },
+    )
+    feedback_checker: str | None = field(
+        default=None,
+        metadata={"help": "'checker': import path of check(problem, completion, columns) -> str | None."},
+    )
+    feedback_checker_max_reports: int = field(
+        default=3, metadata={"help": "'checker': distinct diagnostics kept per group, most frequent first."}
+    )
+    feedback_checker_max_chars: int = field(
+        default=300, metadata={"help": "'checker': characters kept of each diagnostic."}
     )
     feedback_reference_column: str = field(
         default="solution",
@@ -205,6 +316,14 @@ class MulFeRLConfig(GRPOConfig):
         },
     )
 
+    def feedback_turns_at(self, global_step: int) -> int:
+        """The number of feedback turns at this global step: `max_feedback_turns`, or its annealed value."""
+        if self.feedback_turns_decay_steps is None:
+            return self.max_feedback_turns
+        steps_left = max(0, self.feedback_turns_decay_steps - global_step)
+        span = self.max_feedback_turns - self.min_feedback_turns
+        return self.min_feedback_turns + -(-span * steps_left // self.feedback_turns_decay_steps)  # rounded up
+
     @property
     def fco_enabled(self) -> bool:
         """FCO trains only when feedback turns can turn a failed group into a solved one."""
@@ -216,6 +335,25 @@ class MulFeRLConfig(GRPOConfig):
 
         if self.max_feedback_turns < 0:
             raise ValueError(f"max_feedback_turns must be >= 0, got {self.max_feedback_turns}.")
+        if self.feedback_turns_decay_steps is not None and self.feedback_turns_decay_steps < 1:
+            raise ValueError(
+                f"feedback_turns_decay_steps must be >= 1 or None, got {self.feedback_turns_decay_steps}."
+            )
+        if not 0 <= self.min_feedback_turns <= self.max_feedback_turns:
+            raise ValueError(
+                f"min_feedback_turns must be between 0 and max_feedback_turns ({self.max_feedback_turns}), got "
+                f"{self.min_feedback_turns}."
+            )
+        if self.min_feedback_turns and self.feedback_turns_decay_steps is None:
+            raise ValueError(
+                "min_feedback_turns is the floor of the annealed turn budget: set feedback_turns_decay_steps too, or "
+                "leave min_feedback_turns at 0."
+            )
+        if self.max_feedback_groups_per_step is not None and self.max_feedback_groups_per_step < 1:
+            raise ValueError(
+                f"max_feedback_groups_per_step must be >= 1 or None (no cap), got {self.max_feedback_groups_per_step}"
+                ". Set max_feedback_turns=0 for no feedback at all."
+            )
         if self.feedback_injection not in FEEDBACK_INJECTIONS:
             raise ValueError(
                 f"feedback_injection must be one of {FEEDBACK_INJECTIONS}, got {self.feedback_injection!r}."
@@ -238,6 +376,31 @@ class MulFeRLConfig(GRPOConfig):
             )
         if self.feedback_provider == "openai" and not self.feedback_model:
             raise ValueError("feedback_provider='openai' needs feedback_model, e.g. feedback_model='gpt-4o'.")
+        if self.feedback_provider == "checker" and not self.feedback_checker:
+            raise ValueError(
+                "feedback_provider='checker' needs feedback_checker, the import path of a function "
+                "check(problem, completion, columns) -> str, e.g. feedback_checker='my_checks.unit_tests'."
+            )
+        if self.feedback_provider == "none" and self.max_feedback_turns > 0:
+            raise ValueError(
+                f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
+                f"max_feedback_turns=0 (got {self.max_feedback_turns}), the paper's no-regeneration ablation."
+            )
+        if self.feedback_temperature < 0:
+            raise ValueError(f"feedback_temperature must be >= 0, got {self.feedback_temperature}.")
+        for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0 or None (no limit), got {getattr(self, name)}.")
+        if self.feedback_input_token_price < 0 or self.feedback_output_token_price < 0:
+            raise ValueError(
+                "feedback_input_token_price and feedback_output_token_price must be >= 0, got "
+                f"{self.feedback_input_token_price} and {self.feedback_output_token_price}."
+            )
+        if self.feedback_checker_max_reports < 1 or self.feedback_checker_max_chars < 1:
+            raise ValueError(
+                "feedback_checker_max_reports and feedback_checker_max_chars must be >= 1, got "
+                f"{self.feedback_checker_max_reports} and {self.feedback_checker_max_chars}."
+            )
         if self.fco_weight < 0:
             raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {self.fco_weight}.")
         if self.fco_tau <= 0:

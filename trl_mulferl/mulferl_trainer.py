@@ -10,13 +10,14 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
-from .feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
+from .feedback import FeedbackRequest, feedback_cost, is_batched, problem_text, redact_answer_leak, request_feedback
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
-from .openai_provider import OpenAIFeedbackProvider
+from .providers import build_feedback_provider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
+from .self_provider import SelfFeedbackProvider
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -36,6 +37,16 @@ _REFERENCE_ONLY_BETA = 1.0
 _PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
 # Metrics reduced with max over processes; every other count is summed.
 _MAX_METRICS = ("feedback/latency_max",)
+_FEEDBACK_COUNTS = (
+    "requests",
+    "errors",
+    "leaks_redacted",
+    "retries",
+    "prompt_tokens",
+    "completion_tokens",
+    "capped_groups",
+    "skipped_truncated",
+)
 
 
 @dataclass
@@ -59,6 +70,8 @@ class _Rollout:
     feedback: list[str]  # per group, the feedback its last turn was conditioned on ("" at turn 0)
     final_rewards_per_func: torch.Tensor  # gathered over processes; a row's rewards at its group's last turn
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
+    num_turns: int  # 1 + this step's feedback turns (`max_feedback_turns`, or its annealed value)
+    feedback_groups_left: int | None = None  # this step's `max_feedback_groups_per_step` budget, over all processes
     # per local row, (prompt_ids, completion_ids, scored-token mask) one turn before its last: the FCO negatives
     negatives: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
     # handed to TRL's advantage computation: the rewards of GRPO-routed rows, NaN elsewhere
@@ -127,20 +140,8 @@ class MulFeRLTrainer(GRPOTrainer):
         refuse_unsupported(
             "MulFeRLTrainer", tools=tools, rollout_func=rollout_func, environment_factory=environment_factory
         )
-        if feedback_provider is None and args.feedback_provider == "openai":
-            feedback_provider = OpenAIFeedbackProvider(
-                model=args.feedback_model,
-                base_url=args.feedback_base_url,
-                api_key_env=args.feedback_api_key_env,
-                max_tokens=args.max_feedback_length,
-                temperature=args.feedback_temperature,
-                group_size=args.feedback_group_size,
-                max_concurrency=args.feedback_max_concurrency,
-                timeout=args.feedback_timeout,
-                max_retries=args.feedback_max_retries,
-                reasoning_model=args.feedback_reasoning_model,
-                seed=args.seed,
-            )
+        if feedback_provider is None:
+            feedback_provider = build_feedback_provider(args)
         if args.max_feedback_turns > 0:
             if feedback_provider is None:
                 raise ValueError(
@@ -152,17 +153,19 @@ class MulFeRLTrainer(GRPOTrainer):
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
-        needs_reference = args.beta != 0.0 or args.fco_enabled
+        # Self-feedback is written by the frozen starting policy: the reference.
+        self_feedback = isinstance(feedback_provider, SelfFeedbackProvider) and args.max_feedback_turns > 0
+        needs_reference = args.beta != 0.0 or args.fco_enabled or self_feedback
         if needs_reference and not isinstance(model, str) and peft_config is None:
             if not is_peft_model(model) and not get_config_model_id(model.config):
                 raise ValueError(
-                    "MulFeRLTrainer needs a reference policy (FCO with fco_weight > 0, or beta > 0), which TRL loads "
-                    "from the model's name or path, but this model has neither. Pass the model as a Hub id or local "
-                    "path (model.save_pretrained(path) first), train a PEFT adapter (peft_config=...), or set "
-                    "fco_weight=0 and beta=0."
+                    "MulFeRLTrainer needs a reference policy (FCO with fco_weight > 0, beta > 0, or self-feedback), "
+                    "which TRL loads from the model's name or path, but this model has neither. Pass the model as a "
+                    "Hub id or local path (model.save_pretrained(path) first), train a PEFT adapter "
+                    "(peft_config=...), or set fco_weight=0, beta=0 and another feedback provider."
                 )
         beta = args.beta
-        if args.fco_enabled and beta == 0.0:
+        if needs_reference and beta == 0.0:
             args.beta = _REFERENCE_ONLY_BETA  # TRL's own code then builds the reference (or the PEFT "ref" adapter)
         try:
             super().__init__(
@@ -184,9 +187,17 @@ class MulFeRLTrainer(GRPOTrainer):
 
         if self._is_vlm:
             raise ValueError("MulFeRLTrainer does not support vision-language models yet; use a text-only model.")
+        if self_feedback and not self.processing_class.chat_template:
+            raise ValueError(
+                "Self-feedback formats the reviewer prompts with the tokenizer's chat template, and this tokenizer has "
+                "none. Set processing_class.chat_template (e.g. TRL's templates in trl/chat_templates/), or serve the "
+                "model (vllm serve) and use feedback_provider='openai'."
+            )
         check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         self.feedback_provider = feedback_provider
+        # Over the run and all processes, for the summary logged at the end of training.
+        self._feedback_totals = Counter(dict.fromkeys(("requests", "prompt_tokens", "completion_tokens", "cost"), 0))
         self._feedback_loop = None
         self._turn_inputs = None
         self._rollout = None
@@ -205,9 +216,9 @@ class MulFeRLTrainer(GRPOTrainer):
         rows = _Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs)
         rollout = self._start_rollout(prompts, rows)
 
-        for _turn in range(self.args.max_feedback_turns):
+        for turn in range(1, rollout.num_turns):
             failed = rollout.groups(Route.REGENERATE)
-            feedback = self._ask_for_feedback(failed, prompts, rows, rollout)
+            feedback = self._ask_for_feedback(turn, failed, prompts, rows, rollout)
             regenerated = [group for group in failed if feedback[group] is not None]
             for group in failed:
                 if feedback[group] is None:
@@ -252,6 +263,8 @@ class MulFeRLTrainer(GRPOTrainer):
             feedback=[""] * num_groups,
             final_rewards_per_func=rewards_per_func.clone(),
             turn0_rewards_per_func=rewards_per_func,
+            num_turns=1 + self.args.feedback_turns_at(self.state.global_step),
+            feedback_groups_left=self.args.max_feedback_groups_per_step,
         )
         local = weighted_rewards(rewards_per_func[self._local_rows(len(prompts))], self.reward_weights)
         scored = local[~torch.isnan(local)]
@@ -268,14 +281,18 @@ class MulFeRLTrainer(GRPOTrainer):
         for group in groups:
             group_rewards = rewards[self._group_rows(group)]
             rollout.histories[group].append(group_state(group_rewards, self.args.success_threshold))
-            num_turns = 1 + self.args.max_feedback_turns
-            rollout.routes[group] = route(rollout.histories[group], num_turns, rewards_vary(group_rewards))
+            rollout.routes[group] = route(rollout.histories[group], rollout.num_turns, rewards_vary(group_rewards))
 
-    def _ask_for_feedback(self, groups, prompts, rows: _Rows, rollout: _Rollout) -> dict[int, str | None]:
-        """Feedback text per failed group of this process (None when there is none), all requests concurrent."""
-        requests = []
+    def _ask_for_feedback(self, turn: int, groups, prompts, rows: _Rows, rollout: _Rollout) -> dict[int, str | None]:
+        """Feedback text for turn `turn` per failed group of this process (None when there is none), all at once.
+
+        A batched provider (self-feedback) is called on every process, even one with no request; any other provider
+        gets every request concurrently on the feedback event loop, under `feedback_turn_deadline`.
+        """
+        asked = self._groups_to_ask(turn, groups, rows, rollout)
         local = rollout.final_rewards_per_func[self._local_rows(len(prompts))]
-        for group in groups:
+        requests = []
+        for group in asked:
             first = group * self._group_size
             columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
             requests.append(
@@ -284,23 +301,60 @@ class MulFeRLTrainer(GRPOTrainer):
                     completions=[completion_text(rows.completions[row]) for row in self._group_rows(group)],
                     rewards=weighted_rewards(local[self._group_rows(group)], self.reward_weights).tolist(),
                     columns=columns,
+                    turn=turn,
                 )
             )
-        results = self._run_async(
-            request_feedback(
-                self.feedback_provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
+        if is_batched(self.feedback_provider):
+            results = self.feedback_provider.feedback_batch(requests, self)
+        else:
+            results = self._run_async(
+                request_feedback(
+                    self.feedback_provider,
+                    requests,
+                    self.args.feedback_max_concurrency,
+                    self.args.feedback_turn_deadline,
+                )
             )
-        )
         if hasattr(self.feedback_provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
             rollout.counts.update(self.feedback_provider.pop_metrics())
-        feedback = {}
-        for group, request, result in zip(groups, requests, results, strict=True):
+        feedback = dict.fromkeys(groups)
+        for group, request, result in zip(asked, requests, results, strict=True):
             rollout.counts["feedback/requests"] += 1
             rollout.counts["feedback/latency_sum"] += result.latency_s
             rollout.counts["feedback/latency_max"] = max(rollout.counts["feedback/latency_max"], result.latency_s)
             feedback[group] = None if result.text is None else self._prepare_feedback(result.text, request, rollout)
             rollout.counts["feedback/errors"] += feedback[group] is None
         return feedback
+
+    def _groups_to_ask(self, turn: int, groups, rows: _Rows, rollout: _Rollout) -> list[int]:
+        """The failed groups that get a feedback request; the others stay without feedback and end unresolved.
+
+        With `feedback_skip_truncated`, groups whose rollouts all hit the length limit are skipped. With
+        `max_feedback_groups_per_step`, groups beyond the step's budget are dropped at random, by a draw that every
+        process makes alike from the gathered counts (a collective: every process calls this at every turn).
+        """
+        if self.args.feedback_skip_truncated:
+            eos_and_pad = {*self.eos_token_ids, self._tokenizer.pad_token_id}
+
+            def hit_length_limit(row: int) -> bool:
+                return bool(rows.completion_ids[row]) and rows.completion_ids[row][-1] not in eos_and_pad
+
+            truncated = [group for group in groups if all(map(hit_length_limit, self._group_rows(group)))]
+            rollout.counts["feedback/skipped_truncated"] += len(truncated)
+            groups = [group for group in groups if group not in truncated]
+        if rollout.feedback_groups_left is None:
+            return groups
+        counts = self.accelerator.gather(torch.tensor([len(groups)], device=self.accelerator.device)).tolist()
+        budget, total = rollout.feedback_groups_left, sum(counts)
+        rollout.feedback_groups_left = max(0, budget - total)
+        if total <= budget:
+            return groups
+        generator = make_generator(self.args.seed, self.state.global_step, -turn)  # prompt indices are >= 0
+        first = sum(counts[: self.accelerator.process_index])
+        chosen = torch.randperm(total, generator=generator)[:budget].tolist()
+        kept = sorted(index - first for index in chosen if first <= index < first + len(groups))
+        rollout.counts["feedback/capped_groups"] += len(groups) - len(kept)
+        return [groups[index] for index in kept]
 
     def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: _Rollout) -> str | None:
         """Redact answer leaks, sanitise and cap the feedback (decisions 6 and 8); None when nothing is left."""
@@ -594,10 +648,20 @@ class MulFeRLTrainer(GRPOTrainer):
         metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
         metrics["mulferl/reward_rows"].append(totals["reward_rows"])
         requests = totals["feedback/requests"]
-        for name in ("requests", "errors", "leaks_redacted", "retries", "prompt_tokens", "completion_tokens"):
+        for name in _FEEDBACK_COUNTS:
             metrics[f"mulferl/feedback/{name}"].append(totals[f"feedback/{name}"])
         metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
         metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
+        metrics["mulferl/feedback/max_turns"].append(rollout.num_turns - 1)
+        for name in ("requests", "prompt_tokens", "completion_tokens"):
+            self._feedback_totals[name] += totals[f"feedback/{name}"]
+        self._feedback_totals["cost"] = feedback_cost(
+            self._feedback_totals["prompt_tokens"],
+            self._feedback_totals["completion_tokens"],
+            self.args.feedback_input_token_price,
+            self.args.feedback_output_token_price,
+        )
+        metrics["mulferl/feedback/cost"] = [self._feedback_totals["cost"]]  # a running total: the latest, not a mean
         if self.args.fco_enabled:
             metrics["mulferl/fco/loss"].append(ratio(totals["fco/loss_sum"], totals["fco/groups"]))
             metrics["mulferl/fco/score_gap"].append(ratio(totals["fco/gap_sum"], totals["fco/pairs"]))
@@ -605,6 +669,12 @@ class MulFeRLTrainer(GRPOTrainer):
             metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
 
         self._describe_turn_0(rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
+
+    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        # The summary `train()` logs once at its end (the only log with `train_runtime`) gets the feedback bill.
+        if "train_runtime" in logs and self.feedback_provider is not None:
+            logs.update({f"mulferl/feedback/total_{name}": value for name, value in self._feedback_totals.items()})
+        super().log(logs, start_time)
 
     def _describe_turn_0(self, turn0_rewards_per_func: torch.Tensor, final_rewards_per_func: torch.Tensor):
         """Decision 9: TRL's reward metrics describe turn 0, as GRPO's would; its completions table the final rows.

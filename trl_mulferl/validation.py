@@ -6,6 +6,8 @@ import inspect
 import torch
 from trl.trainer.utils import get_config_model_id, is_async_callable
 
+from .feedback import is_batched
+
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
 TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
@@ -110,13 +112,28 @@ def check_reward_outputs(reward_funcs, reward_func_names):
 
 
 def check_feedback_provider(provider, dataset):
-    """The provider must be callable as `(prompt, completions, rewards, **columns)` with the dataset's columns."""
+    """The provider must be callable as `(prompt, completions, rewards, **columns)` with the dataset's columns (a
+    batched provider has `feedback_batch` instead), and the dataset must hold the columns it declares it needs."""
+    columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
+    if "feedback_turn" in columns:
+        raise ValueError(
+            "The training dataset has a column 'feedback_turn', a name the trainer passes to feedback providers (the "
+            "turn the feedback is for). Rename the column."
+        )
+    required = getattr(provider, "required_columns", ())
+    missing = [c for c in required if c not in columns] if getattr(dataset, "column_names", None) is not None else []
+    if missing:
+        raise ValueError(
+            f"The feedback provider {provider!r} reads the column {missing[0]!r}, which the training dataset lacks "
+            f"(it has {columns}). Add it, or name the column that holds the feedback (feedback_column=...)."
+        )
+    if is_batched(provider):
+        return
     if not callable(provider):
         raise TypeError(
             f"feedback_provider must be a callable (prompt, completions, rewards, **columns) -> str, got "
             f"{type(provider).__name__}."
         )
-    columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
     try:
         signature = inspect.signature(provider)
     except (TypeError, ValueError):  # builtins and some C callables have no signature: nothing to check

@@ -1,0 +1,80 @@
+"""Run by `accelerate launch --multi_gpu --num_processes 2` (CPU, gloo) from tests/test_self_feedback.py.
+
+Self-feedback where only rank 1 has failed groups: rank 0's rewards are mixed (GRPO at turn 0), rank 1's reward is 1
+exactly when the answer opens with an injected feedback block, so its groups fail at turn 0, get feedback written by
+the frozen starting policy, and are solved at turn 1 (FCO); `max_feedback_groups_per_step=1` lets one of them through,
+drawn alike on both ranks. Each rank records how many requests each of the
+provider's batched generations held and how often the reference model's `generate` ran, with its log history and
+final weights.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import torch
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.test_self_feedback import injected_feedback_reward  # noqa: E402
+from tests.test_trainer import TINY_TRAINING, make_dataset  # noqa: E402
+from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
+
+
+def main(output_dir: Path):
+    settings = {**TINY_TRAINING, "per_device_train_batch_size": 8, "num_generations": 4, "max_steps": 2}
+    args = MulFeRLConfig(
+        output_dir=str(output_dir),
+        **settings,
+        max_feedback_turns=1,
+        max_feedback_length=16,
+        feedback_provider="self",
+        max_feedback_groups_per_step=1,
+    )
+    rank = args.process_index
+
+    def rank_dependent_reward(completions, **kwargs):
+        if rank == 0:
+            return [float(i % 2 == 0) for i in range(len(completions))]
+        return injected_feedback_reward(completions)
+
+    tokenizer = build_tiny_tokenizer()
+    model_dir = output_dir / "model"  # the reference (the feedback writer) is loaded by path
+    with args.main_process_first(desc="save the tiny model"):
+        if rank == 0:
+            build_tiny_model(tokenizer).save_pretrained(model_dir)
+    trainer = MulFeRLTrainer(
+        model=str(model_dir),
+        reward_funcs=rank_dependent_reward,
+        args=args,
+        train_dataset=make_dataset(num_prompts=8),
+        processing_class=tokenizer,
+    )
+    requests_per_call, generate_calls = [], []
+    provider_generate, reference_generate = trainer.feedback_provider._generate, trainer.ref_model.generate
+
+    def recorded_provider_generate(trainer, conversations):
+        requests_per_call.append(len(conversations))
+        return provider_generate(trainer, conversations)
+
+    def counted_reference_generate(*args, **kwargs):
+        generate_calls.append(1)
+        return reference_generate(*args, **kwargs)
+
+    trainer.feedback_provider._generate = recorded_provider_generate
+    trainer.ref_model.generate = counted_reference_generate
+    trainer.train()
+    result = {
+        "log_history": trainer.state.log_history,
+        "parameters": torch.cat([p.detach().flatten() for p in trainer.model.parameters()]).tolist(),
+        "requests_per_call": requests_per_call,
+        "generate_calls": len(generate_calls),
+    }
+    (output_dir / f"result_rank{rank}.json").write_text(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(Path(os.environ["MULFERL_TEST_OUTPUT"]))
