@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import re
 import time
 
 import pytest
@@ -44,12 +45,9 @@ def rows(num_prompts, **columns):
     ]
 
 
-def counting_provider(calls):
-    def provider(prompt, completions, rewards, **columns):
-        calls.append(prompt)
-        return MARKER_HINT
-
-    return provider
+def the_server(server) -> dict:
+    """The config fields selecting the OpenAI provider on the local fault server (K = 2: one request per group)."""
+    return {"feedback_provider": "openai", "feedback_model": "fault-model", "feedback_base_url": server.base_url}
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -323,14 +321,14 @@ def test_cost_metric_is_tokens_times_price(server, tmp_path, tiny_tokenizer):
     assert output.metrics["mulferl/feedback/total_cost"] == pytest.approx(2 * per_step)
 
 
-def test_max_feedback_groups_per_step(tmp_path, tiny_tokenizer):
+def test_max_feedback_groups_per_step(server, tmp_path, tiny_tokenizer):
     """4 failed groups per step and a budget of 3 over 2 turns: 3 asked at turn 1, none at turn 2 (budget spent)."""
-    calls = []
     trainer = make_trainer(
         tmp_path,
         tiny_tokenizer,
         zero_reward,
-        provider=counting_provider(calls),
+        provider=None,
+        **the_server(server),
         train_dataset=Dataset.from_list(rows(8)),
         per_device_train_batch_size=4 * K,
         max_feedback_groups_per_step=3,
@@ -342,7 +340,9 @@ def test_max_feedback_groups_per_step(tmp_path, tiny_tokenizer):
     assert logged(trainer, "mulferl/feedback/capped_groups") == [4.0, 4.0]  # 1 at turn 1, 3 at turn 2
     assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
     assert [rows_ for _, rows_ in generations] == [8, 6, 8, 6]  # turn 0, turn 1 (3 groups); no turn 2
-    assert len(calls) == 6 and len(set(calls[:3])) == 3 and len(set(calls[3:])) == 3
+    assert len(server.requests) == 6
+    asked = {re.search(r"What is \d+ \+ \d+\?", user).group(0) for user in server.attempts}
+    assert len(asked) == 6  # 3 different prompts of the 4 at each step, 8 prompts in all
 
 
 def test_feedback_turns_anneal_to_a_floor():
@@ -355,13 +355,13 @@ def test_feedback_turns_anneal_to_a_floor():
         MulFeRLConfig(output_dir="unused", min_feedback_turns=1, **TINY_TRAINING)
 
 
-def test_annealed_feedback_turns_in_training(tmp_path, tiny_tokenizer):
-    calls = []
+def test_annealed_feedback_turns_in_training(server, tmp_path, tiny_tokenizer):
     trainer = make_trainer(
         tmp_path,
         tiny_tokenizer,
         zero_reward,
-        provider=counting_provider(calls),
+        provider=None,
+        **the_server(server),
         max_steps=3,
         feedback_turns_decay_steps=2,
         **NO_FCO,
@@ -370,6 +370,7 @@ def test_annealed_feedback_turns_in_training(tmp_path, tiny_tokenizer):
     trainer.train()
     assert logged(trainer, "mulferl/feedback/max_turns") == [2.0, 1.0, 0.0]
     assert logged(trainer, "mulferl/feedback/requests") == [4.0, 2.0, 0.0]  # 2 failed groups x the step's turns
+    assert len(server.requests) == 6
     assert [step for step, _ in generations] == [0, 0, 0, 1, 1, 2]
     assert "mulferl/turn_2/failed_groups" in trainer.state.log_history[-2]  # the same metric keys every step
 
@@ -379,14 +380,14 @@ def test_annealed_feedback_turns_in_training(tmp_path, tiny_tokenizer):
     [("suppress_tokens", 2.0, 0.0), ("forced_eos_token_id", 0.0, 2.0)],
     ids=["all-truncated", "none-truncated"],
 )
-def test_skip_feedback_for_truncated_groups(tmp_path, tiny_tokenizer, ending, skipped, requests):
+def test_skip_feedback_for_truncated_groups(server, tmp_path, tiny_tokenizer, ending, skipped, requests):
     eos, pad = tiny_tokenizer.eos_token_id, tiny_tokenizer.pad_token_id
-    calls = []
     trainer = make_trainer(
         tmp_path,
         tiny_tokenizer,
         zero_reward,
-        provider=counting_provider(calls),
+        provider=None,
+        **the_server(server),
         max_steps=1,
         max_feedback_turns=1,
         feedback_skip_truncated=True,
@@ -396,4 +397,4 @@ def test_skip_feedback_for_truncated_groups(tmp_path, tiny_tokenizer, ending, sk
     trainer.train()
     assert logged(trainer, "mulferl/feedback/skipped_truncated") == [skipped]
     assert logged(trainer, "mulferl/feedback/requests") == [requests]
-    assert len(calls) == requests and logged(trainer, "mulferl/route/unresolved") == [1.0]
+    assert len(server.requests) == requests and logged(trainer, "mulferl/route/unresolved") == [1.0]

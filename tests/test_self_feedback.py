@@ -154,6 +154,15 @@ def test_replies_stop_at_the_feedback_tag(tmp_path, tiny_tokenizer, reply, text,
     assert provider.pop_metrics()["feedback/completion_tokens"] == reply_tokens * (3 + (error is None))
 
 
+def test_sampled_self_feedback(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """`feedback_temperature > 0` samples: two calls differ, where greedy decoding (the default) repeats itself."""
+    trainer = self_trainer(tmp_path, tiny_tokenizer, tiny_model_dir, feedback_temperature=1.0)
+    assert trainer.feedback_provider.temperature == 1.0
+    torch.manual_seed(0)
+    first, second = (trainer.feedback_provider.feedback_batch([REQUEST], trainer)[0].text for _ in range(2))
+    assert first and second and first != second
+
+
 def test_self_feedback_start_up_errors(tmp_path, tiny_tokenizer, tiny_model_dir, tiny_model):
     from tests.tiny import build_tiny_tokenizer
 
@@ -165,20 +174,46 @@ def test_self_feedback_start_up_errors(tmp_path, tiny_tokenizer, tiny_model_dir,
         self_trainer(tmp_path, tiny_tokenizer, tiny_model, fco_weight=0.0)
 
 
-def launch_two_processes(script: Path, output_dir: Path) -> list[dict]:
-    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2"]
-    command += ["--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", str(script)]
-    env = {**os.environ, "MULFERL_TEST_OUTPUT": str(output_dir), "OMP_NUM_THREADS": "1"}
+ZERO3 = {
+    "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0},  # 0: really partition a tiny model
+    "gradient_accumulation_steps": "auto",
+    "gradient_clipping": "auto",
+    "train_batch_size": "auto",
+    "train_micro_batch_size_per_gpu": "auto",
+}
+
+
+def launch_two_processes(output_dir: Path, engine: str) -> list[dict]:
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--num_machines", "1"]
+    if engine == "zero3":
+        (output_dir / "zero3.json").write_text(json.dumps(ZERO3))
+        accelerate_config = {
+            "distributed_type": "DEEPSPEED",
+            "deepspeed_config": {"deepspeed_config_file": str(output_dir / "zero3.json"), "zero3_init_flag": False},
+            "num_machines": 1,
+            "num_processes": 2,
+        }
+        (output_dir / "accelerate.yaml").write_text(json.dumps(accelerate_config))  # YAML reads JSON
+        command += ["--config_file", str(output_dir / "accelerate.yaml")]
+    else:
+        command += ["--multi_gpu", "--mixed_precision", "no", "--dynamo_backend", "no"]
+    command.append(str(Path(__file__).parent / "scripts" / "two_process_self_feedback.py"))
+    env = {**os.environ, "MULFERL_TEST_OUTPUT": str(output_dir), "MULFERL_TEST_ENGINE": engine, "OMP_NUM_THREADS": "1"}
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     return [json.loads((output_dir / f"result_rank{rank}.json").read_text()) for rank in (0, 1)]
 
 
 @pytest.mark.slow
-def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path):
-    """DDP on CPU (gloo): only rank 1 has failed groups; both ranks generate together, cap and route alike."""
-    results = launch_two_processes(Path(__file__).parent / "scripts" / "two_process_self_feedback.py", tmp_path)
-    assert results[0]["parameters"] == results[1]["parameters"]
+@pytest.mark.parametrize("engine", ["ddp", "zero3"])
+def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path, engine):
+    """2 processes on CPU (gloo): only rank 1 has failed groups; both ranks generate together, cap and route alike."""
+    if engine == "zero3":
+        pytest.importorskip("deepspeed")
+    results = launch_two_processes(tmp_path, engine)
+    assert [r["engine"] for r in results] == [{"processes": 2, "deepspeed": engine == "zero3"}] * 2  # engine on
+    if engine == "ddp":
+        assert results[0]["parameters"] == results[1]["parameters"]
     step_logs = [[entry for entry in result["log_history"] if "mulferl/route/grpo" in entry] for result in results]
     assert len(step_logs[0]) == 2
     keys = [key for key in step_logs[0][0] if key.startswith("mulferl/") and "latency" not in key]
@@ -188,7 +223,7 @@ def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path):
         # 2 groups per rank: rank 0's mixed; rank 1's failed, one of them capped, the other solved by self-feedback.
         assert [entry[f"mulferl/route/{r}"] for r in ("grpo", "fco", "unresolved")] == [0.5, 0.25, 0.25]
         assert entry["mulferl/feedback/requests"] == 1.0 and entry["mulferl/feedback/capped_groups"] == 1.0
-        assert entry["mulferl/feedback/errors"] == 0.0
+        assert entry["mulferl/feedback/errors"] == 0.0 and entry["mulferl/fco/pairs"] == 4.0
     # Rank 0 has no request but generates as often as rank 1 (a dummy each time): the reviews, then the merge.
     assert results[1]["requests_per_call"] == [2, 1, 2, 1]  # K = 4: 2 reviews of 2 rollouts, then 1 merge
     assert results[0]["requests_per_call"] == [0, 0, 0, 0]

@@ -65,7 +65,9 @@ class SelfFeedbackProvider:
     template. All reviews of a feedback turn are generated in one batched `generate` call and all merges in a
     second one, without gradients, each reply stopped at `</feedback>`. This is a batched provider (see
     `trl_mulferl.feedback`): every process makes both calls, with a one-token dummy request where it has none, so
-    that sharded engines (ZeRO-3, FSDP), whose forward passes are collective, cannot deadlock.
+    that sharded engines (ZeRO-3, FSDP), whose forward passes are collective, cannot deadlock. It ignores
+    `feedback_turn_deadline` (a generation cannot be abandoned by one process alone), and with `sync_ref_model=True`
+    the reference, and so the reviewer, follows the policy.
 
     Args:
         max_new_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
@@ -80,12 +82,8 @@ class SelfFeedbackProvider:
                 "SelfFeedbackProvider needs max_new_tokens >= 1, temperature >= 0 and group_size >= 1 (got "
                 f"{max_new_tokens}, {temperature}, {group_size})."
             )
-        self.max_new_tokens, self.temperature, self.group_size, self.seed = (
-            max_new_tokens,
-            temperature,
-            group_size,
-            seed,
-        )
+        self.max_new_tokens, self.temperature = max_new_tokens, temperature
+        self.group_size, self.seed = group_size, seed
         self._metrics = Counter()
 
     def __repr__(self):

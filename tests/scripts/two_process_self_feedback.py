@@ -1,13 +1,15 @@
-"""Run by `accelerate launch --multi_gpu --num_processes 2` (CPU, gloo) from tests/test_self_feedback.py.
+"""Run by `accelerate launch` with 2 processes on CPU (gloo) from tests/test_self_feedback.py: plain DDP, or DeepSpeed
+ZeRO-3 when MULFERL_TEST_ENGINE=zero3 (the accelerate config then names the DeepSpeed config).
 
 Self-feedback where only rank 1 has failed groups: rank 0's rewards are mixed (GRPO at turn 0), rank 1's reward is 1
 exactly when the answer opens with an injected feedback block, so its groups fail at turn 0, get feedback written by
 the frozen starting policy, and are solved at turn 1 (FCO); `max_feedback_groups_per_step=1` lets one of them through,
 drawn alike on both ranks. Each rank records how many requests each of the
 provider's batched generations held and how often the reference model's `generate` ran, with its log history and
-final weights.
+final weights (DDP only: ZeRO-3 partitions them).
 """
 
+import importlib
 import json
 import os
 import sys
@@ -24,7 +26,11 @@ from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
 
 
-def main(output_dir: Path):
+def main(output_dir: Path, engine: str):
+    if engine == "zero3":
+        # Skip DeepSpeed's JIT-compiled shared-memory all-reduce (minutes on 2 cores); plain torch.distributed is used.
+        importlib.import_module("deepspeed.comm.torch")
+        sys.modules["deepspeed.comm.torch"].build_shm_op = lambda: None
     settings = {**TINY_TRAINING, "per_device_train_batch_size": 8, "num_generations": 4, "max_steps": 2}
     args = MulFeRLConfig(
         output_dir=str(output_dir),
@@ -54,7 +60,8 @@ def main(output_dir: Path):
         processing_class=tokenizer,
     )
     requests_per_call, generate_calls = [], []
-    provider_generate, reference_generate = trainer.feedback_provider._generate, trainer.ref_model.generate
+    reference = trainer.accelerator.unwrap_model(trainer.ref_model)
+    provider_generate, reference_generate = trainer.feedback_provider._generate, reference.generate
 
     def recorded_provider_generate(trainer, conversations):
         requests_per_call.append(len(conversations))
@@ -65,16 +72,18 @@ def main(output_dir: Path):
         return reference_generate(*args, **kwargs)
 
     trainer.feedback_provider._generate = recorded_provider_generate
-    trainer.ref_model.generate = counted_reference_generate
+    reference.generate = counted_reference_generate
     trainer.train()
     result = {
         "log_history": trainer.state.log_history,
-        "parameters": torch.cat([p.detach().flatten() for p in trainer.model.parameters()]).tolist(),
         "requests_per_call": requests_per_call,
         "generate_calls": len(generate_calls),
+        "engine": {"processes": trainer.accelerator.num_processes, "deepspeed": trainer.is_deepspeed_enabled},
     }
+    if engine == "ddp":
+        result["parameters"] = torch.cat([p.detach().flatten() for p in trainer.model.parameters()]).tolist()
     (output_dir / f"result_rank{rank}.json").write_text(json.dumps(result))
 
 
 if __name__ == "__main__":
-    main(Path(os.environ["MULFERL_TEST_OUTPUT"]))
+    main(Path(os.environ["MULFERL_TEST_OUTPUT"]), os.environ.get("MULFERL_TEST_ENGINE", "ddp"))
