@@ -213,10 +213,10 @@ def find_argument_problem(parser: TrlParser, argv: list[str]) -> str | None:
             return f"unknown field {key!r} in {source}{did_you_mean(key, known)}"
     parser.set_defaults_with_config(**config)
     namespace, unknown = parser.parse_known_args(args)
-    for flag in unknown:
-        if flag.startswith("-"):
-            return f"unknown option {flag}{did_you_mean(flag.lstrip('-'), known, prefix='--')}"
-        return f"unexpected argument {flag!r}: fields are given as --FIELD VALUE"
+    if unknown and unknown[0].startswith("-"):
+        return f"unknown option {unknown[0]}{did_you_mean(unknown[0].lstrip('-'), known, prefix='--')}"
+    if unknown:
+        return f"unexpected argument {unknown[0]!r}: fields are given as --FIELD VALUE"
     if namespace.model_name_or_path is None and namespace.dataset_name is None:
         return "nothing to train: give a recipe (--config RECIPE.yaml) or --model_name_or_path and --dataset_name"
     for name in ("model_name_or_path", "dataset_name"):
