@@ -1,28 +1,43 @@
 """MulFeRL and iGRPO trainers for Hugging Face TRL."""
 
-from .igrpo_config import IGRPOConfig
-from .igrpo_trainer import IGRPOTrainer
-from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
-from .mulferl_config import MulFeRLConfig
-from .mulferl_trainer import MulFeRLTrainer
-from .openai_provider import OpenAIFeedbackProvider
-from .providers import CheckerFeedbackProvider, ColumnFeedbackProvider, build_feedback_provider
-from .rewards import accuracy_reward
-from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
-from .schema import (
-    SYSTEM_PROMPT,
-    extract_answer,
-    feedback_prefill,
-    inject_feedback,
-    make_conversation,
-    sanitize_feedback,
-    schema_compliant,
-    truncate_to_tokens,
-)
-from .self_provider import SelfFeedbackProvider
+import importlib
+from typing import TYPE_CHECKING
 
 
 __version__ = "0.1.0.dev0"
+
+# Exports are imported on first use (PEP 562), so that `trl-mulferl --help` and other light entry points do not pay
+# for importing torch, transformers and TRL.
+_EXPORTS = {
+    "IGRPOConfig": "igrpo_config",
+    "IGRPOTrainer": "igrpo_trainer",
+    "drop_empty_pairs": "losses",
+    "fco_loss": "losses",
+    "fco_score": "losses",
+    "fco_surrogate_coefficients": "losses",
+    "MulFeRLConfig": "mulferl_config",
+    "MulFeRLTrainer": "mulferl_trainer",
+    "OpenAIFeedbackProvider": "openai_provider",
+    "CheckerFeedbackProvider": "providers",
+    "ColumnFeedbackProvider": "providers",
+    "build_feedback_provider": "providers",
+    "SelfFeedbackProvider": "self_provider",
+    "accuracy_reward": "rewards",
+    "GroupState": "routing",
+    "Route": "routing",
+    "group_state": "routing",
+    "make_generator": "routing",
+    "route": "routing",
+    "sample_fco_pairs": "routing",
+    "SYSTEM_PROMPT": "schema",
+    "extract_answer": "schema",
+    "feedback_prefill": "schema",
+    "inject_feedback": "schema",
+    "make_conversation": "schema",
+    "sanitize_feedback": "schema",
+    "schema_compliant": "schema",
+    "truncate_to_tokens": "schema",
+}
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -54,3 +69,38 @@ __all__ = [
     "schema_compliant",
     "truncate_to_tokens",
 ]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from .igrpo_config import IGRPOConfig
+    from .igrpo_trainer import IGRPOTrainer
+    from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
+    from .mulferl_config import MulFeRLConfig
+    from .mulferl_trainer import MulFeRLTrainer
+    from .openai_provider import OpenAIFeedbackProvider
+    from .providers import CheckerFeedbackProvider, ColumnFeedbackProvider, build_feedback_provider
+    from .rewards import accuracy_reward
+    from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
+    from .schema import (
+        SYSTEM_PROMPT,
+        extract_answer,
+        feedback_prefill,
+        inject_feedback,
+        make_conversation,
+        sanitize_feedback,
+        schema_compliant,
+        truncate_to_tokens,
+    )
+    from .self_provider import SelfFeedbackProvider

@@ -1,28 +1,57 @@
-"""`trl-mulferl` command line: `trl-mulferl demo [options]`, `trl-mulferl train --config recipe.yaml [options]`."""
+"""`trl-mulferl COMMAND [options]`: the package's command line.
+
+Each command is a module with a `main(argv)`, imported only when that command runs, so `trl-mulferl --help` answers
+without loading torch, transformers or TRL.
+"""
 
 import argparse
+import importlib
 import sys
+from typing import NamedTuple
+
+from . import __version__
+
+
+class Command(NamedTuple):
+    module: str  # whose `main(argv)` runs the command
+    summary: str
 
 
 COMMANDS = {
-    "demo": "GRPO vs MulFeRL on a tiny model, offline, on CPU",
-    "train": "train MulFeRL from a YAML recipe (one process; use `accelerate launch -m trl_mulferl.train` for more)",
+    "train": Command(
+        "trl_mulferl.train",
+        "train MulFeRL from a YAML recipe (one process; `accelerate launch -m trl_mulferl.train` for more)",
+    ),
+    "make-tiny": Command(
+        "trl_mulferl.tiny",
+        "write a tiny local model and a one-digit-sums dataset, for recipes/tiny_cpu.yaml (offline, seconds)",
+    ),
+    "eval": Command(
+        "trl_mulferl.evaluation.cli",
+        "pass@1 / pass@k of a model on the paper's benchmarks, with optional test-time feedback",
+    ),
+    "demo": Command("trl_mulferl.demo", "GRPO vs MulFeRL on a tiny model, offline, on CPU (about 4 minutes)"),
 }
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="trl-mulferl", description="MulFeRL for TRL.")
-    parser.add_argument("command", choices=list(COMMANDS), help="; ".join(f"{k}: {v}" for k, v in COMMANDS.items()))
-    args = parser.parse_args(argv[:1])
-    if args.command == "demo":
-        from .demo import main as demo
-
-        demo(argv[1:])
-    else:
-        from .train import main as train
-
-        train(argv[1:])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    width = max(len(name) for name in COMMANDS) + 2
+    parser = argparse.ArgumentParser(
+        prog="trl-mulferl",
+        usage="trl-mulferl COMMAND [options]",
+        description="MulFeRL for TRL.",
+        epilog="commands:\n"
+        + "\n".join(f"  {name:<{width}}{command.summary}" for name, command in COMMANDS.items())
+        + "\n\n`trl-mulferl COMMAND --help` lists a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", metavar="COMMAND", choices=list(COMMANDS), help="one of the commands below")
+    parser.add_argument("--version", action="version", version=f"trl_mulferl {__version__}")
+    # Only the command name is ours to parse; everything after it belongs to the command.
+    command = parser.parse_args(argv[:1]).command
+    # Not returned: the console script passes main's result to sys.exit, which would print a command's return value.
+    importlib.import_module(COMMANDS[command].module).main(argv[1:])
 
 
 if __name__ == "__main__":

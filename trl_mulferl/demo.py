@@ -11,7 +11,6 @@ trains on the turn that shows contrast.
 
 import argparse
 import json
-import re
 import time
 import warnings
 from datetime import datetime
@@ -26,64 +25,23 @@ from trl import GRPOConfig, GRPOTrainer
 
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
-from .tiny import build_qwen2, train_tokenizer
-
-
-_DIGIT = re.compile(r"\d")
+from .tiny import build_qwen2, checker_feedback, digit_reward, sum_problems, sum_question, train_tokenizer
 
 
 def make_problems(seed: int) -> tuple[Dataset, Dataset]:
     """All 55 sums a + b <= 9, shuffled, split 35 for training and 20 held out."""
-    problems = [(a, b) for a in range(10) for b in range(10) if a + b <= 9]
-    order = torch.randperm(len(problems), generator=torch.Generator().manual_seed(seed)).tolist()
-    rows = [
-        {
-            "prompt": [{"role": "user", "content": f"What is {a} + {b}? Answer with one digit."}],
-            "a": a,
-            "b": b,
-            "answer": str(a + b),
-        }
-        for a, b in (problems[i] for i in order)
-    ]
+    rows = [{"prompt": [{"role": "user", "content": sum_question(a, b)}]} for a, b in sum_problems(seed)]
     return Dataset.from_list(rows[:35]), Dataset.from_list(rows[35:])
-
-
-def given_digit(completion) -> str | None:
-    """The first digit written after the feedback block (if any): the answer the checker reads."""
-    text = completion if isinstance(completion, str) else completion[0]["content"]
-    match = _DIGIT.search(text.split("</feedback>", 1)[-1])
-    return match.group(0) if match else None
-
-
-def digit_reward(completions, answer, **kwargs) -> list[float]:
-    """1.0 when the first digit after the feedback block is the sum, else 0.0."""
-    return [float(given_digit(c) == ref) for c, ref in zip(completions, answer, strict=True)]
-
-
-def checker_feedback(prompt, completions, rewards, a, b, **kwargs) -> str:
-    """Feedback from the task's checker: how the failed answers went wrong and the steps to fix them, no answer."""
-    given = [given_digit(c) for c in completions]
-    missing = sum(digit is None for digit in given)
-    too_large = sum(digit is not None and int(digit) > a + b for digit in given)
-    too_small = sum(digit is not None and int(digit) < a + b for digit in given)
-    problems = []
-    if missing:
-        problems.append(f"{missing} answers give no digit at all")
-    if too_large:
-        problems.append(f"{too_large} answers are larger than {a} + {b}")
-    if too_small:
-        problems.append(f"{too_small} answers are smaller than {a} + {b}")
-    return (
-        f"Issue: {'; '.join(problems)}. Fix steps: 1. Start from {a} and count up {b} more. "
-        "2. Write that single digit first, before any other digit."
-    )
 
 
 def build_model(output_dir: Path, seed: int):
     """Trains the tokenizer on the task's own text and saves a fresh tiny Qwen2 next to it."""
     train, held_out = make_problems(seed)
     texts = [row["prompt"][0]["content"] for row in train] + [row["prompt"][0]["content"] for row in held_out]
-    texts += [checker_feedback(None, ["7"], [0.0], a=2, b=3), "<thinking><feedback></feedback></thinking> 0123456789"]
+    texts += [
+        checker_feedback(sum_question(2, 3), ["7", "1", "x"], [0.0] * 3),  # every kind of issue it names
+        "<thinking><feedback></feedback></thinking> 0123456789",
+    ]
     tokenizer = train_tokenizer(texts * 10, vocab_size=320)
     model_dir = output_dir / "tiny-qwen2"
     build_qwen2(tokenizer, hidden_size=64, num_layers=2, seed=seed).save_pretrained(model_dir)
@@ -112,8 +70,8 @@ def held_out_reward(model, tokenizer, dataset, samples: int, max_new_tokens: int
         pad_token_id=tokenizer.pad_token_id,
     )
     texts = tokenizer.batch_decode(outputs[:, inputs["input_ids"].size(1) :], skip_special_tokens=True)
-    answers = [row["answer"] for row in dataset for _ in range(samples)]
-    return sum(digit_reward(texts, answers)) / len(texts)
+    repeated_prompts = [row["prompt"] for row in dataset for _ in range(samples)]
+    return sum(digit_reward(repeated_prompts, texts)) / len(texts)
 
 
 class _StepBar(TrainerCallback):
@@ -165,7 +123,7 @@ def run(name: str, trainer, tokenizer, held_out, settings) -> dict:
     return result
 
 
-def write_plot(results: list[dict], path: Path):
+def write_plot(results: list[dict], held_out_before: float, path: Path):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -177,7 +135,7 @@ def write_plot(results: list[dict], path: Path):
             for i in range(len(values))
         ]
 
-    figure, (reward_axis, signal_axis) = plt.subplots(1, 2, figsize=(10, 4))
+    figure, (reward_axis, signal_axis, held_out_axis) = plt.subplots(1, 3, figsize=(15, 4.4))
     for color, result in zip(("tab:blue", "tab:orange"), results, strict=False):
         steps = [e["step"] for e in result["history"]]
         for axis, values in (
@@ -186,21 +144,50 @@ def write_plot(results: list[dict], path: Path):
         ):
             axis.plot(steps, values, color=color, alpha=0.25, linewidth=0.8)
             axis.plot(steps, moving_average(values), color=color, label=f"{result['run']} (10-step mean)")
+        held_out = (held_out_before, result["held_out_after"])
+        held_out_axis.plot((0, steps[-1]), held_out, color=color, marker="o", label=result["run"])
+        held_out_axis.annotate(
+            f"{held_out[1]:.3f}", (steps[-1], held_out[1]), textcoords="offset points", xytext=(-30, 6), color=color
+        )
     reward_axis.set(title="turn-0 training reward", xlabel="step", ylabel="mean reward")
     signal_axis.set(title="prompts giving a training signal", xlabel="step", ylabel="share of prompts", ylim=(0, 1.05))
-    for axis in (reward_axis, signal_axis):
+    top = max(held_out_before, *(result["held_out_after"] for result in results))
+    held_out_axis.set(
+        title="held-out reward, before and after", xlabel="step", ylabel="mean reward", ylim=(0, 1.3 * top + 1e-3)
+    )
+    for axis in (reward_axis, signal_axis, held_out_axis):
         axis.legend()
-    figure.tight_layout()
+    figure.text(
+        0.5,
+        0.01,
+        "Faint lines: the value at each step; solid lines: its 10-step moving mean. Held-out reward: 8 sampled "
+        "answers per held-out problem (temperature 1), before and after training.",
+        ha="center",
+        fontsize=9,
+    )
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)
 
 
+def at_least(minimum: int):
+    """An argparse type: an integer no smaller than `minimum`."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="trl-mulferl demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200, help="training steps per run (default 200)")
-    parser.add_argument("--num-generations", type=int, default=8, help="rollouts per prompt, K (paper: 8)")
-    parser.add_argument("--prompts-per-step", type=int, default=4)
-    parser.add_argument("--max-completion-length", type=int, default=16)
+    parser.add_argument("--steps", type=at_least(1), default=200, help="training steps per run (default 200)")
+    parser.add_argument("--num-generations", type=at_least(2), default=8, help="rollouts per prompt, K (paper: 8)")
+    parser.add_argument("--prompts-per-step", type=at_least(1), default=4)
+    parser.add_argument("--max-completion-length", type=at_least(1), default=16)
     parser.add_argument("--learning-rate", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", type=Path, default=None, help="default: ./mulferl-demo-<date-time>")
@@ -232,18 +219,20 @@ def main(argv=None):
         "bf16": False,
         "seed": args.seed,
         "loss_type": "grpo",
+        "activation_checkpointing": False,  # nothing to save on a tiny model; TRL's default would recompute
     }
+    # Both runs use the demo's folder: with save_strategy "no" they write nothing there, so no empty subfolders.
     grpo = GRPOTrainer(
         model_dir,
         digit_reward,
-        args=GRPOConfig(output_dir=str(output_dir / "grpo"), **common),
+        args=GRPOConfig(output_dir=str(output_dir), **common),
         train_dataset=train,
         processing_class=tokenizer,
     )
     mulferl = MulFeRLTrainer(
         model_dir,
         digit_reward,
-        args=MulFeRLConfig(output_dir=str(output_dir / "mulferl"), **common),
+        args=MulFeRLConfig(output_dir=str(output_dir), **common),
         train_dataset=train,
         processing_class=tokenizer,
         feedback_provider=checker_feedback,
@@ -257,7 +246,7 @@ def main(argv=None):
                 metrics.write(json.dumps({"run": result["run"], **entry}) + "\n")
     summary = [{k: v for k, v in r.items() if k != "history"} | {"held_out_before": held_out_before} for r in results]
     (output_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    write_plot(results, output_dir / "curves.png")
+    write_plot(results, held_out_before, output_dir / "curves.png")
 
     print(f"\n{'':<28}{'GRPO':>10}{'MulFeRL':>10}")
     rows = [

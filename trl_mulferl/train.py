@@ -5,25 +5,57 @@
 
 Every key of the recipe is a field of `MathScriptArguments`, `MulFeRLConfig` or `trl.ModelConfig`, and any of them
 can be overridden on the command line. Each row's `problem_column` becomes a conversational prompt asking for the
-MulFeRL schema, its `answer_column` the reference final answer (`solution`) that `accuracy_reward` verifies.
+MulFeRL schema, its `answer_column` the reference final answer (`solution`) that the reward functions receive.
 """
 
-from dataclasses import dataclass, field
+import difflib
+import importlib
+import re
+import shutil
+import sys
+import textwrap
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 
+import yaml
 from datasets import load_dataset
-from trl import ModelConfig, ScriptArguments, TrlParser, get_peft_config, get_quantization_config
+from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser, get_peft_config, get_quantization_config
 
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
-from .rewards import accuracy_reward
 from .schema import make_conversation
+
+
+USAGE = "trl-mulferl train [--config RECIPE.yaml] [--FIELD VALUE ...]"
+DESCRIPTION = (
+    "Train MulFeRL from a YAML recipe whose keys are the fields below; FIELD VALUE pairs on the command line override "
+    "it. One process; for several: accelerate launch -m trl_mulferl.train --config RECIPE.yaml."
+)
+FIRST_SENTENCE = re.compile(r"(.*?)\.?(?:(?<!\be\.g)(?<!\bi\.e)\.\s|$)", re.DOTALL)
+# The GRPOConfig and ModelConfig fields a recipe nearly always sets, listed by the short --help.
+COMMON_FIELDS = (
+    "model_name_or_path",
+    "dtype",
+    "use_peft",
+    "output_dir",
+    "max_steps",
+    "learning_rate",
+    "per_device_train_batch_size",
+    "num_generations",
+    "max_completion_length",
+    "beta",
+    "loss_type",
+    "use_cpu",
+    "bf16",
+    "report_to",
+)
 
 
 @dataclass
 class MathScriptArguments(ScriptArguments):
     """
-    Script arguments for `trl_mulferl.train`: TRL's dataset arguments, plus the columns that hold the problem and
-    its reference final answer.
+    Script arguments for `trl_mulferl.train`: TRL's dataset arguments, the columns that hold the problem and its
+    reference final answer, the reward functions and an optional feedback function.
     """
 
     problem_column: str = field(default="problem", metadata={"help": "Dataset column holding the problem text."})
@@ -31,13 +63,32 @@ class MathScriptArguments(ScriptArguments):
         default="answer",
         metadata={"help": "Dataset column holding the reference final answer (not a worked solution)."},
     )
+    reward_funcs: list[str] = field(
+        default_factory=lambda: ["trl_mulferl.rewards.accuracy_reward"],
+        metadata={
+            "help": "Reward functions, as import paths (`package.module.function` or `package.module:function`), "
+            "called as TRL calls them, with the reference answer in the `solution` column."
+        },
+    )
+    feedback_function: str | None = field(
+        default=None,
+        metadata={
+            "help": "A feedback provider as an import path (`package.module:function`), called as "
+            "(prompt, completions, rewards, **columns) -> str, e.g. `trl_mulferl.tiny:checker_feedback`. The "
+            "alternative to `feedback_provider: openai`."
+        },
+    )
+
+
+class ScriptArgumentError(ValueError):
+    """A script argument that cannot be used as given; `trl-mulferl train` reports it in one line."""
 
 
 def make_math_dataset(dataset, problem_column: str, answer_column: str):
     """Rows of `prompt` (the schema-asking conversation) and `solution` (the reference answer, as text)."""
     missing = [column for column in (problem_column, answer_column) if column not in dataset.column_names]
     if missing:
-        raise ValueError(
+        raise ScriptArgumentError(
             f"The dataset has no column {missing[0]!r} (it has {dataset.column_names}). Set --problem_column / "
             "--answer_column (problem_column / answer_column in the recipe) to the columns that hold them."
         )
@@ -47,9 +98,29 @@ def make_math_dataset(dataset, problem_column: str, answer_column: str):
     )
 
 
-def main(argv=None):
-    parser = TrlParser((MathScriptArguments, MulFeRLConfig, ModelConfig))
-    script_args, training_args, model_args = parser.parse_args_and_config(argv)
+def import_function(path: str, field_name: str):
+    """The function at the import path `package.module.function` or `package.module:function`."""
+    module_name, _, name = path.partition(":") if ":" in path else path.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise ScriptArgumentError(
+            f"{field_name}: cannot import {path!r} ({error}); give an import path such as "
+            "'trl_mulferl.tiny:checker_feedback'."
+        ) from error
+
+
+def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig, model_args: ModelConfig):
+    """The `MulFeRLTrainer` a recipe describes, with its dataset loaded and its functions imported."""
+    reward_funcs = [import_function(path, "reward_funcs") for path in script_args.reward_funcs]
+    feedback_provider = None
+    if script_args.feedback_function is not None:
+        if training_args.feedback_provider is not None:
+            raise ScriptArgumentError(
+                f"feedback_function ({script_args.feedback_function}) and feedback_provider "
+                f"({training_args.feedback_provider}) both choose the feedback provider; keep one."
+            )
+        feedback_provider = import_function(script_args.feedback_function, "feedback_function")
     # As TRL's own scripts/grpo.py: the model arguments become the policy's (and the reference's) loading arguments.
     training_args.model_init_kwargs = {
         "revision": model_args.model_revision,
@@ -61,14 +132,128 @@ def main(argv=None):
     dataset = load_dataset(
         script_args.dataset_name, name=script_args.dataset_config, split=script_args.dataset_train_split
     )
-    trainer = MulFeRLTrainer(
+    return MulFeRLTrainer(
         model=model_args.model_name_or_path,
-        reward_funcs=accuracy_reward,
+        reward_funcs=reward_funcs,
         args=training_args,
         train_dataset=make_math_dataset(dataset, script_args.problem_column, script_args.answer_column),
+        feedback_provider=feedback_provider,
         quantization_config=get_quantization_config(model_args),
         peft_config=get_peft_config(model_args),
     )
+
+
+def make_parser() -> TrlParser:
+    return TrlParser(
+        (MathScriptArguments, MulFeRLConfig, ModelConfig),
+        prog="trl-mulferl train",
+        usage=USAGE,
+        description=DESCRIPTION,
+    )
+
+
+def short_help(parser: TrlParser) -> str:
+    """`--help`: the recipe flags, the script arguments, the MulFeRL fields and the most used others, one line each."""
+    actions = {action.dest: action for action in parser._actions}
+    grpo_fields = {f.name for f in fields(GRPOConfig)}
+    sections = {
+        "script arguments": [f.name for f in fields(MathScriptArguments)],
+        "MulFeRL fields (MulFeRLConfig)": [f.name for f in fields(MulFeRLConfig) if f.name not in grpo_fields],
+        "most used GRPOConfig / ModelConfig fields": list(COMMON_FIELDS),
+    }
+    width = min(shutil.get_terminal_size().columns, 119)
+
+    def entry(flag: str, text: str) -> str:
+        return textwrap.fill(text, width, initial_indent=f"  {flag:<30}", subsequent_indent=" " * 32)
+
+    lines = [f"usage: {USAGE}", "", textwrap.fill(DESCRIPTION, width), "", "recipe:"]
+    lines.append(entry("--config RECIPE.yaml", "YAML file of FIELD: VALUE, e.g. recipes/tiny_cpu.yaml"))
+    lines.append(entry("-h, --help", "this list"))
+    lines.append(entry("--help-all", "every field: GRPOConfig's (with TrainingArguments') and ModelConfig's"))
+    for title, names in sections.items():
+        lines += ["", f"{title}:"]
+        for name in names:
+            action = actions[name]
+            # The first sentence of the field's help (argparse escapes % as %%), its choices and default.
+            text = FIRST_SENTENCE.match(action.help.replace("%%", "%")).group(1) + "."
+            if action.choices:
+                text += f" One of {', '.join(str(choice) for choice in action.choices)}."
+            if action.default is not None:
+                text += f" Default: {action.default}."
+            lines.append(entry(f"--{name}", text))
+    return "\n".join(lines) + "\n"
+
+
+def find_argument_problem(parser: TrlParser, argv: list[str]) -> str | None:
+    """What keeps `argv` from describing a run, found before the configs are built.
+
+    Building them runs their own checks first (bf16 on a machine without a GPU, for one), which would hide a missing
+    recipe, a misspelled key or a missing model behind an unrelated message.
+    """
+    args, config, source = list(argv), {}, "the command line"
+    if "--config" in args:
+        index = args.index("--config")
+        if index + 1 == len(args):
+            return "--config needs a YAML file, e.g. --config recipes/tiny_cpu.yaml"
+        path = Path(args[index + 1])
+        if not path.is_file():
+            return f"no recipe at {path} (--config takes a YAML file, e.g. recipes/tiny_cpu.yaml)"
+        try:
+            config = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as error:
+            return f"{path} is not valid YAML: {' '.join(str(error).split())}"
+        if not isinstance(config, dict):
+            return f"{path} must be a YAML mapping of FIELD: VALUE"
+        del args[index : index + 2]
+        config.pop("env", None)  # TrlParser exports these as environment variables
+        source = str(path)
+    known = [action.dest for action in parser._actions]
+    for key in config:
+        if key not in known:
+            return f"unknown field {key!r} in {source}{did_you_mean(key, known)}"
+    parser.set_defaults_with_config(**config)
+    namespace, unknown = parser.parse_known_args(args)
+    if unknown and unknown[0].startswith("-"):
+        return f"unknown option {unknown[0]}{did_you_mean(unknown[0].lstrip('-'), known, prefix='--')}"
+    if unknown:
+        return f"unexpected argument {unknown[0]!r}: fields are given as --FIELD VALUE"
+    if namespace.model_name_or_path is None and namespace.dataset_name is None:
+        return "nothing to train: give a recipe (--config RECIPE.yaml) or --model_name_or_path and --dataset_name"
+    for name in ("model_name_or_path", "dataset_name"):
+        value = getattr(namespace, name)
+        if value is None:
+            return f"no {name}: set it in the recipe or with --{name}"
+        # A Hub id never starts with "." or "/": such a value is a local folder, and a missing one fails here, fast.
+        if value.startswith((".", "/")) and not Path(value).exists():
+            return f"{name}: no folder {value} (`trl-mulferl make-tiny` writes the tiny model and data the tiny recipe uses)"
+    return None
+
+
+def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {prefix}{close[0]}?)" if close else ""
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = make_parser()
+    if "--help-all" in argv:
+        parser.print_help()
+        return
+    if "-h" in argv or "--help" in argv:
+        print(short_help(parser), end="")
+        return
+    problem = find_argument_problem(parser, argv)
+    if problem is not None:
+        parser.exit(2, f"trl-mulferl train: error: {problem}\n")
+    try:
+        script_args, training_args, model_args = parser.parse_args_and_config(argv)
+    except ValueError as error:  # the configs' own checks, each naming its field
+        parser.exit(2, f"trl-mulferl train: error: {error}\n")
+    try:
+        trainer = build_trainer(script_args, training_args, model_args)
+    except ScriptArgumentError as error:
+        parser.exit(2, f"trl-mulferl train: error: {error}\n")
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     trainer.save_model(training_args.output_dir)
     trainer.create_model_card(dataset_name=script_args.dataset_name)  # README.md next to the weights, Hub-ready
