@@ -86,3 +86,19 @@ def test_fco_requires_one_update_per_generation():
     # Without FCO (or without feedback turns) both are allowed.
     make_config(num_iterations=2, fco_weight=0.0)
     make_config(num_iterations=2, max_feedback_turns=0)
+
+
+def test_configs_do_not_warn_about_gradient_checkpointing(tmp_path):
+    """TRL's base config sets the deprecated `gradient_checkpointing`; ours keep checkpointing on without the warning."""
+    import warnings
+
+    from trl_mulferl import IGRPOConfig
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        for config_class in (MulFeRLConfig, IGRPOConfig):
+            config = config_class(output_dir=str(tmp_path), use_cpu=True)
+            assert config.activation_checkpointing and config.gradient_checkpointing
+            assert not config_class(
+                output_dir=str(tmp_path), use_cpu=True, activation_checkpointing=False
+            ).gradient_checkpointing

@@ -3,7 +3,12 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from .validation import check_groups_within_process, check_num_generations
+from .validation import (
+    check_groups_within_process,
+    check_num_generations,
+    default_activation_checkpointing,
+    gradient_checkpointing_field,
+)
 
 
 logger = logging.getLogger(__name__)
@@ -56,6 +61,7 @@ class IGRPOConfig(GRPOConfig):
     so that every process agrees.
     """
 
+    gradient_checkpointing: bool | None = gradient_checkpointing_field()
     num_drafts: int = field(
         default=4,
         metadata={"help": "Stage 1 drafts N per prompt (paper: N + G = GRPO's group size, e.g. 4 + 4)."},
@@ -86,6 +92,7 @@ class IGRPOConfig(GRPOConfig):
     )
 
     def __post_init__(self):
+        default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "(G, Stage 2 completions per prompt) for GRPO advantages")
         super().__post_init__()
         if self.num_drafts < 1:

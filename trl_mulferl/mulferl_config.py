@@ -2,7 +2,12 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from .validation import check_groups_within_process, check_num_generations
+from .validation import (
+    check_groups_within_process,
+    check_num_generations,
+    default_activation_checkpointing,
+    gradient_checkpointing_field,
+)
 
 
 FCO_PAIRINGS = ("permutation", "all")
@@ -144,6 +149,7 @@ class MulFeRLConfig(GRPOConfig):
             unbiased estimate of the all-pairs mean. `"all"`: all K*K pairs.
     """
 
+    gradient_checkpointing: bool | None = gradient_checkpointing_field()
     max_feedback_turns: int = field(
         default=2,
         metadata={
@@ -330,6 +336,7 @@ class MulFeRLConfig(GRPOConfig):
         return self.fco_weight > 0 and self.max_feedback_turns > 0
 
     def __post_init__(self):
+        default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
         super().__post_init__()
 

@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+from dataclasses import field
 
 import torch
 from trl.trainer.utils import get_config_model_id, is_async_callable
@@ -21,6 +22,28 @@ def resolve_args(args, config_class, model, run_suffix: str):
     if not isinstance(args, config_class):
         raise TypeError(f"args must be a {config_class.__name__}, got {type(args).__name__}.")
     return args
+
+
+def gradient_checkpointing_field():
+    """Our configs' `gradient_checkpointing`: unset by default, where TRL's base config sets the deprecated name."""
+    return field(
+        default=None,
+        metadata={
+            "help": "Deprecated alias of `activation_checkpointing` (on by default, as in TRL).",
+            "nargs": "?",
+            "const": True,
+        },
+    )
+
+
+def default_activation_checkpointing(config):
+    """TRL's default, checkpointing on, under transformers' current name.
+
+    TRL's base config defaults the deprecated `gradient_checkpointing` to True, so every config warned (a
+    FutureWarning per config); ours leaves it unset and sets `activation_checkpointing` instead.
+    """
+    if config.activation_checkpointing is None and config.gradient_checkpointing is None:
+        config.activation_checkpointing = True
 
 
 def check_num_generations(num_generations: int | None, why: str):
