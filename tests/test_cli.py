@@ -81,7 +81,7 @@ def test_train_help_is_short_and_points_to_every_field(capsys):
     for flag in ("--max_feedback_turns", "--fco_weight", "--feedback_model", "--model_name_or_path", "--use_cpu"):
         assert flag in text
     assert "--gradient_accumulation_steps" not in text
-    assert len(text.splitlines()) < 120
+    assert len(text.splitlines()) < 200  # every MulFeRL field and a few common ones; --help-all lists ~1,400 lines
 
 
 def test_train_help_all_lists_every_field(capsys):
