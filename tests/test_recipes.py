@@ -141,6 +141,7 @@ def test_train_script_runs_a_recipe_offline(tmp_path, tiny_model_dir):
             + ["--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "1", "--num_generations", "2"]
             + ["--max_completion_length", "8", "--max_feedback_turns", "1", "--activation_checkpointing", "false"]
             + ["--use_cpu", "true", "--bf16", "false", "--report_to", "none", "--save_strategy", "no"]
+            + ["--use_vllm", "false"]  # the recipes generate with vLLM on GPUs
         )
         assert {kind for _, _, kind in server.requests} == {"review"}  # K = 2: one subgroup, no merge
     assert (tmp_path / "out" / "model.safetensors").exists()
