@@ -7,7 +7,8 @@ Runs (one after the other in the same processes, each into `OUTPUT_DIR/<run>/`):
   `beta > 0`, so the reference policy runs under the engine even without FCO.
 - `lora`, `lora_fco`: the same with a new LoRA adapter (FCO's reference is the adapter-disabled model).
 - `igrpo`: IGRPOTrainer with a reward that differs between ranks.
-`--resume` resumes each run from its `checkpoint-1` instead and writes `resumed_rank{r}.json`.
+`--resume` resumes each run from its `checkpoint-1` instead (a fresh process, as after a stop) and writes
+`resumed_rank{r}.json` and `resumed_requests_rank{r}.txt`.
 
 Each rank writes `result_rank{r}.json`: the engine actually in use, the log history and the full (gathered) weights;
 or, when the trainer refuses the settings at construction (on every rank alike), the error. The provider's calls go
@@ -157,7 +158,7 @@ def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: b
         return [float(MARKER in text) for text in completion_texts(completions)]
 
     def provider(prompt, completions, rewards, **columns):
-        with open(run_dir / f"requests_rank{rank}.txt", "a") as requests:
+        with open(run_dir / f"{'resumed_' if resume else ''}requests_rank{rank}.txt", "a") as requests:
             requests.write(prompt + "\n")
         return f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."
 
