@@ -227,3 +227,5 @@ if __name__ == "__main__":
         run_dir = Path(output_dir) / run_name
         run_dir.mkdir(parents=True, exist_ok=True)
         RUNS[run_name](run_dir, engine_kwargs, resume)
+    # Shut the process group down before exit: left to the interpreter's teardown, gloo's threads can abort a rank.
+    torch.distributed.destroy_process_group()
