@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_multiprocess import ENGINES_WITH_FCO, REFUSAL
-
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "gpu_check.py"
 STEPS, GROUPS_PER_ROUTE, K = 2, 2, 4  # per step: 4 prompts of 4 rollouts, half GRPO and half FCO
@@ -23,8 +21,7 @@ def test_gpu_check_on_cpu(tmp_path):
     rows = {row["backend"]: row for row in json.loads(output.read_text())}
     assert list(rows) == ["transformers", "vllm", "zero3"]
     assert rows["vllm"] == {"backend": "vllm", "ran": False, "skipped": "skipped: needs CUDA"}
-    ran = ["transformers"] + (["zero3"] if "zero3" in ENGINES_WITH_FCO else [])
-    for backend in ran:
+    for backend in ("transformers", "zero3"):
         row = rows[backend]
         assert row["ran"], row.get("error")
         assert (row["steps"], row["route/grpo"], row["route/fco"], row["route/unresolved"]) == (STEPS, 0.5, 0.5, 0.0)
@@ -32,13 +29,11 @@ def test_gpu_check_on_cpu(tmp_path):
         assert row["fco/pairs"] == STEPS * GROUPS_PER_ROUTE * K
         assert row["step_time_s"] > 0 and row["peak_gpu_memory_gib"] is None
         assert (row["dtype"], row["deepspeed"], row["vllm"]) == ("float32", backend == "zero3", False)
-    if "zero3" not in ENGINES_WITH_FCO:
-        assert rows["zero3"]["error"].startswith(REFUSAL)
-    assert result.returncode == int(not rows["zero3"]["ran"]), result.stderr[-3000:]
+    assert result.returncode == 0, result.stderr[-3000:]
     table = result.stdout.splitlines()
     assert table[-4].split()[:3] == ["backend", "ran", "steps"]
     assert [line.split()[:2] for line in table[-3:]] == [
         ["transformers", "yes"],
         ["vllm", "no"],
-        ["zero3", "yes" if rows["zero3"]["ran"] else "no"],
+        ["zero3", "yes"],
     ]

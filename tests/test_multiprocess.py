@@ -18,13 +18,10 @@ SCRIPT = Path(__file__).parent / "scripts" / "two_process_training.py"
 CONFIGS = Path(__file__).parent / "engine_configs"
 
 ENGINES = ("ddp", "zero2", "zero3", "fsdp2", "fsdp1")
-# Engines under which MulFeRLTrainer trains with FCO (fco_weight > 0). Under the others its start-up refuses FCO,
-# and the FCO tests check that refusal; adding an engine here turns on the full FCO checks for it.
-ENGINES_WITH_FCO = {"ddp"}
-REFUSAL = "ValueError: FCO (fco_weight > 0) is not supported with DeepSpeed or FSDP yet"
-# ZeRO-3 gathers partitioned parameters and reduce-scatters gradients in its own order: equal within float32 noise.
-# The other engines give DDP's weights exactly (an engine whose FCO path sums in another order would need an entry).
-TOLERANCE = {"zero3": 1e-5}
+# Equal to DDP's weights within float32 noise where the sums run in another order: ZeRO-3 gathers partitioned
+# parameters and reduce-scatters gradients, and with FCO the other engines join the negatives' surrogate to the main
+# loss where DDP back-propagates it separately. Otherwise exactly equal.
+TOLERANCE = 5e-5
 ACTIVATION_CHECKPOINTING = {"zero3", "fsdp2"}  # gradient checkpointing
 RESUMED = {"ddp", "zero3"}  # one sharded engine (FSDP1's FULL_STATE_DICT checkpoint segfaults on CPU)
 IGRPO = {"ddp", "zero3"}
@@ -45,30 +42,31 @@ FCO_KEYS = ("mulferl/fco/pairs", "mulferl/fco/dropped_pairs")
 
 
 class Launches:
-    """Each engine launched once per module (all trainings in one pair of processes), and resumed once."""
+    """Each engine launched once per module: all its trainings, one after the other, in one pair of processes."""
 
     def __init__(self, root: Path):
         self.root = root
-        self.failures = {}  # a failed launch fails every test that needs it, without launching again
-        self.done = set()
+        self.outcomes = {}  # (engine, resumed) -> "" when the launch finished, else why it stopped
 
     def output(self, engine: str) -> Path:
         return self.root / engine
 
     def result(self, engine: str, run: str, resumed: bool = False) -> list[dict]:
-        self.launch(engine, resumed)
+        """Each rank's result of `run`; the runs a launch finished before it failed still count."""
+        if (engine, resumed) not in self.outcomes:
+            self.outcomes[engine, resumed] = self.launch(engine, resumed)
         name = "resumed" if resumed else "result"
-        return [json.loads((self.output(engine) / run / f"{name}_rank{rank}.json").read_text()) for rank in (0, 1)]
+        files = [self.output(engine) / run / f"{name}_rank{rank}.json" for rank in (0, 1)]
+        if not all(file.exists() for file in files):
+            pytest.fail(f"{engine}: the launch stopped before `{run}` finished: {self.outcomes[engine, resumed]}")
+        return [json.loads(file.read_text()) for file in files]
 
-    def launch(self, engine: str, resumed: bool = False):
-        if (engine, resumed) in self.done:
-            return
-        if (engine, resumed) in self.failures:
-            pytest.fail(self.failures[engine, resumed])
+    def launch(self, engine: str, resumed: bool) -> str:
         if resumed:
-            self.launch(engine)
-        runs = ["mulferl", "mulferl_fco"] + (["lora", "lora_fco"] if not resumed else [])
-        runs += ["igrpo"] if engine in IGRPO and not resumed else []
+            self.result(engine, "mulferl")  # the uninterrupted runs write the checkpoints
+        runs = ["mulferl", "mulferl_fco"]
+        if not resumed:
+            runs += (["igrpo"] if engine in IGRPO else []) + ["lora", "lora_fco"]
         command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml"]
         command += [str(SCRIPT), str(self.output(engine)), *runs] + (["--resume"] if resumed else [])
         env = {
@@ -82,12 +80,8 @@ class Launches:
         try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
             result = subprocess.run(command, cwd=CONFIGS, env=env, capture_output=True, text=True, timeout=300)
         except subprocess.TimeoutExpired as error:
-            self.failures[engine, resumed] = f"{engine} launch timed out (a hang?): {(error.stderr or b'')[-6000:]!r}"
-            pytest.fail(self.failures[engine, resumed])
-        if result.returncode != 0:
-            self.failures[engine, resumed] = f"{engine} launch failed:\n{result.stderr[-6000:]}"
-            pytest.fail(self.failures[engine, resumed])
-        self.done.add((engine, resumed))
+            return f"timed out after 300 s (a hang?):\n{(error.stderr or b'')[-6000:]!r}"
+        return "" if result.returncode == 0 else f"exit status {result.returncode}:\n{result.stderr[-6000:]}"
 
 
 @pytest.fixture(scope="module")
@@ -119,13 +113,16 @@ def check_engine(engine: str, facts: dict):
     assert facts["activation_checkpointing"] == (engine in ACTIVATION_CHECKPOINTING)
 
 
-def check_like_ddp(engine: str, results: list[dict], ddp_results: list[dict]):
+def weight_tolerance(engine: str, fco: bool) -> float:
+    return TOLERANCE if engine == "zero3" or (fco and engine != "ddp") else 0.0
+
+
+def check_like_ddp(engine: str, results: list[dict], ddp_results: list[dict], fco: bool):
     """Both ranks hold the same weights, equal to the DDP run's, and log the DDP run's routing metrics."""
     for result in results:
-        assert "error" not in result, result["error"]
         check_engine(engine, result["engine"])
     assert results[0]["parameters"] == results[1]["parameters"]
-    tolerance = TOLERANCE.get(engine, 0.0)
+    tolerance = weight_tolerance(engine, fco)
     assert max_difference(results[0]["parameters"], ddp_results[0]["parameters"]) <= tolerance
     assert results[0]["moved"] > 100 * max(tolerance, 1e-5)  # the weights moved far more than the tolerance
     keys = ROUTE_KEYS + (FCO_KEYS if "mulferl/fco/pairs" in step_logs(ddp_results[0])[0] else ())
@@ -136,14 +133,18 @@ def check_like_ddp(engine: str, results: list[dict], ddp_results: list[dict]):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
+def test_launch_finishes(launches, engine):
+    """Every training of the engine's launch ran, and both processes exited cleanly."""
+    launches.result(engine, "mulferl")
+    assert launches.outcomes[engine, False] == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("run", ["mulferl", "mulferl_fco"], ids=["fco_off", "fco_on"])
 def test_one_rank_needing_feedback_every_step(launches, engine, run):
     results = launches.result(engine, run)
-    if run == "mulferl_fco" and engine not in ENGINES_WITH_FCO:
-        assert [result["error"] for result in results] == [results[0]["error"]] * 2
-        assert results[0]["error"].startswith(REFUSAL)
-        return
-    check_like_ddp(engine, results, launches.result("ddp", run))
+    check_like_ddp(engine, results, launches.result("ddp", run), fco=run == "mulferl_fco")
     # 4 groups per rank and step: rank 0's are mixed, rank 1's fail and are solved by the feedback turn.
     for entry in step_logs(results[0]):
         assert (entry["mulferl/route/grpo"], entry["mulferl/route/fco"]) == (0.5, 0.5)
@@ -170,10 +171,7 @@ def test_fco_changes_the_ddp_weights(launches):
 def test_lora(launches, engine, run):
     """A new LoRA adapter; with FCO, the reference is the model with the adapter disabled."""
     results = launches.result(engine, run)
-    if run == "lora_fco" and engine not in ENGINES_WITH_FCO:
-        assert results[0]["error"].startswith(REFUSAL) and results[1]["error"] == results[0]["error"]
-        return
-    check_like_ddp(engine, results, launches.result("ddp", run))
+    check_like_ddp(engine, results, launches.result("ddp", run), fco=run == "lora_fco")
     assert any(".lora_A." in name for name in results[0]["parameters"])  # the adapter is in the engine's model
     if run == "lora_fco":
         assert max_difference(results[0]["parameters"], launches.result("ddp", "lora")[0]["parameters"]) > 1e-3
@@ -187,7 +185,7 @@ def test_igrpo(launches, engine):
         check_engine(engine, result["engine"])
     assert results[0]["parameters"] == results[1]["parameters"]
     ddp_results = launches.result("ddp", "igrpo")
-    assert max_difference(results[0]["parameters"], ddp_results[0]["parameters"]) <= TOLERANCE.get(engine, 0.0)
+    assert max_difference(results[0]["parameters"], ddp_results[0]["parameters"]) <= weight_tolerance(engine, False)
     assert results[0]["moved"] > 1e-3
 
     def igrpo_metrics(result):
@@ -204,7 +202,7 @@ def test_igrpo(launches, engine):
 @pytest.mark.parametrize("engine", sorted(RESUMED))
 def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(launches, engine):
     """Resumed from the checkpoint after step 1 (inside an epoch): step 2 gives the same weights and metrics."""
-    for run in ["mulferl"] + (["mulferl_fco"] if engine in ENGINES_WITH_FCO else []):
+    for run in ["mulferl", "mulferl_fco"]:
         uninterrupted, resumed = launches.result(engine, run), launches.result(engine, run, resumed=True)
         for rank in (0, 1):
             assert resumed[rank]["parameters"] == uninterrupted[rank]["parameters"]

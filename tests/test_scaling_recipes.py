@@ -8,21 +8,20 @@ import pytest
 import yaml
 from accelerate.commands.config.config_args import load_config_from_file
 from accelerate.utils import DistributedType
-from trl import ModelConfig, TrlParser
+from trl import ModelConfig
 
 from trl_mulferl import MulFeRLConfig
-from trl_mulferl.train import MathScriptArguments
+from trl_mulferl.train import MathScriptArguments, make_parser
 
 
-RECIPES = sorted((Path(__file__).resolve().parents[1] / "recipes").glob("*.yaml"))
+RECIPES = sorted((Path(__file__).resolve().parents[1] / "recipes").glob("mulferl_*.yaml"))  # the paper's
 ACCELERATE = Path(__file__).resolve().parents[1] / "recipes" / "accelerate"
 PROMPT_TOKENS = 2048  # the paper's prompt budget
 PROMPTS_PER_STEP, ROLLOUTS_PER_PROMPT = 16, 8
 
 
 def parse(recipe: Path, *overrides: str):
-    parser = TrlParser((MathScriptArguments, MulFeRLConfig, ModelConfig))
-    return parser.parse_args_and_config(
+    return make_parser().parse_args_and_config(
         ["--config", str(recipe), "--use_cpu", "true", "--bf16", "false", "--report_to", "none", *overrides]
     )
 

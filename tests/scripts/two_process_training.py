@@ -10,16 +10,14 @@ Runs (one after the other in the same processes, each into `OUTPUT_DIR/<run>/`):
 `--resume` resumes each run from its `checkpoint-1` instead (a fresh process, as after a stop) and writes
 `resumed_rank{r}.json` and `resumed_requests_rank{r}.txt`.
 
-Each rank writes `result_rank{r}.json`: the engine actually in use, the log history and the full (gathered) weights;
-or, when the trainer refuses the settings at construction (on every rank alike), the error. The provider's calls go
-to `requests_rank{r}.txt`.
+Each rank writes `result_rank{r}.json`: the engine actually in use, the log history and the full (gathered) weights.
+The provider's calls go to `requests_rank{r}.txt`.
 """
 
 import importlib
 import json
 import os
 import sys
-import traceback
 from pathlib import Path
 
 import torch
@@ -119,12 +117,7 @@ def write_result(run_dir: Path, rank: int, result: dict, resumed: bool):
 
 
 def train(trainer_class, run_dir: Path, rank: int, resume: bool, **trainer_kwargs):
-    try:
-        trainer = trainer_class(**trainer_kwargs)
-    except ValueError as error:  # a start-up refusal: every process raises it alike
-        write_result(run_dir, rank, {"error": f"{type(error).__name__}: {error}"}, resume)
-        traceback.print_exc()
-        return
+    trainer = trainer_class(**trainer_kwargs)
     initial = full_parameters(trainer)  # under ZeRO-3 the model is already partitioned when loaded
     trainer.train(resume_from_checkpoint=str(run_dir / "checkpoint-1") if resume else None)
     facts = engine_facts(trainer)
