@@ -71,6 +71,7 @@ def test_every_recipe_builds_its_trainer(recipe, tiny_folder, monkeypatch):
         if recipe in PAPER_RECIPES:
             overrides += ["--model_name_or_path", "./tiny-mulferl/model", "--dataset_name", "./tiny-mulferl/data"]
             overrides += ["--feedback_base_url", server.base_url, "--feedback_model", "fault-model"]
+            overrides += ["--use_vllm", "false"]  # the paper recipes generate with vLLM on GPUs
         script_args, config, model_args = make_parser().parse_args_and_config(["--config", str(recipe), *overrides])
         trainer = build_trainer(script_args, config, model_args)
     assert len(trainer.train_dataset) == 35 and set(trainer.train_dataset.column_names) == {"prompt", "solution"}
@@ -141,6 +142,7 @@ def test_train_script_runs_a_recipe_offline(tmp_path, tiny_model_dir):
             + ["--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "1", "--num_generations", "2"]
             + ["--max_completion_length", "8", "--max_feedback_turns", "1", "--activation_checkpointing", "false"]
             + ["--use_cpu", "true", "--bf16", "false", "--report_to", "none", "--save_strategy", "no"]
+            + ["--use_vllm", "false"]  # the recipes generate with vLLM on GPUs
         )
         assert {kind for _, _, kind in server.requests} == {"review"}  # K = 2: one subgroup, no merge
     assert (tmp_path / "out" / "model.safetensors").exists()
