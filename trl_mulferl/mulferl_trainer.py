@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import torch
+import torch.nn.functional as F
 from accelerate.utils import gather_object, is_peft_model
 from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
@@ -202,6 +203,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._turn_inputs = None
         self._rollout = None
         self._loss_logps = None
+        self._joined_partners = None
         self._warned_unscorable_step = False
 
     # ----------------------------------------------------------------------------------------------------------------
@@ -709,13 +711,16 @@ class MulFeRLTrainer(GRPOTrainer):
 
     def _compute_loss(self, model, inputs):
         fco = "mulferl_fco_coefficient" in inputs and torch.is_grad_enabled()
+        # DeepSpeed and FSDP allow one backward per micro-step: the negatives ride in the main forward as extra rows.
+        joined = fco and self._sharded and bool(inputs["mulferl_fco_active"])
         if fco and not self._sharded:
             self._backward_fco_partners(model, inputs)
         self._loss_logps = [] if fco else None
+        self._joined_partners = {key: inputs[f"mulferl_partner_{key}"] for key in _PARTNER_KEYS} if joined else None
         try:
             loss = super()._compute_loss(model, self._grpo_rows_only(inputs))
         finally:
-            logps, self._loss_logps = self._loss_logps, None
+            logps, self._loss_logps, self._joined_partners = self._loss_logps, None, None
         if "mulferl_grpo_rows" in inputs and self.loss_type == "bnpo":
             loss = loss * self._bnpo_correction(inputs)
         if fco:
@@ -724,8 +729,8 @@ class MulFeRLTrainer(GRPOTrainer):
             surrogate = fco_score(logps[0], logps[0].detach(), score_mask, self.args.fco_score_normalization)
             loss = loss + (inputs["mulferl_fco_coefficient"] * surrogate).sum()
             loss = loss + inputs["mulferl_fco_loss_share"].sum()
-            if self._sharded and inputs["mulferl_fco_active"]:
-                loss = loss + self._partner_surrogate(model, inputs, rows=slice(None))
+            if joined:
+                loss = loss + self._partner_term(inputs, logps[1], rows=slice(None))
         return loss
 
     @staticmethod
@@ -752,31 +757,77 @@ class MulFeRLTrainer(GRPOTrainer):
 
         The forward runs on the unwrapped model before the step's main forward, so under DDP these gradients just
         accumulate locally and are reduced with the main backward, even when ranks hold different numbers of partners.
-        DeepSpeed and FSDP allow one backward per micro-step: there `_compute_loss` adds the surrogate to the loss.
         """
         rows = inputs["mulferl_partner_coefficient"] != 0
-        if rows.any():
-            self.accelerator.backward(self._partner_surrogate(self.accelerator.unwrap_model(model), inputs, rows))
-
-    def _partner_surrogate(self, model, inputs, rows):
-        """`sum w- * (s - s.detach())` over the partner sequences (the FCO negatives) of `rows`, with grad.
-
-        Under DeepSpeed and FSDP every process runs this forward on all its rows every micro-step (rows without a
-        negative carry a one-token pad with coefficient 0), so the collective forwards match.
-        """
+        if not rows.any():
+            return
         partner = {key: inputs[f"mulferl_partner_{key}"][rows] for key in _PARTNER_KEYS}
         logps, _, _ = self._get_per_token_logps_and_entropies(
-            model,
+            self.accelerator.unwrap_model(model),
             torch.cat([partner["prompt_ids"], partner["completion_ids"]], dim=1),
             torch.cat([partner["prompt_mask"], partner["completion_mask"]], dim=1),
             partner["completion_ids"].size(1),
         )
-        surrogate = fco_score(logps, logps.detach(), partner["score_mask"], self.args.fco_score_normalization)
+        self.accelerator.backward(self._partner_term(inputs, logps, rows))
+
+    def _partner_term(self, inputs, logps, rows):
+        """`sum w- * (s - s.detach())` over the partner sequences (the FCO negatives) of `rows`: FCO's gradient."""
+        score_mask = inputs["mulferl_partner_score_mask"][rows]
+        surrogate = fco_score(logps, logps.detach(), score_mask, self.args.fco_score_normalization)
         return (inputs["mulferl_partner_coefficient"][rows] * surrogate).sum()
 
     # Keep the policy log-probs of `_compute_loss`'s forward so that the FCO positives need no second forward.
-    def _get_per_token_logps_and_entropies(self, *args, **kwargs):
-        result = super()._get_per_token_logps_and_entropies(*args, **kwargs)
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
+        partners, self._joined_partners = self._joined_partners, None
+        if partners is not None:
+            return self._forward_with_partners(
+                model, input_ids, attention_mask, logits_to_keep, partners, *args, **kwargs
+            )
+        result = super()._get_per_token_logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
+        )
         if self._loss_logps is not None:
             self._loss_logps.append(result[0])
         return result
+
+    def _forward_with_partners(self, model, input_ids, attention_mask, logits_to_keep, partners, *args, **kwargs):
+        """The loss forward with the FCO negatives appended as extra rows (DeepSpeed and FSDP).
+
+        One forward and one backward carry both: a second forward into the same backward reduces some gradients twice
+        (ZeRO-3 with the reentrant checkpointing TRL uses for PEFT). Prompts are left-padded and completions
+        right-padded to the longer of the two; rotary positions only shift, which leaves attention unchanged. Every
+        process does this every micro-step with FCO anywhere (rows without a negative carry a one-token pad).
+        """
+        num_rows, prompt_length = input_ids.size(0), input_ids.size(1) - logits_to_keep
+        partner_completion_length = partners["completion_ids"].size(1)
+        prompt_width = max(prompt_length, partners["prompt_ids"].size(1))
+        completion_width = max(logits_to_keep, partner_completion_length)
+        pad_id = self._tokenizer.pad_token_id
+
+        def arrange(prompt_ids, prompt_mask, completion_ids, completion_mask):
+            left, right = prompt_width - prompt_ids.size(1), completion_width - completion_ids.size(1)
+            ids = [F.pad(prompt_ids, (left, 0), value=pad_id), F.pad(completion_ids, (0, right), value=pad_id)]
+            mask = [F.pad(prompt_mask, (left, 0)), F.pad(completion_mask, (0, right))]
+            return torch.cat(ids, dim=1), torch.cat(mask, dim=1)
+
+        main = arrange(
+            input_ids[:, :prompt_length],
+            attention_mask[:, :prompt_length],
+            input_ids[:, prompt_length:],
+            attention_mask[:, prompt_length:],
+        )
+        partner = arrange(
+            partners["prompt_ids"], partners["prompt_mask"], partners["completion_ids"], partners["completion_mask"]
+        )
+        logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+            model,
+            torch.cat([main[0], partner[0]]),
+            torch.cat([main[1], partner[1]]),
+            completion_width,
+            *args,
+            **kwargs,
+        )
+        main_logps = logps[:num_rows, :logits_to_keep]
+        self._loss_logps += [main_logps, logps[num_rows:, :partner_completion_length]]
+        entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
+        return main_logps, entropies, aux_loss
