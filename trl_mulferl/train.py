@@ -259,6 +259,8 @@ def main(argv=None):
     trainer.create_model_card(dataset_name=script_args.dataset_name)  # README.md next to the weights, Hub-ready
     if training_args.push_to_hub:
         trainer.push_to_hub(dataset_name=script_args.dataset_name)
+    # As TRL's scripts: finish the trackers and destroy the process group, without which a rank can abort at exit.
+    trainer.end()
     return trainer
 
 
