@@ -1,4 +1,5 @@
 import asyncio
+import threading
 import time
 
 from trl_mulferl.feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
@@ -69,3 +70,16 @@ def test_sync_provider_errors_and_empty_replies_are_reported():
     requests = [FeedbackRequest(p, ["x"], [0.0], {}) for p in ("fine", "boom", "empty")]
     results = asyncio.run(request_feedback(provider, requests, max_concurrency=2))
     assert [(r.text, r.error) for r in results] == [("ok", None), (None, "RuntimeError"), (None, "empty")]
+
+
+def test_sync_providers_run_as_concurrently_as_async_ones():
+    """asyncio's default executor has min(32, CPUs + 4) threads; a sync provider must not be capped below the bound."""
+    everyone_in_flight = threading.Barrier(40, timeout=10)
+
+    def blocking_provider(prompt, completions, rewards, **columns):
+        everyone_in_flight.wait()  # raises BrokenBarrierError (an unresolved group) unless all 40 run at once
+        return "ok"
+
+    requests = [FeedbackRequest(f"p{i}", ["a"], [0.0], {}) for i in range(40)]
+    results = asyncio.run(request_feedback(blocking_provider, requests, max_concurrency=40))
+    assert [(r.text, r.error) for r in results] == [("ok", None)] * 40

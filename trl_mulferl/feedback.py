@@ -18,6 +18,7 @@ collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP.
 
 import ast
 import asyncio
+import functools
 import inspect
 import logging
 import math
@@ -25,6 +26,7 @@ import numbers
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -87,19 +89,20 @@ def takes_feedback_turn(provider: Callable) -> bool:
     )
 
 
-async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore) -> FeedbackResult:
+async def _call(
+    provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore, executor: ThreadPoolExecutor | None
+) -> FeedbackResult:
     async with semaphore:
         start = time.perf_counter()
         columns = (
             {**request.columns, "feedback_turn": request.turn} if takes_feedback_turn(provider) else request.columns
         )
         try:
-            if is_async_callable(provider):
+            if executor is None:
                 text = await provider(request.prompt, request.completions, request.rewards, **columns)
             else:
-                text = await asyncio.to_thread(
-                    provider, request.prompt, request.completions, request.rewards, **columns
-                )
+                call = functools.partial(provider, request.prompt, request.completions, request.rewards, **columns)
+                text = await asyncio.get_running_loop().run_in_executor(executor, call)
         except Exception as error:  # a failing provider must not stop training: the group becomes unresolved
             logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
             return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
@@ -131,11 +134,19 @@ async def request_feedback(
 
     Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline").
     """
-    semaphore = asyncio.Semaphore(max_concurrency)
-    tasks = [asyncio.ensure_future(_call(provider, request, semaphore)) for request in requests]
-    if not tasks:
+    if not requests:
         return []
-    _, pending = await asyncio.wait(tasks, timeout=deadline)
+    semaphore = asyncio.Semaphore(max_concurrency)
+    # A sync provider gets threads of its own, up to the bound: asyncio's default executor has min(32, CPUs + 4).
+    executor = None
+    if not is_async_callable(provider):
+        executor = ThreadPoolExecutor(min(max_concurrency, len(requests)), thread_name_prefix="mulferl-feedback")
+    tasks = [asyncio.ensure_future(_call(provider, request, semaphore, executor)) for request in requests]
+    try:
+        _, pending = await asyncio.wait(tasks, timeout=deadline)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)  # calls past the deadline finish in the background
     for task in pending:
         task.cancel()
     if pending:

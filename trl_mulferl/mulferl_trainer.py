@@ -35,6 +35,8 @@ _TRAINED_ROUTES = (Route.GRPO, Route.FCO)
 _LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
 # Any non-zero beta makes GRPOTrainer.__init__ build the reference policy; FCO needs one even when beta is 0.
 _REFERENCE_ONLY_BETA = 1.0
+# The reference log-prob of rows outside the loss (no KL term): any value whose masked KL stays finite.
+_UNUSED_REFERENCE_LOGP = -1e4
 _PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
 # Metrics reduced with max over processes; every other count is summed.
 _MAX_METRICS = ("feedback/latency_max",)
@@ -506,10 +508,18 @@ class MulFeRLTrainer(GRPOTrainer):
     # The turn loop needs the dataset rows, but `_generate` only receives the prompts.
     def _generate_and_score_completions(self, inputs):
         self._turn_inputs = inputs
-        output = super()._generate_and_score_completions(inputs)
+        beta = self.beta
+        if self.model.training:  # TRL would score every row under the reference; `_add_reference_logps` does it
+            self.beta = 0.0
+        try:
+            output = super()._generate_and_score_completions(inputs)
+        finally:
+            self.beta = beta
         rollout, self._rollout = self._rollout, None
         if rollout is None:
             return output
+        if self.beta != 0.0:
+            self._add_reference_logps(output, rollout)
         grpo_rows = torch.tensor(
             [r == Route.GRPO for r in rollout.routes for _ in range(self._group_size)],
             device=output["advantages"].device,
@@ -522,6 +532,33 @@ class MulFeRLTrainer(GRPOTrainer):
         self._log_rollout(rollout)
         return output
 
+    def _add_reference_logps(self, output, rollout: _Rollout):
+        """TRL's `ref_per_token_logps` for the rows whose loss uses them: GRPO rows (the KL term) and FCO rows (their
+        scores). Every other row is outside the loss mask: it gets `_UNUSED_REFERENCE_LOGP`, far below any log-prob,
+        so that its masked KL term is finite (`inf * 0` would be NaN)."""
+        device = output["prompt_ids"].device
+        uses_reference = (Route.GRPO, Route.FCO) if self.args.fco_enabled else (Route.GRPO,)
+        rows = [
+            row for group, r in enumerate(rollout.routes) if r in uses_reference for row in self._group_rows(group)
+        ]
+        completion_ids = output["completion_ids"]
+        reference = torch.full(completion_ids.shape, _UNUSED_REFERENCE_LOGP, device=device)
+        # Under ZeRO-3 and FSDP every forward is collective: all processes score as many rows (dummies: row 0).
+        num_scored = self._max_over_processes(len(rows)) if self._sharded else len(rows)
+        if num_scored > 0:
+            scored_rows = torch.tensor(rows + [0] * (num_scored - len(rows)), device=device)
+            forward = {
+                "input_ids": torch.cat([output["prompt_ids"], completion_ids], dim=1)[scored_rows],
+                "attention_mask": torch.cat([output["prompt_mask"], output["completion_mask"]], dim=1)[scored_rows],
+                "logits_to_keep": completion_ids.size(1),
+                "batch_size": self.args.per_device_train_batch_size,
+            }
+            with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+                logps = self._reference_logps(forward)
+            reference = reference.to(logps.dtype)
+            reference[scored_rows[: len(rows)]] = logps[: len(rows)]
+        output["ref_per_token_logps"] = reference
+
     def _add_fco_rows(self, output, rollout: _Rollout):
         """Generation-time FCO scores and surrogate coefficients (decision 2); each FCO row carries its negative.
 
@@ -533,7 +570,7 @@ class MulFeRLTrainer(GRPOTrainer):
         num_groups = num_rows // self._group_size
         fco_groups = rollout.groups(Route.FCO)
         fco_rows = [row for group in fco_groups for row in self._group_rows(group)]
-        partner = self._partner_batch(rollout.negatives, num_rows, device)
+        partner = self._partner_batch({row: rollout.negatives[row] for row in fco_rows}, num_rows, device)
         for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
             output[key] = torch.zeros(num_rows, device=device)
         for key, value in partner.items():
