@@ -32,7 +32,7 @@ else:
 # prompt must ask for that schema; with another reward (the paper's answer-only check) any prompt will do.
 dataset = dataset.map(lambda row: {"prompt": make_conversation(row["problem"]), "solution": row["answer"]})
 
-settings = {"output_dir": "Qwen2.5-0.5B-iGRPO", "num_drafts": 4, "num_generations": 4, "max_draft_length": 1024}
+settings = {"output_dir": "Qwen2.5-0.5B-iGRPO", "num_drafts": 4, "num_generations": 4}
 if args.tiny:
     settings |= tiny_training_args(settings["num_generations"]) | {"output_dir": "tiny-mulferl/igrpo"}
 trainer = IGRPOTrainer(model=model, reward_funcs=reward, args=IGRPOConfig(**settings), train_dataset=dataset)
