@@ -183,7 +183,7 @@ ZERO3 = {
 }
 
 
-def launch_two_processes(output_dir: Path, engine: str) -> list[dict]:
+def launch_two_processes(output_dir: Path, engine: str, kl_only: bool = False) -> list[dict]:
     command = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--num_machines", "1"]
     if engine == "zero3":
         (output_dir / "zero3.json").write_text(json.dumps(ZERO3))
@@ -198,19 +198,29 @@ def launch_two_processes(output_dir: Path, engine: str) -> list[dict]:
     else:
         command += ["--multi_gpu", "--mixed_precision", "no", "--dynamo_backend", "no"]
     command.append(str(Path(__file__).parent / "scripts" / "two_process_self_feedback.py"))
-    env = {**os.environ, "MULFERL_TEST_OUTPUT": str(output_dir), "MULFERL_TEST_ENGINE": engine, "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "MULFERL_TEST_OUTPUT": str(output_dir),
+        "MULFERL_TEST_ENGINE": engine,
+        "MULFERL_TEST_KL_ONLY": str(int(kl_only)),
+        "OMP_NUM_THREADS": "1",
+    }
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     return [json.loads((output_dir / f"result_rank{rank}.json").read_text()) for rank in (0, 1)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", ["ddp", "zero3"])
-def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path, engine):
-    """2 processes on CPU (gloo): only rank 1 has failed groups; both ranks generate together, cap and route alike."""
+@pytest.mark.parametrize("engine, kl_only", [("ddp", False), ("zero3", False), ("zero3", True)])
+def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path, engine, kl_only):
+    """2 processes on CPU (gloo): only rank 1 has failed groups; both ranks generate together, cap and route alike.
+
+    `kl_only` (beta > 0, FCO off): only rank 0's rows are scored under the reference (its GRPO rows' KL); under ZeRO-3,
+    whose forwards are collective, rank 1 must still run as many reference forwards.
+    """
     if engine == "zero3":
         pytest.importorskip("deepspeed")
-    results = launch_two_processes(tmp_path, engine)
+    results = launch_two_processes(tmp_path, engine, kl_only)
     assert [r["engine"] for r in results] == [{"processes": 2, "deepspeed": engine == "zero3"}] * 2  # engine on
     if engine == "ddp":
         assert results[0]["parameters"] == results[1]["parameters"]
@@ -223,7 +233,7 @@ def test_self_feedback_on_two_processes_with_one_failing_rank(tmp_path, engine):
         # 2 groups per rank: rank 0's mixed; rank 1's failed, one of them capped, the other solved by self-feedback.
         assert [entry[f"mulferl/route/{r}"] for r in ("grpo", "fco", "unresolved")] == [0.5, 0.25, 0.25]
         assert entry["mulferl/feedback/requests"] == 1.0 and entry["mulferl/feedback/capped_groups"] == 1.0
-        assert entry["mulferl/feedback/errors"] == 0.0 and entry["mulferl/fco/pairs"] == 4.0
+        assert entry["mulferl/feedback/errors"] == 0.0 and entry.get("mulferl/fco/pairs") == (None if kl_only else 4.0)
     # Rank 0 has no request but generates as often as rank 1 (a dummy each time): the reviews, then the merge.
     assert results[1]["requests_per_call"] == [2, 1, 2, 1]  # K = 4: 2 reviews of 2 rollouts, then 1 merge
     assert results[0]["requests_per_call"] == [0, 0, 0, 0]

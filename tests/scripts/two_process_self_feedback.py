@@ -32,6 +32,9 @@ def main(output_dir: Path, engine: str):
         importlib.import_module("deepspeed.comm.torch")
         sys.modules["deepspeed.comm.torch"].build_shm_op = lambda: None
     settings = {**TINY_TRAINING, "per_device_train_batch_size": 8, "num_generations": 4, "max_steps": 2}
+    if os.environ.get("MULFERL_TEST_KL_ONLY") == "1":
+        # Only rank 0 (GRPO rows, for their KL) has rows to score under the reference, rank 1 (FCO off) none.
+        settings.update(beta=0.04, fco_weight=0.0)
     args = MulFeRLConfig(
         output_dir=str(output_dir),
         **settings,
