@@ -1,5 +1,7 @@
 """FCO training (paper eqs. 13-17, spec decision 2): gradient, end to end, PEFT, and the ablation switches."""
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -110,6 +112,47 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
     atol = 1e-7 if normalization == "mean" else 1e-6  # summed scores: gradients up to |y| = 8 times larger
     for got, expected in zip(fco_gradients, expected_gradients, strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
+
+
+def test_fco_scores_reuse_the_policy_logps_trl_computed(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """With vLLM's importance-sampling correction TRL forwards the policy over every final row at generation time
+    (`old_per_token_logps`); the positives' FCO scores reuse them instead of forwarding the policy again."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, learning_rate=0.0, fco_weight=1.0
+    )
+    with torch.no_grad():
+        for parameter in trainer.ref_model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    calls = []
+    original_add, original_forward = trainer._add_fco_rows, trainer._get_per_token_logps_and_entropies
+    trainer._add_fco_rows = lambda output, rollout: calls.append(copy.deepcopy((output, rollout)))
+    trainer.train()
+    trainer._add_fco_rows = original_add
+    trainer.state.global_step = 0  # the pairs are drawn from (seed, step, prompt), as at generation time
+    output, rollout = calls[0]
+
+    def coefficients_and_policy_forwards(output):
+        forwards = []
+
+        def counted(model, *args, **kwargs):
+            forwards.append(model is trainer.model)
+            return original_forward(model, *args, **kwargs)
+
+        trainer._get_per_token_logps_and_entropies = counted
+        output = copy.deepcopy(output)
+        trainer._add_fco_rows(output, copy.deepcopy(rollout))
+        trainer._get_per_token_logps_and_entropies = original_forward
+        return output, sum(forwards)
+
+    without, policy_forwards = coefficients_and_policy_forwards(output)
+    sequences = [output[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")]
+    with torch.no_grad():
+        old_logps = direct_logps(trainer.model, *sequences, trainer.args.temperature)
+    reused, reused_policy_forwards = coefficients_and_policy_forwards({**output, "old_per_token_logps": old_logps})
+    assert (policy_forwards, reused_policy_forwards) == (2, 1)  # positives and negatives, then negatives only
+    assert without["mulferl_fco_coefficient"].abs().min() > 0
+    for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
+        torch.testing.assert_close(reused[key], without[key], rtol=1e-5, atol=1e-7)
 
 
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):

@@ -584,9 +584,11 @@ class MulFeRLTrainer(GRPOTrainer):
         scored_rows = torch.tensor(fco_rows + [0] * (num_scored - len(fco_rows)), device=device)
         positive = {key: output[key][scored_rows] for key in _PARTNER_KEYS if key != "score_mask"}
         positive["score_mask"] = (output["completion_mask"] * output.get("tool_mask", 1))[scored_rows]
-        ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
+        # TRL's, when it computed them: the reference's when beta != 0, the policy's with vLLM's importance sampling.
+        ref_logps, policy_logps = output.get("ref_per_token_logps"), output.get("old_per_token_logps")
         ref_logps = None if ref_logps is None else ref_logps[scored_rows]
-        pos_scores, pos_has_tokens = self._fco_scores(positive, ref_logps)
+        policy_logps = None if policy_logps is None else policy_logps[scored_rows]
+        pos_scores, pos_has_tokens = self._fco_scores(positive, ref_logps, policy_logps)
         neg_scores, neg_has_tokens = self._fco_scores({key: value[scored_rows] for key, value in partner.items()})
         rows = scored_rows[: len(fco_rows)]
         first_group = self.accelerator.process_index * num_groups
@@ -625,8 +627,9 @@ class MulFeRLTrainer(GRPOTrainer):
             "score_mask": pad(score_mask),
         }
 
-    def _fco_scores(self, sequences, ref_logps=None):
-        """FCO scores `s` (eq. 13, or its sum) without grad, from TRL's temperature-scaled log-probs."""
+    def _fco_scores(self, sequences, ref_logps=None, policy_logps=None):
+        """FCO scores `s` (eq. 13, or its sum) without grad, from TRL's temperature-scaled log-probs; log-probs
+        already computed at generation time are reused instead of forwarded again."""
         input_ids = torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)
         attention_mask = torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)
         forward = {
@@ -636,10 +639,12 @@ class MulFeRLTrainer(GRPOTrainer):
             "batch_size": self.args.per_device_train_batch_size,
         }
         with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
-            logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
-            ref_logps = self._reference_logps(forward) if ref_logps is None else ref_logps
+            if policy_logps is None:
+                policy_logps, _, _ = self._get_per_token_logps_and_entropies(self.model, **forward)
+            if ref_logps is None:
+                ref_logps = self._reference_logps(forward)
         score_mask = sequences["score_mask"]
-        scores = fco_score(logps, ref_logps, score_mask, self.args.fco_score_normalization)
+        scores = fco_score(policy_logps, ref_logps, score_mask, self.args.fco_score_normalization)
         return scores, score_mask.sum(dim=1) > 0
 
     def _reference_logps(self, forward):
