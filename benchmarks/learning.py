@@ -1,0 +1,341 @@
+"""Does MulFeRL learn more than GRPO and iGRPO? Held-out pass@1 from the warm-started addition policy, over seeds.
+
+For each seed: a warm start (`trl_mulferl.warm_start`, its own seed and model), then MulFeRL for `--steps` steps,
+then GRPO and iGRPO from the same warm start, seed and data, each run until it has sampled as many completions as
+MulFeRL did (MulFeRL regenerates failed groups, so it samples more per step) and measured twice: at MulFeRL's step
+count (matched steps) and at the end (matched rollout budget). Held-out pass@1 is without feedback (the paper's
+single-pass accuracy) on sums no run trains on; with `--split validation` every number comes from the validation
+sums instead, for choosing settings without looking at the test sums. On the first seed, the paper's Table 2
+ablations of MulFeRL: no regeneration (`max_feedback_turns=0`), no FCO (`fco_weight=0`), plain injection; and any
+`--variants` (settings tried, see `VARIANTS`).
+
+Every job's result is written to `--work-dir` as soon as it ends, so an interrupted run resumes where it stopped.
+
+    OMP_NUM_THREADS=1 python benchmarks/learning.py --seeds 0 1 2 --jobs 2 --output benchmarks/learning.json
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+
+ROOT = Path(__file__).resolve().parents[1]
+# MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
+ABLATIONS = {
+    "no regeneration": {"max_feedback_turns": 0},
+    "no FCO": {"fco_weight": 0.0},
+    "plain injection": {"feedback_injection": "plain"},
+}
+VARIANTS = {
+    "one feedback turn": {"max_feedback_turns": 1},
+    "FCO weight 1": {"fco_weight": 1.0},
+    "FCO weight 1, tau 0.1": {"fco_weight": 1.0, "fco_tau": 0.1},
+    "FCO mean scores, tau 0.2": {"fco_score_normalization": "mean", "fco_tau": 0.2},
+    "vague feedback": {"feedback": "vague"},
+}
+# 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
+T_QUANTILE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def vague_feedback(prompt, completions, rewards, **columns) -> str:
+    """Feedback that says only that the answers are wrong: what MulFeRL gets from a reviewer that finds nothing."""
+    return "Issue: the answers are wrong. Fix steps: 1. Work the sum again carefully."
+
+
+def settings_for(args, seed: int) -> dict:
+    return {
+        "per_device_train_batch_size": args.prompts_per_step * args.num_generations,
+        "num_generations": args.num_generations,
+        "max_completion_length": args.max_completion_length,
+        "learning_rate": args.learning_rate,
+        "lr_scheduler_type": "constant",  # so that a run's state at step S is that of a run of S steps
+        "logging_steps": 1,
+        "disable_tqdm": True,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": seed,
+        "loss_type": "grpo",
+        "activation_checkpointing": False,
+    }
+
+
+def warm_start_job(args, seed: int) -> str:
+    import torch
+
+    from trl_mulferl.addition import make_splits
+    from trl_mulferl.warm_start import WarmStartConfig, warm_start
+
+    torch.set_num_threads(1)
+    config = WarmStartConfig(seed=seed)
+    if args.quick:
+        config = WarmStartConfig(seed=seed, hidden_size=32, num_layers=1, steps=4, batch_size=8, warmup_steps=1)
+    return warm_start(args.work_dir / f"seed-{seed}" / "warm-start", make_splits(seed).train, config, log=None)
+
+
+def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps: int, eval_steps: list[int]) -> dict:
+    """Train one run, evaluate it at `eval_steps`, and return its metrics (also written to the work folder)."""
+    import torch
+    from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
+    from transformers.utils import logging as transformers_logging
+
+    from trl_mulferl.addition import make_splits
+    from trl_mulferl.demo import make_trainer, summarize_run, training_problems
+    from trl_mulferl.warm_start import evaluate_policy
+
+    transformers_logging.set_verbosity_error()
+    torch.set_num_threads(1)
+    splits = make_splits(seed)
+    held_out = getattr(splits, args.split)[: args.held_out]
+    model_dir = str(args.work_dir / f"seed-{seed}" / "warm-start")
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": seed}
+    settings = {**settings_for(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
+    overrides = dict(overrides)
+    feedback = overrides.pop("feedback", "checker")
+    evaluations, eval_seconds = {}, [0.0]
+
+    class Evaluate(TrainerCallback):
+        def on_step_end(self, state_args, state, control, model=None, **kwargs):
+            if state.global_step in eval_steps:
+                start = time.perf_counter()
+                step = str(state.global_step)  # as JSON keeps it
+                evaluations[step] = evaluate_policy(model, tokenizer, held_out, **evaluation)
+                evaluations[step]["train_wall_time_s"] = start - run_start - eval_seconds[0]
+                eval_seconds[0] += time.perf_counter() - start
+
+    dataset = training_problems(splits.train, per_difficulty=100)
+    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides)
+    if feedback == "vague":
+        trainer.feedback_provider = vague_feedback
+    trainer.remove_callback(PrinterCallback)
+    trainer.add_callback(Evaluate())
+    run_start, cpu_start = time.perf_counter(), time.process_time()
+    trainer.train()
+    seconds = {"wall_time_s": time.perf_counter() - run_start - eval_seconds[0]}
+    result = summarize_run(method, trainer, settings, seconds)
+    result.pop("history")
+    result.update(seed=seed, name=name, overrides=overrides | {"feedback": feedback}, evaluations=evaluations)
+    result["cpu_time_s"] = time.process_time() - cpu_start
+    return result
+
+
+def warm_start_evaluation(args, seed: int) -> dict:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from trl_mulferl.addition import make_splits
+    from trl_mulferl.warm_start import evaluate_policy
+
+    torch.set_num_threads(1)
+    model_dir = args.work_dir / f"seed-{seed}" / "warm-start"
+    held_out = getattr(make_splits(seed), args.split)[: args.held_out]
+    model = AutoModelForCausalLM.from_pretrained(model_dir)
+    evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": seed}
+    result = evaluate_policy(model, AutoTokenizer.from_pretrained(model_dir), held_out, **evaluation)
+    return {**result, "fine_tuning": json.loads((model_dir / "warm_start.json").read_text())}
+
+
+def cached(path: Path, job, *job_args):
+    """The job's result from `path`, or run it and save it there."""
+    if path.is_file():
+        return json.loads(path.read_text())
+    result = job(*job_args)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def seed_job(args, seed: int) -> dict:
+    """Warm start, MulFeRL, then GRPO and iGRPO to MulFeRL's rollout budget, evaluated at its step count too."""
+    folder = args.work_dir / f"seed-{seed}" / args.split
+    warm_start_job(args, seed)
+    results = {"warm_start": cached(folder / "warm_start.json", warm_start_evaluation, args, seed)}
+    mulferl = cached(folder / "MulFeRL.json", run_job, args, seed, "MulFeRL", "MulFeRL", {}, args.steps, [args.steps])
+    results["MulFeRL"] = mulferl
+    rollouts_per_grpo_step = args.prompts_per_step * args.num_generations
+    matched = max(args.steps, math.ceil(mulferl["rollouts"] / rollouts_per_grpo_step))
+    for method in ("GRPO", "iGRPO"):
+        eval_steps = sorted({args.steps, matched})
+        results[method] = cached(
+            folder / f"{method}.json", run_job, args, seed, method, method, {}, matched, eval_steps
+        )
+    return results
+
+
+def variant_job(args, seed: int, name: str, overrides: dict) -> dict:
+    folder = args.work_dir / f"seed-{seed}" / args.split
+    warm_start_job(args, seed)
+    file_name = name.replace(" ", "_").replace(",", "") + ".json"
+    return cached(folder / file_name, run_job, args, seed, name, "MulFeRL", overrides, args.steps, [args.steps])
+
+
+def seed_interval(values: list[float]) -> dict:
+    """Mean over seeds and its 95% Student-t interval."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return {"mean": mean, "low": math.nan, "high": math.nan, "values": values}
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    error = T_QUANTILE.get(len(values) - 1, 1.96) * std / math.sqrt(len(values))
+    return {"mean": mean, "low": mean - error, "high": mean + error, "values": values}
+
+
+def summarize(args, per_seed: dict, variants: dict) -> dict:
+    def pass_at_1(run: dict, step: int) -> float:
+        return run["evaluations"][str(step)]["no_feedback"]["mean"]
+
+    summary = {"warm_start": {}, "matched_steps": {}, "matched_rollouts": {}, "difference_vs_GRPO": {}}
+    seeds = list(per_seed.values())
+    for setting in ("no_feedback", "feedback"):
+        summary["warm_start"][setting] = seed_interval([s["warm_start"][setting]["mean"] for s in seeds])
+    for method in ("GRPO", "MulFeRL", "iGRPO"):
+        runs = [s[method] for s in seeds]
+        summary["matched_steps"][method] = seed_interval([pass_at_1(r, args.steps) for r in runs])
+        final = [max(map(int, r["evaluations"])) for r in runs]
+        summary["matched_rollouts"][method] = seed_interval([pass_at_1(r, f) for r, f in zip(runs, final)])
+        summary[method] = {
+            "signal_share": seed_interval([r["signal_share"] for r in runs]),
+            "steps_to_matched_rollouts": [r["steps"] for r in runs],
+            "rollouts": [r["rollouts"] for r in runs],
+            "wall_time_s_at_matched_steps": seed_interval(
+                [r["evaluations"][str(args.steps)]["train_wall_time_s"] for r in runs]
+            ),
+            "cpu_time_s": seed_interval([r["cpu_time_s"] for r in runs]),
+        }
+        if method == "MulFeRL":
+            for turn in range(len(runs[0]["escape_rate"])):
+                summary[method][f"escape_rate_turn_{turn + 1}"] = seed_interval([r["escape_rate"][turn] for r in runs])
+            for route in ("grpo", "fco", "solved_skip", "unresolved"):
+                summary[method][f"route_{route}"] = seed_interval([r[route] for r in runs])
+    for method in ("MulFeRL", "iGRPO"):
+        for budget, step_of in (("matched_steps", lambda r: args.steps), ("matched_rollouts", None)):
+            differences = []
+            for s in seeds:
+                mulferl_step = args.steps
+                grpo_step = args.steps if step_of else max(map(int, s["GRPO"]["evaluations"]))
+                own_step = mulferl_step if method == "MulFeRL" else (args.steps if step_of else grpo_step)
+                differences.append(pass_at_1(s[method], own_step) - pass_at_1(s["GRPO"], grpo_step))
+            summary["difference_vs_GRPO"][f"{method} {budget}"] = seed_interval(differences)
+    summary["variants"] = {
+        name: {
+            "overrides": run["overrides"],
+            "pass@1": run["evaluations"][str(args.steps)]["no_feedback"],
+            "pass@1_with_feedback": run["evaluations"][str(args.steps)]["feedback"],
+            "signal_share": run["signal_share"],
+            "fco": run["fco"],
+            "escape_rate": run["escape_rate"],
+            "wall_time_s": run["wall_time_s"],
+        }
+        for name, run in variants.items()
+    }
+    return summary
+
+
+def markdown(args, summary: dict) -> str:
+    def cell(value: dict, digits: int = 3) -> str:
+        if math.isnan(value["low"]):
+            return f"{value['mean']:.{digits}f}"
+        return f"{value['mean']:.{digits}f} ({value['low']:.{digits}f} to {value['high']:.{digits}f})"
+
+    lines = [
+        "| | GRPO | MulFeRL | iGRPO |",
+        "|---|---|---|---|",
+        f"| held-out pass@1, warm start | {cell(summary['warm_start']['no_feedback'])} | same | same |",
+        "| held-out pass@1, matched steps | "
+        + " | ".join(cell(summary["matched_steps"][m]) for m in ("GRPO", "MulFeRL", "iGRPO"))
+        + " |",
+        "| held-out pass@1, matched rollouts | "
+        + " | ".join(
+            cell(summary["matched_rollouts"][m]) if m != "MulFeRL" else cell(summary["matched_steps"][m])
+            for m in ("GRPO", "MulFeRL", "iGRPO")
+        )
+        + " |",
+        "| prompts with a training signal | "
+        + " | ".join(cell(summary[m]["signal_share"], 2) for m in ("GRPO", "MulFeRL", "iGRPO"))
+        + " |",
+        "| steps to MulFeRL's rollouts | "
+        + " | ".join(
+            ", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in ("GRPO", "MulFeRL", "iGRPO")
+        )
+        + " |",
+        "| wall time of the matched steps (s) | "
+        + " | ".join(cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in ("GRPO", "MulFeRL", "iGRPO"))
+        + " |",
+    ]
+    mulferl = summary["MulFeRL"]
+    escape = [mulferl[k] for k in sorted(k for k in mulferl if k.startswith("escape_rate_turn_"))]
+    lines.append(f"| escape rate per feedback turn | - | {' / '.join(cell(e, 2) for e in escape)} | - |")
+    lines += ["", "| difference in held-out pass@1 (same seed) | mean (95% interval) |", "|---|---|"]
+    lines += [f"| {name} - GRPO | {cell(value)} |" for name, value in summary["difference_vs_GRPO"].items()]
+    if summary["variants"]:
+        lines += [
+            "",
+            "| MulFeRL variant (first seed) | held-out pass@1 | with feedback | signal | FCO | escape rate per turn |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, variant in summary["variants"].items():
+            escape = " / ".join(f"{e:.2f}" for e in variant["escape_rate"]) or "-"
+            lines.append(
+                f"| {name} | {cell(variant['pass@1'])} | {variant['pass@1_with_feedback']['mean']:.3f} | "
+                f"{variant['signal_share']:.2f} | {variant['fco']:.2f} | {escape} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--steps", type=int, default=150, help="MulFeRL's steps, the matched step count")
+    parser.add_argument("--num-generations", type=int, default=8)
+    parser.add_argument("--prompts-per-step", type=int, default=4)
+    parser.add_argument("--max-completion-length", type=int, default=40)
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--split", choices=("test", "validation"), default="test")
+    parser.add_argument("--held-out", type=int, default=300, help="held-out sums")
+    parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
+    parser.add_argument("--ablations", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--variants", nargs="*", default=[], choices=list(VARIANTS), metavar="NAME")
+    parser.add_argument("--jobs", type=int, default=2, help="runs in parallel, one process and thread each")
+    parser.add_argument("--work-dir", type=Path, default=Path("learning-runs"))
+    parser.add_argument("--output", type=Path, default=None, help="the results as JSON")
+    parser.add_argument("--quick", action="store_true", help="a barely trained warm start: a smoke run, for tests")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    start = time.perf_counter()
+
+    extra = {**(ABLATIONS if args.ablations else {}), **{name: VARIANTS[name] for name in args.variants}}
+    with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
+        list(pool.map(warm_start_job, [args] * len(args.seeds), args.seeds))
+        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
+        variant_futures = {
+            name: pool.submit(variant_job, args, args.seeds[0], name, overrides) for name, overrides in extra.items()
+        }
+        per_seed = {seed: future.result() for seed, future in seed_futures.items()}
+        variants = {name: future.result() for name, future in variant_futures.items()}
+
+    summary = summarize(args, per_seed, variants)
+    table = markdown(args, summary)
+    print(table)
+    if args.output is not None:
+        command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        report = {
+            "command": command,
+            "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "output"},
+            "wall_time_s": time.perf_counter() - start,
+            "summary": summary,
+            "table": table,
+            "per_seed": per_seed,
+            "variants": variants,
+        }
+        args.output.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
