@@ -25,7 +25,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROUTES = ("grpo", "fco", "solved_skip", "unresolved")
 # MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
 ABLATIONS = {
     "no regeneration": {"max_feedback_turns": 0},
@@ -36,9 +36,22 @@ VARIANTS = {
     "one feedback turn": {"max_feedback_turns": 1},
     "FCO weight 1": {"fco_weight": 1.0},
     "FCO weight 1, tau 0.1": {"fco_weight": 1.0, "fco_tau": 0.1},
+    "FCO weight 10, tau 0.1": {"fco_weight": 10.0, "fco_tau": 0.1},
     "FCO mean scores, tau 0.2": {"fco_score_normalization": "mean", "fco_tau": 0.2},
     "vague feedback": {"feedback": "vague"},
 }
+# The arguments a job's result depends on: a saved result made with others is not reused.
+RUN_SETTINGS = (
+    "steps",
+    "num_generations",
+    "prompts_per_step",
+    "max_completion_length",
+    "learning_rate",
+    "split",
+    "held_out",
+    "samples",
+    "quick",
+)
 # 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
 T_QUANTILE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
@@ -143,11 +156,14 @@ def warm_start_evaluation(args, seed: int) -> dict:
     return {**result, "fine_tuning": json.loads((model_dir / "warm_start.json").read_text())}
 
 
-def cached(path: Path, job, *job_args):
-    """The job's result from `path`, or run it and save it there."""
+def cached(path: Path, job, args, *job_args):
+    """The job's result from `path` when it was made with the same settings, else run it and save it there."""
+    settings = {name: getattr(args, name) for name in RUN_SETTINGS} | {"job": [str(a) for a in job_args]}
     if path.is_file():
-        return json.loads(path.read_text())
-    result = job(*job_args)
+        saved = json.loads(path.read_text())
+        if saved["job_settings"] == settings:
+            return saved
+    result = {**job(args, *job_args), "job_settings": settings}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
     return result
@@ -187,49 +203,71 @@ def seed_interval(values: list[float]) -> dict:
     return {"mean": mean, "low": mean - error, "high": mean + error, "values": values}
 
 
-def summarize(args, per_seed: dict, variants: dict) -> dict:
-    def pass_at_1(run: dict, step: int) -> float:
-        return run["evaluations"][str(step)]["no_feedback"]["mean"]
+METHODS = ("GRPO", "MulFeRL", "iGRPO")
+KINDS = ("no_carry", "carry", "hundreds")
 
-    summary = {"warm_start": {}, "matched_steps": {}, "matched_rollouts": {}, "difference_vs_GRPO": {}}
+
+def evaluation_at(run: dict, budget: str) -> dict:
+    """A run's held-out evaluation at MulFeRL's step count (`"matched_steps"`) or at the end of its run, when it has
+    sampled as many completions as MulFeRL (`"matched_rollouts"`; MulFeRL's own run ends there)."""
+    steps = sorted(map(int, run["evaluations"]))
+    return run["evaluations"][str(steps[0] if budget == "matched_steps" else steps[-1])]
+
+
+def summarize(per_seed: dict, variants: dict) -> dict:
+    """Means over seeds with Student-t 95% intervals; differences to GRPO are taken within each seed."""
     seeds = list(per_seed.values())
+    summary = {"seeds": list(per_seed), "warm_start": {}, "difference_vs_GRPO": {}}
     for setting in ("no_feedback", "feedback"):
         summary["warm_start"][setting] = seed_interval([s["warm_start"][setting]["mean"] for s in seeds])
-    for method in ("GRPO", "MulFeRL", "iGRPO"):
+    summary["warm_start"]["no_feedback_by_difficulty"] = {
+        kind: seed_interval([s["warm_start"]["no_feedback_by_difficulty"].get(kind, math.nan) for s in seeds])
+        for kind in KINDS
+    }
+    for method in METHODS:
         runs = [s[method] for s in seeds]
-        summary["matched_steps"][method] = seed_interval([pass_at_1(r, args.steps) for r in runs])
-        final = [max(map(int, r["evaluations"])) for r in runs]
-        summary["matched_rollouts"][method] = seed_interval([pass_at_1(r, f) for r, f in zip(runs, final)])
-        summary[method] = {
-            "signal_share": seed_interval([r["signal_share"] for r in runs]),
-            "steps_to_matched_rollouts": [r["steps"] for r in runs],
-            "rollouts": [r["rollouts"] for r in runs],
-            "wall_time_s_at_matched_steps": seed_interval(
-                [r["evaluations"][str(args.steps)]["train_wall_time_s"] for r in runs]
-            ),
-            "cpu_time_s": seed_interval([r["cpu_time_s"] for r in runs]),
-        }
+        result = {}
+        for budget in ("matched_steps", "matched_rollouts"):
+            evaluations = [evaluation_at(r, budget) for r in runs]
+            result[budget] = {
+                setting: seed_interval([e[setting]["mean"] for e in evaluations])
+                for setting in ("no_feedback", "feedback")
+            }
+            result[budget]["no_feedback_by_difficulty"] = {
+                kind: seed_interval([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations])
+                for kind in KINDS
+            }
+        result["signal_share"] = seed_interval([r["signal_share"] for r in runs])
+        result["steps_to_matched_rollouts"] = [r["steps"] for r in runs]
+        result["rollouts"] = [r["rollouts"] for r in runs]
+        result["wall_time_s_at_matched_steps"] = seed_interval(
+            [evaluation_at(r, "matched_steps")["train_wall_time_s"] for r in runs]
+        )
+        result["cpu_time_s"] = seed_interval([r["cpu_time_s"] for r in runs])
         if method == "MulFeRL":
-            for turn in range(len(runs[0]["escape_rate"])):
-                summary[method][f"escape_rate_turn_{turn + 1}"] = seed_interval([r["escape_rate"][turn] for r in runs])
-            for route in ("grpo", "fco", "solved_skip", "unresolved"):
-                summary[method][f"route_{route}"] = seed_interval([r[route] for r in runs])
+            result["escape_rate"] = [
+                seed_interval([r["escape_rate"][turn] for r in runs]) for turn in range(len(runs[0]["escape_rate"]))
+            ]
+            result["routes"] = {route: seed_interval([r[route] for r in runs]) for route in ROUTES}
+            result["feedback_requests"] = [r["feedback_requests"] for r in runs]
+        summary[method] = result
     for method in ("MulFeRL", "iGRPO"):
-        for budget, step_of in (("matched_steps", lambda r: args.steps), ("matched_rollouts", None)):
-            differences = []
-            for s in seeds:
-                mulferl_step = args.steps
-                grpo_step = args.steps if step_of else max(map(int, s["GRPO"]["evaluations"]))
-                own_step = mulferl_step if method == "MulFeRL" else (args.steps if step_of else grpo_step)
-                differences.append(pass_at_1(s[method], own_step) - pass_at_1(s["GRPO"], grpo_step))
-            summary["difference_vs_GRPO"][f"{method} {budget}"] = seed_interval(differences)
+        for budget in ("matched_steps", "matched_rollouts"):
+            summary["difference_vs_GRPO"][f"{method}, {budget.replace('_', ' ')}"] = seed_interval(
+                [
+                    evaluation_at(s[method], budget)["no_feedback"]["mean"]
+                    - evaluation_at(s["GRPO"], budget)["no_feedback"]["mean"]
+                    for s in seeds
+                ]
+            )
     summary["variants"] = {
         name: {
             "overrides": run["overrides"],
-            "pass@1": run["evaluations"][str(args.steps)]["no_feedback"],
-            "pass@1_with_feedback": run["evaluations"][str(args.steps)]["feedback"],
+            "pass@1": evaluation_at(run, "matched_steps")["no_feedback"],
+            "pass@1_with_feedback": evaluation_at(run, "matched_steps")["feedback"],
+            "pass@1_by_difficulty": evaluation_at(run, "matched_steps")["no_feedback_by_difficulty"],
             "signal_share": run["signal_share"],
-            "fco": run["fco"],
+            "routes": {route: run[route] for route in ROUTES},
             "escape_rate": run["escape_rate"],
             "wall_time_s": run["wall_time_s"],
         }
@@ -238,55 +276,78 @@ def summarize(args, per_seed: dict, variants: dict) -> dict:
     return summary
 
 
-def markdown(args, summary: dict) -> str:
+def markdown(summary: dict, steps: int) -> str:
     def cell(value: dict, digits: int = 3) -> str:
         if math.isnan(value["low"]):
             return f"{value['mean']:.{digits}f}"
         return f"{value['mean']:.{digits}f} ({value['low']:.{digits}f} to {value['high']:.{digits}f})"
 
-    lines = [
-        "| | GRPO | MulFeRL | iGRPO |",
-        "|---|---|---|---|",
-        f"| held-out pass@1, warm start | {cell(summary['warm_start']['no_feedback'])} | same | same |",
-        "| held-out pass@1, matched steps | "
-        + " | ".join(cell(summary["matched_steps"][m]) for m in ("GRPO", "MulFeRL", "iGRPO"))
-        + " |",
-        "| held-out pass@1, matched rollouts | "
-        + " | ".join(
-            cell(summary["matched_rollouts"][m]) if m != "MulFeRL" else cell(summary["matched_steps"][m])
-            for m in ("GRPO", "MulFeRL", "iGRPO")
-        )
-        + " |",
-        "| prompts with a training signal | "
-        + " | ".join(cell(summary[m]["signal_share"], 2) for m in ("GRPO", "MulFeRL", "iGRPO"))
-        + " |",
-        "| steps to MulFeRL's rollouts | "
-        + " | ".join(
-            ", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in ("GRPO", "MulFeRL", "iGRPO")
-        )
-        + " |",
-        "| wall time of the matched steps (s) | "
-        + " | ".join(cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in ("GRPO", "MulFeRL", "iGRPO"))
-        + " |",
-    ]
+    def row(label: str, cells) -> str:
+        return f"| {label} | " + " | ".join(cells) + " |"
+
+    warm = summary["warm_start"]
     mulferl = summary["MulFeRL"]
-    escape = [mulferl[k] for k in sorted(k for k in mulferl if k.startswith("escape_rate_turn_"))]
-    lines.append(f"| escape rate per feedback turn | - | {' / '.join(cell(e, 2) for e in escape)} | - |")
-    lines += ["", "| difference in held-out pass@1 (same seed) | mean (95% interval) |", "|---|---|"]
-    lines += [f"| {name} - GRPO | {cell(value)} |" for name, value in summary["difference_vs_GRPO"].items()]
+    lines = [
+        row("", METHODS),
+        "|---|---|---|---|",
+        row("held-out pass@1, warm start", [cell(warm["no_feedback"])] + ["same"] * 2),
+        row("  with one turn of feedback", [cell(warm["feedback"])] + ["same"] * 2),
+        row(
+            f"held-out pass@1 after {steps} steps", [cell(summary[m]["matched_steps"]["no_feedback"]) for m in METHODS]
+        ),
+        row(
+            "held-out pass@1 at MulFeRL's rollout budget",
+            [cell(summary[m]["matched_rollouts"]["no_feedback"]) for m in METHODS],
+        ),
+        row(
+            f"  with one turn of feedback, {steps} steps",
+            [cell(summary[m]["matched_steps"]["feedback"]) for m in METHODS],
+        ),
+        row(
+            f"  by kind, {steps} steps: no carry / carry / 100 or more",
+            [
+                " / ".join(f"{summary[m]['matched_steps']['no_feedback_by_difficulty'][k]['mean']:.2f}" for k in KINDS)
+                for m in METHODS
+            ],
+        ),
+        row("prompts with a training signal", [cell(summary[m]["signal_share"], 2) for m in METHODS]),
+        row(
+            "steps to MulFeRL's rollout budget",
+            [", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in METHODS],
+        ),
+        row(f"wall time of {steps} steps (s)", [cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in METHODS]),
+        row("escape rate, feedback turn 1 / 2", ["-", " / ".join(cell(e, 2) for e in mulferl["escape_rate"]), "-"]),
+        row(
+            "routes: GRPO / FCO / solved / unresolved",
+            ["-", " / ".join(f"{mulferl['routes'][r]['mean']:.2f}" for r in ROUTES), "-"],
+        ),
+        "",
+        "| held-out pass@1, difference to GRPO (same seed) | mean (95% interval) |",
+        "|---|---|",
+    ]
+    lines += [f"| {name} | {cell(value)} |" for name, value in summary["difference_vs_GRPO"].items()]
     if summary["variants"]:
         lines += [
             "",
-            "| MulFeRL variant (first seed) | held-out pass@1 | with feedback | signal | FCO | escape rate per turn |",
-            "|---|---|---|---|---|---|",
+            "| MulFeRL variant (first seed) | held-out pass@1 | with feedback | 100 or more | signal | FCO | escape rate |",
+            "|---|---|---|---|---|---|---|",
         ]
         for name, variant in summary["variants"].items():
             escape = " / ".join(f"{e:.2f}" for e in variant["escape_rate"]) or "-"
             lines.append(
                 f"| {name} | {cell(variant['pass@1'])} | {variant['pass@1_with_feedback']['mean']:.3f} | "
-                f"{variant['signal_share']:.2f} | {variant['fco']:.2f} | {escape} |"
+                f"{variant['pass@1_by_difficulty'].get('hundreds', math.nan):.3f} | {variant['signal_share']:.2f} | "
+                f"{variant['routes']['fco']:.2f} | {escape} |"
             )
     return "\n".join(lines)
+
+
+def cpu_time_of_jobs(per_seed: dict, variants: dict) -> float:
+    """CPU seconds the results took to make, however many invocations made them: fine-tuning, training and the
+    evaluations during training (evaluations of the warm starts are not counted)."""
+    runs = [run for seed in per_seed.values() for name, run in seed.items() if name != "warm_start"]
+    fine_tuning = [seed["warm_start"]["fine_tuning"]["cpu_time_s"] for seed in per_seed.values()]
+    return sum(run["cpu_time_s"] for run in [*runs, *variants.values()]) + sum(fine_tuning)
 
 
 def main(argv=None):
@@ -296,7 +357,7 @@ def main(argv=None):
     parser.add_argument("--num-generations", type=int, default=8)
     parser.add_argument("--prompts-per-step", type=int, default=4)
     parser.add_argument("--max-completion-length", type=int, default=40)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--split", choices=("test", "validation"), default="test")
     parser.add_argument("--held-out", type=int, default=300, help="held-out sums")
     parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
@@ -320,15 +381,16 @@ def main(argv=None):
         per_seed = {seed: future.result() for seed, future in seed_futures.items()}
         variants = {name: future.result() for name, future in variant_futures.items()}
 
-    summary = summarize(args, per_seed, variants)
-    table = markdown(args, summary)
+    summary = summarize(per_seed, variants)
+    table = markdown(summary, args.steps)
     print(table)
     if args.output is not None:
         command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + " ".join(sys.argv[1:] if argv is None else argv)
         report = {
             "command": command,
             "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "output"},
-            "wall_time_s": time.perf_counter() - start,
+            "wall_time_s": time.perf_counter() - start,  # of this invocation: finished jobs are reused
+            "cpu_time_s_of_all_jobs": cpu_time_of_jobs(per_seed, variants),
             "summary": summary,
             "table": table,
             "per_seed": per_seed,

@@ -9,8 +9,6 @@ by one in a column, a dropped carry, a carry where there is none, and a total th
 `diagnose` finds the earliest of them in a response and says what went wrong and how to fix it, never the answer
 (it writes no digit at all); `CheckerFeedbackProvider(diagnose)` turns it into MulFeRL's feedback provider, and
 `addition_reward` is the verifiable reward (schema-compliant and the right total).
-
-    MulFeRLConfig(feedback_provider="checker", feedback_checker="trl_mulferl.addition.diagnose", ...)
 """
 
 import random

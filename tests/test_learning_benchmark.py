@@ -1,0 +1,90 @@
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("learning_benchmark", ROOT / "benchmarks" / "learning.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_seed_interval_is_a_student_t_interval():
+    learning = load_benchmark()
+    interval = learning.seed_interval([0.5, 0.6, 0.7])
+    error = 4.303 * 0.1 / math.sqrt(3)  # t(0.975, 2 degrees of freedom) * std / sqrt(n)
+    assert interval["mean"] == pytest.approx(0.6)
+    assert (interval["low"], interval["high"]) == pytest.approx((0.6 - error, 0.6 + error))
+    assert math.isnan(learning.seed_interval([0.4])["low"])
+
+
+def test_vague_feedback_names_no_mistake():
+    learning = load_benchmark()
+    assert not any(char.isdigit() for char in learning.vague_feedback("What is 47 + 38?", [], []).replace("1.", ""))
+
+
+@pytest.mark.slow
+def test_learning_benchmark_runs_and_resumes(tmp_path):
+    """Two seeds, the three methods, the ablations and a variant, on a barely trained warm start; a rerun reuses
+    every finished job."""
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "learning.py"),
+        "--quick",
+        "--seeds",
+        "0",
+        "1",
+        "--steps",
+        "2",
+        "--prompts-per-step",
+        "2",
+        "--num-generations",
+        "4",
+        "--held-out",
+        "6",
+        "--samples",
+        "1",
+        "--variants",
+        "vague feedback",
+        "--work-dir",
+        str(tmp_path / "runs"),
+        "--output",
+        str(tmp_path / "learning.json"),
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    subprocess.run(command, check=True, env=environment, capture_output=True)
+    report = json.loads((tmp_path / "learning.json").read_text())
+    summary = report["summary"]
+    assert summary["seeds"] == [0, 1] and {"GRPO", "MulFeRL", "iGRPO"} <= set(summary)
+    assert set(summary["MulFeRL"]["matched_steps"]) == {"no_feedback", "feedback", "no_feedback_by_difficulty"}
+    assert len(summary["MulFeRL"]["escape_rate"]) == 2 and set(summary["MulFeRL"]["routes"]) == {
+        "grpo",
+        "fco",
+        "solved_skip",
+        "unresolved",
+    }
+    assert set(summary["variants"]) == {"no regeneration", "no FCO", "plain injection", "vague feedback"}
+    assert summary["variants"]["no regeneration"]["escape_rate"] == []
+    for seed in ("0", "1"):
+        runs = report["per_seed"][seed]
+        # GRPO and iGRPO run until they have sampled as many completions as MulFeRL, measured at both step counts.
+        assert runs["MulFeRL"]["steps"] == 2 and list(runs["MulFeRL"]["evaluations"]) == ["2"]
+        matched = math.ceil(runs["MulFeRL"]["rollouts"] / 8)
+        for method in ("GRPO", "iGRPO"):
+            assert runs[method]["steps"] == matched and runs[method]["rollouts"] >= runs["MulFeRL"]["rollouts"]
+            assert sorted(map(int, runs[method]["evaluations"])) == sorted({2, matched})
+    assert "| held-out pass@1 after 2 steps |" in report["table"]
+    first = (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime
+    subprocess.run(command, check=True, env=environment, capture_output=True)
+    assert (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime == first
+    assert json.loads((tmp_path / "learning.json").read_text())["table"] == report["table"]
