@@ -24,8 +24,10 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
+from trl_mulferl.addition import KINDS
+from trl_mulferl.demo import METHODS, ROUTES
 
-ROUTES = ("grpo", "fco", "solved_skip", "unresolved")
+
 # MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
 ABLATIONS = {
     "no regeneration": {"max_feedback_turns": 0},
@@ -53,7 +55,10 @@ RUN_SETTINGS = (
     "quick",
 )
 # 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
-T_QUANTILE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+T_QUANTILE = {
+    **{1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228},
+    **{11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086},
+}
 
 
 def vague_feedback(prompt, completions, rewards, **columns) -> str:
@@ -125,9 +130,8 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
                 eval_seconds[0] += time.perf_counter() - start
 
     dataset = training_problems(splits.train, per_difficulty=100)
-    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides)
-    if feedback == "vague":
-        trainer.feedback_provider = vague_feedback
+    provider = vague_feedback if feedback == "vague" else None
+    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides, feedback_provider=provider)
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(Evaluate())
     run_start, cpu_start = time.perf_counter(), time.process_time()
@@ -158,7 +162,9 @@ def warm_start_evaluation(args, seed: int) -> dict:
 
 def cached(path: Path, job, args, *job_args):
     """The job's result from `path` when it was made with the same settings, else run it and save it there."""
+    warm_start_record = args.work_dir / f"seed-{job_args[0]}" / "warm-start" / "warm_start.json"
     settings = {name: getattr(args, name) for name in RUN_SETTINGS} | {"job": [str(a) for a in job_args]}
+    settings["warm_start"] = json.loads(warm_start_record.read_text())["settings"]  # a new warm start reruns the job
     if path.is_file():
         saved = json.loads(path.read_text())
         if saved["job_settings"] == settings:
@@ -194,17 +200,12 @@ def variant_job(args, seed: int, name: str, overrides: dict) -> dict:
 
 
 def seed_interval(values: list[float]) -> dict:
-    """Mean over seeds and its 95% Student-t interval."""
-    mean = sum(values) / len(values)
+    """Mean over seeds and its 95% Student-t interval (none for a single seed)."""
+    from trl_mulferl.warm_start import mean_interval
+
     if len(values) < 2:
-        return {"mean": mean, "low": math.nan, "high": math.nan, "values": values}
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    error = T_QUANTILE.get(len(values) - 1, 1.96) * std / math.sqrt(len(values))
-    return {"mean": mean, "low": mean - error, "high": mean + error, "values": values}
-
-
-METHODS = ("GRPO", "MulFeRL", "iGRPO")
-KINDS = ("no_carry", "carry", "hundreds")
+        return {"mean": sum(values) / len(values), "low": math.nan, "high": math.nan, "values": values}
+    return {**mean_interval(values, T_QUANTILE[len(values) - 1]), "values": values}
 
 
 def evaluation_at(run: dict, budget: str) -> dict:
@@ -368,6 +369,8 @@ def main(argv=None):
     parser.add_argument("--output", type=Path, default=None, help="the results as JSON")
     parser.add_argument("--quick", action="store_true", help="a barely trained warm start: a smoke run, for tests")
     args = parser.parse_args(argv)
+    if len(args.seeds) - 1 > max(T_QUANTILE):
+        parser.error(f"--seeds: at most {max(T_QUANTILE) + 1} seeds (the Student-t quantiles of the 95% intervals)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     start = time.perf_counter()
 

@@ -48,13 +48,16 @@ def test_training_problems_interleave_the_kinds_of_sums():
 def test_signal_share_and_escape_rates():
     assert signal_share({"frac_reward_zero_std": 0.25}) == 0.75
     assert signal_share({"mulferl/route/grpo": 0.5, "mulferl/route/fco": 0.25, "frac_reward_zero_std": 0.9}) == 0.75
-    # 4 + 2 groups failed at turn 0; 1 + 1 of them still failed at turn 1, and 1 at turn 2.
+    # Turn 1 regenerated 3 + 2 of the groups that failed at turn 0 (one got no feedback); 1 + 1 still failed, and
+    # both were regenerated at turn 2, where 1 still failed.
     history = [
-        {"mulferl/turn_0/failed_groups": 4, "mulferl/turn_1/failed_groups": 1, "mulferl/turn_2/failed_groups": 1},
-        {"mulferl/turn_0/failed_groups": 2, "mulferl/turn_1/failed_groups": 1, "mulferl/turn_2/failed_groups": 0},
+        {"mulferl/turn_1/reached_groups": 3, "mulferl/turn_1/failed_groups": 1},
+        {"mulferl/turn_1/reached_groups": 2, "mulferl/turn_1/failed_groups": 1},
     ]
-    assert escape_rates(history, 2) == [4 / 6, 1 / 2]
-    assert math.isnan(escape_rates([{"mulferl/turn_0/failed_groups": 0, "mulferl/turn_1/failed_groups": 0}], 1)[0])
+    history[0] |= {"mulferl/turn_2/reached_groups": 1, "mulferl/turn_2/failed_groups": 1}
+    history[1] |= {"mulferl/turn_2/reached_groups": 1, "mulferl/turn_2/failed_groups": 0}
+    assert escape_rates(history, 2) == [3 / 5, 1 / 2]
+    assert math.isnan(escape_rates([{"mulferl/turn_1/reached_groups": 0, "mulferl/turn_1/failed_groups": 0}], 1)[0])
 
 
 def test_demo_rejects_a_run_without_steps(capsys):

@@ -26,11 +26,18 @@ def test_seed_interval_is_a_student_t_interval():
     assert interval["mean"] == pytest.approx(0.6)
     assert (interval["low"], interval["high"]) == pytest.approx((0.6 - error, 0.6 + error))
     assert math.isnan(learning.seed_interval([0.4])["low"])
+    eleven = [0.0, 1.0] * 5 + [0.5]  # 10 degrees of freedom: t = 2.228, not the normal 1.96
+    std = math.sqrt(sum((v - 0.5) ** 2 for v in eleven) / 10)
+    assert learning.seed_interval(eleven)["high"] == pytest.approx(0.5 + 2.228 * std / math.sqrt(11))
 
 
 def test_vague_feedback_names_no_mistake():
+    from trl_mulferl.addition import MISTAKE_DIAGNOSES
+
     learning = load_benchmark()
-    assert not any(char.isdigit() for char in learning.vague_feedback("What is 47 + 38?", [], []).replace("1.", ""))
+    text = learning.vague_feedback("What is 47 + 38?", ["<thinking>"], [0.0])
+    assert not any(diagnosis in text for diagnosis in MISTAKE_DIAGNOSES.values())
+    assert not any(sentence in text for diagnosis in MISTAKE_DIAGNOSES.values() for sentence in diagnosis.split(". "))
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from trl_mulferl.addition import (
     DROPPED_HUNDREDS,
     MISTAKE_DIAGNOSES,
     MISTAKES,
+    WRONG_PLACE,
     addition_reward,
     find_mistake,
     make_splits,
@@ -19,13 +20,12 @@ from trl_mulferl.addition import (
     question,
 )
 from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER
+from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill
 from trl_mulferl.warm_start import (
     FEEDBACK_SLIP_RATE,
     HUNDREDS_HABIT,
     MAX_REPORTS,
     NOISE,
-    TEMPLATE,
     WarmStartConfig,
     checker_report,
     evaluate_policy,
@@ -34,7 +34,6 @@ from trl_mulferl.warm_start import (
     sample_mistakes,
     sft_example,
     tokenize_example,
-    tokenizer_corpus,
     warm_start,
 )
 
@@ -68,6 +67,16 @@ def test_noise_follows_the_kind_of_sum():
     assert sum(n for m, n in counts.items() if DROPPED_HUNDREDS in m) / 4000 == pytest.approx(HUNDREDS_HABIT, abs=0.01)
     counts = Counter(sample_mistakes(78, 56, rng, avoid=frozenset({DROPPED_HUNDREDS})) for _ in range(1000))
     assert not any(DROPPED_HUNDREDS in m for m in counts) and counts[()] / 1000 > 0.85
+
+
+def test_no_miscopy_is_taught():
+    """Digits added across places are diagnosed but never taught, with feedback or without: the small policy
+    miscopies by itself, and taught miscopies would make its copying worse."""
+    rng = random.Random(0)
+    for a, b in ((47, 38), (23, 45), (78, 56)):
+        assert WRONG_PLACE in possible_mistakes(a, b)
+        for avoid in (frozenset(), frozenset({DROPPED_CARRY}), frozenset({DROPPED_HUNDREDS})):
+            assert not any(WRONG_PLACE in sample_mistakes(a, b, rng, avoid=avoid) for _ in range(2000))
 
 
 def test_examples_of_every_kind():
@@ -135,10 +144,8 @@ def test_tokenized_like_the_trainer(tiny_warm_start):
     assert labels[:context] == [-100] * context  # neither the prompt nor the injected feedback is learned
     assert labels[context:] == input_ids[context:] and input_ids[-1] == tokenizer.eos_token_id
     assert tokenizer.decode(input_ids[context:-1]) == example.target
-    # The tokenizer covers the task: no text of the corpus needs byte fallback pieces beyond its merges.
-    assert TEMPLATE in ("qwen3_instruct_2507",) and "assistant" in tokenizer.chat_template
+    # The tokenizer is trained on the task: a question is a dozen tokens, not one per character.
     assert len(tokenizer("What is 47 + 38?")["input_ids"]) <= 12
-    assert all(tokenizer.decode(tokenizer(t)["input_ids"]) == t for t in tokenizer_corpus(pairs[:5], 0))
 
 
 def test_warm_start_is_cached(tiny_warm_start):
@@ -154,20 +161,47 @@ def test_warm_start_is_cached(tiny_warm_start):
     assert json.loads((Path(path) / "warm_start.json").read_text())["settings"]["steps"] == 2
 
 
-def test_evaluation_without_and_with_feedback(tiny_warm_start):
+def test_evaluation_without_and_with_feedback(tiny_warm_start, monkeypatch):
+    """Every wrong answer, and only those, is answered again from its own question with the checker's report on it
+    prefilled as the trainer injects it; pass@1 with feedback counts the revised answers."""
+    from trl_mulferl.evaluation.backends import TransformersBackend
+
     path, _, _, _ = tiny_warm_start
     model, tokenizer = AutoModelForCausalLM.from_pretrained(path), AutoTokenizer.from_pretrained(path)
     pairs = make_splits(0).test[:6]
+    calls = []
+    generate = TransformersBackend.generate
+
+    def recorded(backend, requests, progress=None):
+        responses = generate(backend, requests, progress)
+        calls.append(list(zip(requests, responses, strict=True)))
+        return responses
+
+    monkeypatch.setattr(TransformersBackend, "generate", recorded)
     result = evaluate_policy(model, tokenizer, pairs, samples=2, max_new_tokens=8, seed=0)
-    assert set(result) == {"no_feedback", "no_feedback_by_difficulty", "feedback", "feedback_by_difficulty"}
-    for setting in ("no_feedback", "feedback"):
-        assert result[setting]["low"] <= result[setting]["mean"] <= result[setting]["high"]
-    assert result["feedback"]["mean"] >= result["no_feedback"]["mean"]  # feedback only revises wrong answers
+    first, revisions = calls
+    assert len(first) == 12 and all(request.prefill == "" for request, _ in first)
+    wrong = [(request, answer) for request, answer in first if addition_reward([request.prompt], [answer]) == [0.0]]
+    assert len(revisions) == len(wrong) > 0
+    for (request, answer), (revision, _) in zip(wrong, revisions, strict=True):
+        assert revision.prompt == request.prompt
+        report, _ = checker_report(*operands(request.prompt), [answer])
+        assert revision.prefill == feedback_prefill(report)
+    right = {True: 0, False: 0}
+    for request, answer in first:
+        right[addition_reward([request.prompt], [answer]) == [1.0]] += 1
+    assert result["no_feedback"]["mean"] == pytest.approx(right[True] / 12)
+    revised = sum(addition_reward([r.prompt], [a]) == [1.0] for r, a in revisions)
+    assert result["feedback"]["mean"] == pytest.approx((right[True] + revised) / 12)
     assert evaluate_policy(model, tokenizer, pairs, samples=2, max_new_tokens=8, seed=0) == result
 
 
 def test_mean_interval():
+    half_width = 1.96 * (1 / 3) ** 0.5 / 2  # 1.96 standard errors of 0, 1, 0, 1: sample std (1/3)**0.5, n = 4
     assert mean_interval([1.0, 0.0, 1.0, 0.0]) == pytest.approx(
-        {"mean": 0.5, "low": 0.5 - 1.96 * (1 / 3) ** 0.5 / 2, "high": 0.5 + 1.96 * (1 / 3) ** 0.5 / 2}
+        {"mean": 0.5, "low": 0.5 - half_width, "high": 0.5 + half_width}
+    )
+    assert mean_interval([1.0, 0.0, 1.0, 0.0], quantile=3.182)["high"] == pytest.approx(
+        0.5 + 3.182 * (1 / 3) ** 0.5 / 2
     )
     assert mean_interval([0.25]) == {"mean": 0.25, "low": 0.25, "high": 0.25}

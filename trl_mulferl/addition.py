@@ -60,6 +60,9 @@ def operands(prompt) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+KINDS = ("no_carry", "carry", "hundreds")
+
+
 def difficulty(a: int, b: int) -> str:
     """`"no_carry"`, `"carry"` (the ones make ten or more, the total stays below 100) or `"hundreds"` (a total of
     100 or more): the three kinds of sums, which differ in the mistakes they invite."""
@@ -71,9 +74,7 @@ def difficulty(a: int, b: int) -> str:
 def possible_mistakes(a: int, b: int) -> tuple[str, ...]:
     """The single mistakes that change the total of a + b."""
     carry = a % 10 + b % 10 >= 10
-    possible = [ONES_SLIP, TENS_SLIP, DROPPED_CARRY if carry else EXTRA_CARRY]
-    if a // 10 != b // 10 or a % 10 != b % 10:  # swapping places changes nothing for 33 + 33
-        possible.insert(0, WRONG_PLACE)
+    possible = [WRONG_PLACE, ONES_SLIP, TENS_SLIP, DROPPED_CARRY if carry else EXTRA_CARRY]
     if a + b >= 100:
         possible.append(DROPPED_HUNDREDS)
     return tuple(m for m in possible if working(a, b, (m,), random.Random(0))[1] != a + b)
@@ -180,16 +181,20 @@ class Splits:
 def make_splits(seed: int, validation: int = 300, test: int = 300) -> Splits:
     """Every two-digit sum, shuffled by `seed` and split by unordered pair, with as many of each `difficulty` in the
     validation and test splits (the training split gets the rest)."""
+    for name, size in (("validation", validation), ("test", test)):
+        if size % len(KINDS):
+            raise ValueError(f"`{name}` must be a multiple of {len(KINDS)} (as many sums of each kind), got {size}.")
     rng = random.Random(seed)
-    by_kind = {"no_carry": [], "carry": [], "hundreds": []}
+    by_kind = {kind: [] for kind in KINDS}
     for a in range(10, 100):
         for b in range(a, 100):
             by_kind[difficulty(a, b)].append((a, b))
     splits = {"train": [], "validation": [], "test": []}
     for pairs in by_kind.values():
         rng.shuffle(pairs)
-        held = [pairs[: validation // 3], pairs[validation // 3 : validation // 3 + test // 3]]
-        rest = pairs[validation // 3 + test // 3 :]
+        per_kind = validation // len(KINDS), test // len(KINDS)
+        held = [pairs[: per_kind[0]], pairs[per_kind[0] : sum(per_kind)]]
+        rest = pairs[sum(per_kind) :]
         for name, chosen in zip(("validation", "test", "train"), (*held, rest), strict=True):
             # each pair in a random order: a + b and b + a are the same sum, only one of them is asked
             splits[name] += [(a, b) if rng.random() < 0.5 else (b, a) for a, b in chosen]

@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback, TrainerCallback
 from transformers.utils import logging as transformers_logging
 
-from .addition import addition_reward, difficulty, question
+from .addition import addition_reward, difficulty, make_splits, question
 from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, warm_start
 
 
@@ -44,12 +44,15 @@ def training_problems(pairs: list[tuple[int, int]], per_difficulty: int) -> Data
     )
 
 
-def make_trainer(method: str, model_dir: str, tokenizer, dataset: Dataset, settings: dict, overrides=None):
+def make_trainer(
+    method: str, model_dir: str, tokenizer, dataset: Dataset, settings: dict, overrides=None, feedback_provider=None
+):
     """A GRPO, MulFeRL or iGRPO trainer on the same model, data and settings.
 
     `settings` are GRPOConfig fields shared by all three; `num_generations` is the group size K of GRPO and MulFeRL,
     and iGRPO splits the same rollouts per prompt between K/2 drafts and K/2 trained completions (the paper's matched
-    budget). `overrides` are fields of the method's own config (e.g. MulFeRL's `fco_weight`).
+    budget). `overrides` are fields of the method's own config (e.g. MulFeRL's `fco_weight`); MulFeRL's feedback comes
+    from `feedback_provider`, by default the task's checker.
     """
     from trl import GRPOConfig, GRPOTrainer
 
@@ -63,10 +66,9 @@ def make_trainer(method: str, model_dir: str, tokenizer, dataset: Dataset, setti
     if method == "GRPO":
         return GRPOTrainer(model_dir, addition_reward, args=GRPOConfig(**settings), **common)
     if method == "MulFeRL":
-        provider = checker_provider() if settings.get("max_feedback_turns", 2) > 0 else None
-        return MulFeRLTrainer(
-            model_dir, addition_reward, args=MulFeRLConfig(**settings), feedback_provider=provider, **common
-        )
+        args = MulFeRLConfig(**settings)
+        provider = (feedback_provider or checker_provider()) if args.max_feedback_turns > 0 else None
+        return MulFeRLTrainer(model_dir, addition_reward, args=args, feedback_provider=provider, **common)
     if method == "iGRPO":
         group_size = settings["num_generations"]
         prompts = settings["per_device_train_batch_size"] // group_size
@@ -109,7 +111,7 @@ def signal_share(entry: dict) -> float:
     return 1.0 - entry["frac_reward_zero_std"]
 
 
-def rollouts_per_step(method: str, entry: dict, settings: dict) -> float:
+def rollouts_per_step(entry: dict, settings: dict) -> float:
     """Completions sampled in a step: K per prompt for GRPO and iGRPO (drafts included), and for MulFeRL every turn's."""
     if "mulferl/reward_rows" in entry:
         return entry["mulferl/reward_rows"]
@@ -117,14 +119,11 @@ def rollouts_per_step(method: str, entry: dict, settings: dict) -> float:
 
 
 def escape_rates(history: list[dict], max_turns: int) -> list[float]:
-    """Per feedback turn t, the share of the groups regenerated at t that no longer all fail, over the whole run.
-
-    Every failed group gets feedback here (the checker always diagnoses a wrong answer), so the groups that reach
-    turn t are those that failed at t - 1.
-    """
+    """Per feedback turn t, the share of the groups regenerated at t that no longer all fail, pooled over the run
+    (a group that failed but got no feedback is not regenerated, so it does not count)."""
     rates = []
     for turn in range(1, max_turns + 1):
-        reached = sum(e[f"mulferl/turn_{turn - 1}/failed_groups"] for e in history)
+        reached = sum(e[f"mulferl/turn_{turn}/reached_groups"] for e in history)
         failed = sum(e[f"mulferl/turn_{turn}/failed_groups"] for e in history)
         rates.append((reached - failed) / reached if reached else math.nan)
     return rates
@@ -133,7 +132,7 @@ def escape_rates(history: list[dict], max_turns: int) -> list[float]:
 def summarize_run(method: str, trainer, settings: dict, seconds: dict) -> dict:
     """The run's training metrics, averaged over steps."""
     history = [entry for entry in trainer.state.log_history if "reward" in entry]
-    rollouts = sum(rollouts_per_step(method, e, settings) for e in history)
+    rollouts = sum(rollouts_per_step(e, settings) for e in history)
     result = {
         "run": method,
         **seconds,
@@ -147,8 +146,11 @@ def summarize_run(method: str, trainer, settings: dict, seconds: dict) -> dict:
     if "mulferl/route/grpo" in history[0]:
         for route in ROUTES:
             result[route] = sum(e[f"mulferl/route/{route}"] for e in history) / len(history)
-        max_turns = getattr(trainer.args, "max_feedback_turns", 0)
+        max_turns = trainer.args.max_feedback_turns
         result["escape_rate"] = escape_rates(history, max_turns)
+        result["regenerated_groups"] = [
+            sum(e[f"mulferl/turn_{turn}/reached_groups"] for e in history) for turn in range(1, max_turns + 1)
+        ]
         result["feedback_requests"] = sum(e["mulferl/feedback/requests"] for e in history)
     return result
 
@@ -269,7 +271,7 @@ def format_table(results: list[dict], before: dict) -> str:
         )
     ]
     rows += [
-        ("turn-0 training reward", lambda r: f"{r['train_reward']:.3f}"),
+        ("training reward (turn 0; iGRPO: Stage 2)", lambda r: f"{r['train_reward']:.3f}"),
         ("rollouts per step", lambda r: f"{r['rollouts_per_step']:.1f}"),
         ("held-out pass@1 after", lambda r: pass_at_1(r["held_out_after"]["no_feedback"])),
         ("  with one turn of feedback", lambda r: pass_at_1(r["held_out_after"]["feedback"])),
@@ -309,8 +311,6 @@ def main(argv=None):
     transformers_logging.disable_progress_bar()
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
-
-    from .addition import make_splits
 
     splits = make_splits(args.seed)
     config = WarmStartConfig(seed=args.seed)

@@ -44,6 +44,7 @@ from .addition import (
     response,
     working,
 )
+from .evaluation.metrics import mean_std
 from .igrpo_config import DEFAULT_DRAFT_TEMPLATE
 from .igrpo_trainer import append_draft
 from .providers import CheckerFeedbackProvider, aggregate_diagnostics
@@ -81,12 +82,12 @@ def sample_mistakes(a: int, b: int, rng: random.Random, avoid=frozenset()) -> tu
     `FEEDBACK_SLIP_RATE`, and the hundreds habit stays unless it was named.
     """
     possible = possible_mistakes(a, b)
-    slips = [m for m in possible if m != DROPPED_HUNDREDS and m not in avoid]
+    weights = NOISE[difficulty(a, b)]
+    slips = [m for m in possible if m in weights and m not in avoid]  # the hundreds habit comes on top
     if avoid:
         slip = rng.choice(slips) if slips and rng.random() < FEEDBACK_SLIP_RATE else None
     else:
-        weights = NOISE[difficulty(a, b)]
-        choices = [None, *(m for m in slips if m in weights)]
+        choices = [None, *slips]
         slip = rng.choices(choices, weights=[weights[m] for m in choices])[0]
     mistakes = () if slip is None else (slip,)
     if DROPPED_HUNDREDS in possible and DROPPED_HUNDREDS not in avoid and rng.random() < HUNDREDS_HABIT:
@@ -109,7 +110,8 @@ def checker_report(a: int, b: int, responses: list[str]) -> tuple[str, frozenset
     """What `checker_provider()` answers about these failed responses, cleaned as the trainer cleans feedback
     before injecting it, and the mistakes it names."""
     diagnostics = [diagnose(question(a, b), r) for r in responses]
-    report = sanitize_feedback(aggregate_diagnostics(diagnostics, max_reports=MAX_REPORTS, max_chars=300))
+    provider = checker_provider()
+    report = sanitize_feedback(aggregate_diagnostics(diagnostics, provider.max_reports, provider.max_chars))
     return report, frozenset(m for m in MISTAKES if MISTAKE_DIAGNOSES[m] in report)
 
 
@@ -160,7 +162,7 @@ class WarmStartConfig:
     seed: int = 0
     hidden_size: int = 128
     num_layers: int = 2
-    vocab_size: int = 600
+    vocab_size: int = 500
     steps: int = 1000
     batch_size: int = 32
     learning_rate: float = 4e-3
@@ -236,7 +238,9 @@ def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: Warm
     """The fine-tuned policy and its tokenizer in `directory` (returned, as a path): made there, or reused when a
     previous call with the same settings and training sums left it."""
     directory = Path(directory)
-    settings = {**asdict(config), "pairs": len(pairs), "pairs_hash": hash_pairs(pairs)}
+    # The pupil's noise and the example mix make the data as much as the settings do: a change to them is a new policy.
+    data = {"noise": NOISE, "habit": HUNDREDS_HABIT, "feedback_slip_rate": FEEDBACK_SLIP_RATE, "mix": SFT_MIX}
+    settings = {**asdict(config), "pairs": len(pairs), "data_hash": fingerprint([pairs, data, TEMPLATE])}
     record = directory / "warm_start.json"
     if record.is_file() and json.loads(record.read_text())["settings"] == settings:
         if log is not None:
@@ -253,8 +257,8 @@ def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: Warm
     return str(directory)
 
 
-def hash_pairs(pairs: list[tuple[int, int]]) -> str:
-    return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()[:16]
+def fingerprint(value) -> str:
+    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:16]
 
 
 def addition_problems(pairs: list[tuple[int, int]], benchmark: str = "addition") -> list[dict]:
@@ -310,10 +314,8 @@ def evaluate_policy(
     return result
 
 
-def mean_interval(values: list[float]) -> dict[str, float]:
-    """The mean and its normal 95% interval (1.96 standard errors)."""
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return {"mean": mean, "low": mean, "high": mean}
-    error = 1.96 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
+def mean_interval(values: list[float], quantile: float = 1.96) -> dict[str, float]:
+    """The mean and its 95% interval, mean +- `quantile` standard errors (normal by default)."""
+    mean, std = mean_std(values)
+    error = quantile * std / math.sqrt(len(values))
     return {"mean": mean, "low": mean - error, "high": mean + error}
