@@ -7,7 +7,7 @@ count (matched steps) and at the end (matched rollout budget). Held-out pass@1 i
 single-pass accuracy) on sums no run trains on; with `--split validation` every number comes from the validation
 sums instead, for choosing settings without looking at the test sums. On the first seed, the paper's Table 2
 ablations of MulFeRL: no regeneration (`max_feedback_turns=0`), no FCO (`fco_weight=0`), plain injection; and any
-`--variants` (settings tried, see `VARIANTS`).
+`--variants` (settings tried, see `VARIANTS`), on the first seed or on each of `--variant-seeds`.
 
 Every job's result is written to `--work-dir` as soon as it ends, so an interrupted run resumes where it stopped.
 
@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -215,6 +216,33 @@ def evaluation_at(run: dict, budget: str) -> dict:
     return run["evaluations"][str(steps[0] if budget == "matched_steps" else steps[-1])]
 
 
+def summarize_variant(per_seed: dict, runs_by_seed: dict) -> dict:
+    """A MulFeRL variant over the seeds it ran on: its held-out pass@1 after MulFeRL's steps (with the interval over
+    held-out sums when it ran on one seed) and its difference to GRPO's at the same steps, within each seed."""
+    runs = list(runs_by_seed.values())
+    evaluations = [evaluation_at(run, "matched_steps") for run in runs]
+    pass_at_1 = [e["no_feedback"]["mean"] for e in evaluations]
+    grpo = [evaluation_at(per_seed[seed]["GRPO"], "matched_steps")["no_feedback"]["mean"] for seed in runs_by_seed]
+
+    def mean(values) -> float:
+        return sum(values) / len(values)
+
+    return {
+        "seeds": list(runs_by_seed),
+        "overrides": runs[0]["overrides"],
+        "pass@1": evaluations[0]["no_feedback"] if len(runs) == 1 else seed_interval(pass_at_1),
+        "difference_vs_GRPO": seed_interval([p - g for p, g in zip(pass_at_1, grpo)]),
+        "pass@1_with_feedback": mean([e["feedback"]["mean"] for e in evaluations]),
+        "pass@1_by_difficulty": {
+            kind: mean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in KINDS
+        },
+        "signal_share": mean([run["signal_share"] for run in runs]),
+        "routes": {route: mean([run[route] for run in runs]) for route in ROUTES},
+        "escape_rate": [mean(rates) for rates in zip(*(run["escape_rate"] for run in runs))],
+        "wall_time_s": mean([run["wall_time_s"] for run in runs]),
+    }
+
+
 def summarize(per_seed: dict, variants: dict) -> dict:
     """Means over seeds with Student-t 95% intervals; differences to GRPO are taken within each seed."""
     seeds = list(per_seed.values())
@@ -261,19 +289,7 @@ def summarize(per_seed: dict, variants: dict) -> dict:
                     for s in seeds
                 ]
             )
-    summary["variants"] = {
-        name: {
-            "overrides": run["overrides"],
-            "pass@1": evaluation_at(run, "matched_steps")["no_feedback"],
-            "pass@1_with_feedback": evaluation_at(run, "matched_steps")["feedback"],
-            "pass@1_by_difficulty": evaluation_at(run, "matched_steps")["no_feedback_by_difficulty"],
-            "signal_share": run["signal_share"],
-            "routes": {route: run[route] for route in ROUTES},
-            "escape_rate": run["escape_rate"],
-            "wall_time_s": run["wall_time_s"],
-        }
-        for name, run in variants.items()
-    }
+    summary["variants"] = {name: summarize_variant(per_seed, runs) for name, runs in variants.items()}
     return summary
 
 
@@ -330,14 +346,16 @@ def markdown(summary: dict, steps: int) -> str:
     if summary["variants"]:
         lines += [
             "",
-            "| MulFeRL variant (first seed) | held-out pass@1 | with feedback | 100 or more | signal | FCO | escape rate |",
-            "|---|---|---|---|---|---|---|",
+            "| MulFeRL variant | seeds | held-out pass@1 | difference to GRPO | with feedback | 100 or more | signal "
+            "| FCO | escape rate |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for name, variant in summary["variants"].items():
             escape = " / ".join(f"{e:.2f}" for e in variant["escape_rate"]) or "-"
             lines.append(
-                f"| {name} | {cell(variant['pass@1'])} | {variant['pass@1_with_feedback']['mean']:.3f} | "
-                f"{variant['pass@1_by_difficulty'].get('hundreds', math.nan):.3f} | {variant['signal_share']:.2f} | "
+                f"| {name} | {', '.join(map(str, variant['seeds']))} | {cell(variant['pass@1'])} | "
+                f"{cell(variant['difference_vs_GRPO'])} | {variant['pass@1_with_feedback']:.3f} | "
+                f"{variant['pass@1_by_difficulty']['hundreds']:.3f} | {variant['signal_share']:.2f} | "
                 f"{variant['routes']['fco']:.2f} | {escape} |"
             )
     return "\n".join(lines)
@@ -348,7 +366,8 @@ def cpu_time_of_jobs(per_seed: dict, variants: dict) -> float:
     evaluations during training (evaluations of the warm starts are not counted)."""
     runs = [run for seed in per_seed.values() for name, run in seed.items() if name != "warm_start"]
     fine_tuning = [seed["warm_start"]["fine_tuning"]["cpu_time_s"] for seed in per_seed.values()]
-    return sum(run["cpu_time_s"] for run in [*runs, *variants.values()]) + sum(fine_tuning)
+    runs += [run for runs_by_seed in variants.values() for run in runs_by_seed.values()]
+    return sum(run["cpu_time_s"] for run in runs) + sum(fine_tuning)
 
 
 def main(argv=None):
@@ -364,6 +383,9 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
     parser.add_argument("--ablations", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--variants", nargs="*", default=[], choices=list(VARIANTS), metavar="NAME")
+    parser.add_argument(
+        "--variant-seeds", type=int, nargs="+", default=None, help="seeds of the variants (default: the first seed)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel, one process and thread each")
     parser.add_argument("--work-dir", type=Path, default=Path("learning-runs"))
     parser.add_argument("--output", type=Path, default=None, help="the results as JSON")
@@ -371,24 +393,34 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.seeds) - 1 > max(T_QUANTILE):
         parser.error(f"--seeds: at most {max(T_QUANTILE) + 1} seeds (the Student-t quantiles of the 95% intervals)")
+    variant_seeds = args.variant_seeds or args.seeds[:1]
+    if not set(variant_seeds) <= set(args.seeds):
+        parser.error("--variant-seeds: every variant seed must be one of --seeds (its GRPO run is the comparison)")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     start = time.perf_counter()
 
-    extra = {**(ABLATIONS if args.ablations else {}), **{name: VARIANTS[name] for name in args.variants}}
+    # The paper's ablations run on one seed, variants on the seeds asked for.
+    extra = {name: (overrides, args.seeds[:1]) for name, overrides in ABLATIONS.items() if args.ablations}
+    extra |= {name: (VARIANTS[name], variant_seeds) for name in args.variants}
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
         list(pool.map(warm_start_job, [args] * len(args.seeds), args.seeds))
         seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
         variant_futures = {
-            name: pool.submit(variant_job, args, args.seeds[0], name, overrides) for name, overrides in extra.items()
+            name: {seed: pool.submit(variant_job, args, seed, name, overrides) for seed in seeds}
+            for name, (overrides, seeds) in extra.items()
         }
         per_seed = {seed: future.result() for seed, future in seed_futures.items()}
-        variants = {name: future.result() for name, future in variant_futures.items()}
+        variants = {
+            name: {seed: f.result() for seed, f in futures.items()} for name, futures in variant_futures.items()
+        }
 
     summary = summarize(per_seed, variants)
     table = markdown(summary, args.steps)
     print(table)
     if args.output is not None:
-        command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + shlex.join(
+            sys.argv[1:] if argv is None else argv
+        )
         report = {
             "command": command,
             "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "output"},

@@ -95,3 +95,5 @@ def test_demo_quick_run_end_to_end(tmp_path, capsys):
     ]
     table = capsys.readouterr().out
     assert "routed to FCO (fixed)" in table and "held-out pass@1 after" in table
+    lines = table[table.index("held-out pass@1 before") :].split("\n\n")[0].splitlines()
+    assert len({len(line) for line in lines}) == 1, "the table's columns are not aligned"

@@ -31,6 +31,13 @@ def test_seed_interval_is_a_student_t_interval():
     assert learning.seed_interval(eleven)["high"] == pytest.approx(0.5 + 2.228 * std / math.sqrt(11))
 
 
+def test_variant_seeds_must_have_a_grpo_run(capsys):
+    learning = load_benchmark()
+    with pytest.raises(SystemExit):
+        learning.main(["--seeds", "0", "1", "--variants", "vague feedback", "--variant-seeds", "2"])
+    assert "--variant-seeds: every variant seed must be one of --seeds" in capsys.readouterr().err
+
+
 def test_vague_feedback_names_no_mistake():
     from trl_mulferl.addition import MISTAKE_DIAGNOSES
 
@@ -42,8 +49,8 @@ def test_vague_feedback_names_no_mistake():
 
 @pytest.mark.slow
 def test_learning_benchmark_runs_and_resumes(tmp_path):
-    """Two seeds, the three methods, the ablations and a variant, on a barely trained warm start; a rerun reuses
-    every finished job."""
+    """Two seeds, the three methods, the ablations on the first seed and a variant on both, on a barely trained warm
+    start; a rerun reuses every finished job."""
     command = [
         sys.executable,
         str(ROOT / "benchmarks" / "learning.py"),
@@ -63,6 +70,9 @@ def test_learning_benchmark_runs_and_resumes(tmp_path):
         "1",
         "--variants",
         "vague feedback",
+        "--variant-seeds",
+        "0",
+        "1",
         "--work-dir",
         str(tmp_path / "runs"),
         "--output",
@@ -82,6 +92,11 @@ def test_learning_benchmark_runs_and_resumes(tmp_path):
     }
     assert set(summary["variants"]) == {"no regeneration", "no FCO", "plain injection", "vague feedback"}
     assert summary["variants"]["no regeneration"]["escape_rate"] == []
+    assert summary["variants"]["no FCO"]["seeds"] == [0] and summary["variants"]["vague feedback"]["seeds"] == [0, 1]
+    vague = summary["variants"]["vague feedback"]
+    grpo = [runs["GRPO"]["evaluations"]["2"]["no_feedback"]["mean"] for runs in report["per_seed"].values()]
+    variant = [run["evaluations"]["2"]["no_feedback"]["mean"] for run in report["variants"]["vague feedback"].values()]
+    assert vague["difference_vs_GRPO"]["values"] == pytest.approx([v - g for v, g in zip(variant, grpo)])
     for seed in ("0", "1"):
         runs = report["per_seed"][seed]
         # GRPO and iGRPO run until they have sampled as many completions as MulFeRL, measured at both step counts.

@@ -277,10 +277,10 @@ def format_table(results: list[dict], before: dict) -> str:
         ("  with one turn of feedback", lambda r: pass_at_1(r["held_out_after"]["feedback"])),
         ("wall time (s)", lambda r: f"{r['wall_time_s']:.0f}"),
     ]
-    width = 22
-    lines = [f"{'':<30}" + "".join(f"{r['run']:>{width}}" for r in results)]
+    width, label_width = 22, max(len(label) for label, _ in rows)
+    lines = [f"{'':<{label_width}}" + "".join(f"{r['run']:>{width}}" for r in results)]
     for label, cell in rows:
-        lines.append(f"{label:<30}" + "".join(f"{cell(r):>{width}}" for r in results))
+        lines.append(f"{label:<{label_width}}" + "".join(f"{cell(r):>{width}}" for r in results))
     return "\n".join(lines)
 
 
