@@ -1,19 +1,19 @@
 import json
+import math
 import re
 
 import pytest
 
+from trl_mulferl.addition import difficulty, make_splits, operands
 from trl_mulferl.cli import main as cli
-from trl_mulferl.demo import make_problems
-from trl_mulferl.tiny import checker_feedback, digit_reward, given_digit, sum_operands, sum_problems, sum_question
+from trl_mulferl.demo import escape_rates, signal_share, training_problems
+from trl_mulferl.tiny import checker_feedback, digit_reward, given_digit, sum_problems, sum_question
 
 
-def test_task_checker_and_feedback():
-    train, held_out = make_problems(seed=0)
-    assert len(train) == 35 and len(held_out) == 20
-    operands = [{sum_operands(row["prompt"]) for row in split} for split in (train, held_out)]
-    assert operands[0].isdisjoint(operands[1]) and len(operands[0] | operands[1]) == 55
-    assert all(a + b <= 9 for a, b in operands[0] | operands[1])
+def test_tiny_sums_checker_and_feedback():
+    """The one-digit sums of `make-tiny` and recipes/tiny_cpu.yaml."""
+    problems = sum_problems(seed=0)
+    assert len(set(problems)) == 55 and all(a + b <= 9 for a, b in problems)
     # The checker reads the first digit after the feedback block, never one inside it.
     assert given_digit("<thinking><feedback>try 3</feedback> so 5 then 7") == "5"
     prompts = [[{"role": "user", "content": sum_question(2, 3)}]] * 3
@@ -37,6 +37,29 @@ def test_checker_feedback_never_states_a_number():
             assert re.findall(r"\d", re.sub(r"\b[12]\. ", "", feedback)) == [], feedback
 
 
+def test_training_problems_interleave_the_kinds_of_sums():
+    dataset = training_problems(make_splits(0).train, per_difficulty=5)
+    kinds = [difficulty(*operands(row["prompt"])) for row in dataset]
+    assert len(dataset) == 15
+    assert all(set(kinds[i : i + 3]) == {"no_carry", "carry", "hundreds"} for i in range(0, 15, 3))
+    assert all(row["solution"] == str(sum(operands(row["prompt"]))) for row in dataset)
+
+
+def test_signal_share_and_escape_rates():
+    assert signal_share({"frac_reward_zero_std": 0.25}) == 0.75
+    assert signal_share({"mulferl/route/grpo": 0.5, "mulferl/route/fco": 0.25, "frac_reward_zero_std": 0.9}) == 0.75
+    # Turn 1 regenerated 3 + 2 of the groups that failed at turn 0 (one got no feedback); 1 + 1 still failed, and
+    # both were regenerated at turn 2, where 1 still failed.
+    history = [
+        {"mulferl/turn_1/reached_groups": 3, "mulferl/turn_1/failed_groups": 1},
+        {"mulferl/turn_1/reached_groups": 2, "mulferl/turn_1/failed_groups": 1},
+    ]
+    history[0] |= {"mulferl/turn_2/reached_groups": 1, "mulferl/turn_2/failed_groups": 1}
+    history[1] |= {"mulferl/turn_2/reached_groups": 1, "mulferl/turn_2/failed_groups": 0}
+    assert escape_rates(history, 2) == [3 / 5, 1 / 2]
+    assert math.isnan(escape_rates([{"mulferl/turn_1/reached_groups": 0, "mulferl/turn_1/failed_groups": 0}], 1)[0])
+
+
 def test_demo_rejects_a_run_without_steps(capsys):
     with pytest.raises(SystemExit) as exit:
         cli(["demo", "--steps", "0"])
@@ -44,21 +67,33 @@ def test_demo_rejects_a_run_without_steps(capsys):
     assert "argument --steps: must be at least 1, got 0" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_demo_runs_end_to_end(tmp_path):
-    cli(["demo", "--steps", "2", "--prompts-per-step", "2", "--num-generations", "4", "--output-dir", str(tmp_path)])
+def test_demo_quick_run_end_to_end(tmp_path, capsys):
+    """The whole demo on a barely trained policy (--quick): three runs from one warm start, table, files."""
+    arguments = ["demo", "--quick", "--steps", "2", "--prompts-per-step", "2", "--num-generations", "4"]
+    cli([*arguments, "--held-out", "6", "--samples", "1", "--output-dir", str(tmp_path)])
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert [run["run"] for run in summary] == ["GRPO", "MulFeRL"]
-    assert all(0.0 <= run["signal_share"] <= 1.0 for run in summary)
-    assert "grpo" in summary[1] and "fco" in summary[1]
-    assert all(run["held_out_before"] == summary[0]["held_out_before"] for run in summary)
+    runs = summary["runs"]
+    assert [run["run"] for run in runs] == ["GRPO", "MulFeRL", "iGRPO"]
+    assert summary["warm_start"]["settings"]["steps"] == 4  # --quick's warm start, cached in the folder
+    for evaluation in [summary["held_out_before"]] + [run["held_out_after"] for run in runs]:
+        assert evaluation["feedback"]["mean"] >= evaluation["no_feedback"]["mean"]
+    assert all(0.0 <= run["signal_share"] <= 1.0 and run["steps"] == 2 for run in runs)
+    assert {"grpo", "fco", "solved_skip", "unresolved", "escape_rate"} <= set(runs[1])
+    assert sum(runs[1][route] for route in ("grpo", "fco", "solved_skip", "unresolved")) == pytest.approx(1.0)
+    # K rollouts per prompt for GRPO; N + G = K for iGRPO; MulFeRL adds a turn per failed group.
+    assert runs[0]["rollouts_per_step"] == runs[2]["rollouts_per_step"] == 8
+    assert runs[1]["rollouts_per_step"] >= 8
     lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
-    assert len(lines) == 4 and json.loads(lines[-1])["run"] == "MulFeRL"
+    assert [json.loads(line)["run"] for line in lines] == ["GRPO"] * 2 + ["MulFeRL"] * 2 + ["iGRPO"] * 2
     assert (tmp_path / "curves.png").stat().st_size > 10_000
-    # Only the model and the results: the trainers leave no folders of their own.
+    # Only the warm start and the results: the trainers leave no folders of their own.
     assert sorted(path.name for path in tmp_path.iterdir()) == [
         "curves.png",
         "metrics.jsonl",
         "summary.json",
-        "tiny-qwen2",
+        "warm-start",
     ]
+    table = capsys.readouterr().out
+    assert "routed to FCO (fixed)" in table and "held-out pass@1 after" in table
+    lines = table[table.index("held-out pass@1 before") :].split("\n\n")[0].splitlines()
+    assert len({len(line) for line in lines}) == 1, "the table's columns are not aligned"

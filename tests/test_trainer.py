@@ -138,6 +138,7 @@ def test_failing_provider_leaves_groups_unresolved(tmp_path, tiny_tokenizer, pro
     trainer.train()
     assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
     assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/turn_1/reached_groups") == [0.0, 0.0]  # failed, but without feedback
     assert len(calls) == 2
 
 
@@ -332,6 +333,8 @@ def test_three_turn_oracle_routes_every_branch(tmp_path, tiny_tokenizer, tiny_mo
     assert logged(trainer, "mulferl/turn_0/failed_groups") == [4.0]
     assert logged(trainer, "mulferl/turn_1/escape_rate") == [0.5]
     assert logged(trainer, "mulferl/turn_2/escape_rate") == [0.5]
+    assert logged(trainer, "mulferl/turn_1/reached_groups") == [4.0]
+    assert logged(trainer, "mulferl/turn_2/reached_groups") == [2.0]
     assert logged(trainer, "mulferl/feedback/requests") == [6.0]
 
     batch = outputs[0]

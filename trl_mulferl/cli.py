@@ -30,7 +30,9 @@ COMMANDS = {
         "trl_mulferl.evaluation.cli",
         "pass@1 / pass@k of a model on the paper's benchmarks, with optional test-time feedback",
     ),
-    "demo": Command("trl_mulferl.demo", "GRPO vs MulFeRL on a tiny model, offline, on CPU (about 4 minutes)"),
+    "demo": Command(
+        "trl_mulferl.demo", "GRPO, MulFeRL and iGRPO from a policy fine-tuned here, offline, on CPU (about 4 minutes)"
+    ),
 }
 
 

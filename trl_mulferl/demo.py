@@ -1,77 +1,86 @@
-"""Offline demo: GRPO and MulFeRL on the same tiny model, seed and data, on CPU in a few minutes.
+"""Offline demo: GRPO, MulFeRL and iGRPO from the same warm-started policy, seed and data, on CPU in minutes.
 
-The task is one-digit arithmetic ("What is 3 + 4?"); the verifier reads the first digit the model writes after any
-feedback block. The feedback provider is programmatic: it runs the task's own checker on the failed answers and
-says what went wrong and how to fix it, never the answer. A randomly initialised 2-layer Qwen2 rarely answers
-right, so most GRPO groups fail entirely and give no gradient; MulFeRL regenerates those groups with feedback and
-trains on the turn that shows contrast.
+The task is two-digit addition worked column by column (`trl_mulferl.addition`). The policy is a tiny Qwen2
+fine-tuned here to add with a pupil's characteristic mistakes, and to avoid the mistakes a checker names in its
+feedback slot (`trl_mulferl.warm_start`); it is cached in the output folder, so a rerun there starts training at
+once. The feedback provider is that checker (`CheckerFeedbackProvider(diagnose)`): what went wrong and how to fix it,
+never the answer. Every run starts from the warm start and is measured on held-out sums before and after, without
+feedback and with one turn of test-time feedback.
 
     trl-mulferl demo                 # or: python -m trl_mulferl.demo
 """
 
 import argparse
 import json
+import math
+import os
 import time
 import warnings
 from datetime import datetime
 from pathlib import Path
 
-import torch
 from datasets import Dataset
 from tqdm.auto import tqdm
-from transformers import AutoModelForCausalLM, PrinterCallback, TrainerCallback
+from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback, TrainerCallback
 from transformers.utils import logging as transformers_logging
-from trl import GRPOConfig, GRPOTrainer
 
-from .mulferl_config import MulFeRLConfig
-from .mulferl_trainer import MulFeRLTrainer
-from .tiny import build_qwen2, checker_feedback, digit_reward, sum_problems, sum_question, train_tokenizer
+from .addition import addition_reward, difficulty, make_splits, question
+from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, warm_start
 
 
-def make_problems(seed: int) -> tuple[Dataset, Dataset]:
-    """All 55 sums a + b <= 9, shuffled, split 35 for training and 20 held out."""
-    rows = [{"prompt": [{"role": "user", "content": sum_question(a, b)}]} for a, b in sum_problems(seed)]
-    return Dataset.from_list(rows[:35]), Dataset.from_list(rows[35:])
+METHODS = ("GRPO", "MulFeRL", "iGRPO")
+ROUTES = ("grpo", "fco", "solved_skip", "unresolved")
 
 
-def build_model(output_dir: Path, seed: int):
-    """Trains the tokenizer on the task's own text and saves a fresh tiny Qwen2 next to it."""
-    train, held_out = make_problems(seed)
-    texts = [row["prompt"][0]["content"] for row in train] + [row["prompt"][0]["content"] for row in held_out]
-    texts += [
-        checker_feedback(sum_question(2, 3), ["7", "1", "x"], [0.0] * 3),  # every kind of issue it names
-        "<thinking><feedback></feedback></thinking> 0123456789",
-    ]
-    tokenizer = train_tokenizer(texts * 10, vocab_size=320)
-    model_dir = output_dir / "tiny-qwen2"
-    build_qwen2(tokenizer, hidden_size=64, num_layers=2, seed=seed).save_pretrained(model_dir)
-    tokenizer.save_pretrained(model_dir)
-    return str(model_dir), tokenizer, train, held_out
-
-
-@torch.no_grad()
-def held_out_reward(model, tokenizer, dataset, samples: int, max_new_tokens: int, seed: int) -> float:
-    """Mean reward of `samples` sampled answers per held-out problem (temperature 1, as in training)."""
-    torch.manual_seed(seed)
-    model.eval()
-    tokenizer.padding_side = "left"
-    prompts = [
-        tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=False) for row in dataset
-    ]
-    inputs = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-    outputs = model.generate(
-        **inputs,
-        do_sample=True,
-        temperature=1.0,
-        top_k=0,
-        top_p=1.0,
-        max_new_tokens=max_new_tokens,
-        num_return_sequences=samples,
-        pad_token_id=tokenizer.pad_token_id,
+def training_problems(pairs: list[tuple[int, int]], per_difficulty: int) -> Dataset:
+    """`per_difficulty` sums of each kind from `pairs`, interleaved, as a conversational dataset with the reference
+    answer in `solution` (the column the answer-leak guard reads)."""
+    by_kind = {}
+    for a, b in pairs:
+        by_kind.setdefault(difficulty(a, b), []).append((a, b))
+    chosen = [pair for group in zip(*(v[:per_difficulty] for v in by_kind.values())) for pair in group]
+    return Dataset.from_list(
+        [{"prompt": [{"role": "user", "content": question(a, b)}], "solution": str(a + b)} for a, b in chosen]
     )
-    texts = tokenizer.batch_decode(outputs[:, inputs["input_ids"].size(1) :], skip_special_tokens=True)
-    repeated_prompts = [row["prompt"] for row in dataset for _ in range(samples)]
-    return sum(digit_reward(repeated_prompts, texts)) / len(texts)
+
+
+def make_trainer(
+    method: str, model_dir: str, tokenizer, dataset: Dataset, settings: dict, overrides=None, feedback_provider=None
+):
+    """A GRPO, MulFeRL or iGRPO trainer on the same model, data and settings.
+
+    `settings` are GRPOConfig fields shared by all three; `num_generations` is the group size K of GRPO and MulFeRL,
+    and iGRPO splits the same rollouts per prompt between K/2 drafts and K/2 trained completions (the paper's matched
+    budget). `overrides` are fields of the method's own config (e.g. MulFeRL's `fco_weight`); MulFeRL's feedback comes
+    from `feedback_provider`, by default the task's checker.
+    """
+    from trl import GRPOConfig, GRPOTrainer
+
+    from .igrpo_config import IGRPOConfig
+    from .igrpo_trainer import IGRPOTrainer
+    from .mulferl_config import MulFeRLConfig
+    from .mulferl_trainer import MulFeRLTrainer
+
+    settings = {**settings, **(overrides or {})}
+    common = {"train_dataset": dataset, "processing_class": tokenizer}
+    if method == "GRPO":
+        return GRPOTrainer(model_dir, addition_reward, args=GRPOConfig(**settings), **common)
+    if method == "MulFeRL":
+        args = MulFeRLConfig(**settings)
+        provider = (feedback_provider or checker_provider()) if args.max_feedback_turns > 0 else None
+        return MulFeRLTrainer(model_dir, addition_reward, args=args, feedback_provider=provider, **common)
+    if method == "iGRPO":
+        group_size = settings["num_generations"]
+        prompts = settings["per_device_train_batch_size"] // group_size
+        igrpo = {
+            **settings,
+            "num_drafts": group_size // 2,
+            "num_generations": group_size - group_size // 2,
+            "per_device_train_batch_size": prompts * (group_size - group_size // 2),
+            "sampling_budget": group_size,
+        }
+        return IGRPOTrainer(model_dir, addition_reward, args=IGRPOConfig(**igrpo), **common)
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
 
 
 class _StepBar(TrainerCallback):
@@ -81,7 +90,7 @@ class _StepBar(TrainerCallback):
         self.name, self.bar = name, None
 
     def on_train_begin(self, args, state, control, **kwargs):
-        self.bar = tqdm(total=state.max_steps, desc=self.name, unit="step")
+        self.bar = tqdm(total=state.max_steps, desc=f"{self.name:<8}", unit="step")
 
     def on_step_end(self, args, state, control, **kwargs):
         self.bar.update(1)
@@ -95,38 +104,74 @@ class _StepBar(TrainerCallback):
 
 
 def signal_share(entry: dict) -> float:
-    """Share of the step's prompts whose group gave a gradient: mixed for GRPO; mixed or FAILED -> SOLVED for MulFeRL."""
+    """Share of the step's prompts whose group gave a gradient: mixed for GRPO and iGRPO (its Stage 2 group); mixed
+    or FAILED -> SOLVED for MulFeRL."""
     if "mulferl/route/grpo" in entry:
         return entry["mulferl/route/grpo"] + entry["mulferl/route/fco"]
     return 1.0 - entry["frac_reward_zero_std"]
 
 
-def run(name: str, trainer, tokenizer, held_out, settings) -> dict:
-    trainer.remove_callback(PrinterCallback)  # the bar below shows the step's reward instead of every metric
-    trainer.add_callback(_StepBar(name))
-    start = time.perf_counter()
-    trainer.train()
-    seconds = time.perf_counter() - start
+def rollouts_per_step(entry: dict, settings: dict) -> float:
+    """Completions sampled in a step: K per prompt for GRPO and iGRPO (drafts included), and for MulFeRL every turn's."""
+    if "mulferl/reward_rows" in entry:
+        return entry["mulferl/reward_rows"]
+    return settings["per_device_train_batch_size"]
+
+
+def escape_rates(history: list[dict], max_turns: int) -> list[float]:
+    """Per feedback turn t, the share of the groups regenerated at t that no longer all fail, pooled over the run
+    (a group that failed but got no feedback is not regenerated, so it does not count)."""
+    rates = []
+    for turn in range(1, max_turns + 1):
+        reached = sum(e[f"mulferl/turn_{turn}/reached_groups"] for e in history)
+        failed = sum(e[f"mulferl/turn_{turn}/failed_groups"] for e in history)
+        rates.append((reached - failed) / reached if reached else math.nan)
+    return rates
+
+
+def summarize_run(method: str, trainer, settings: dict, seconds: dict) -> dict:
+    """The run's training metrics, averaged over steps."""
     history = [entry for entry in trainer.state.log_history if "reward" in entry]
+    rollouts = sum(rollouts_per_step(e, settings) for e in history)
     result = {
-        "run": name,
-        "wall_time_s": seconds,
+        "run": method,
+        **seconds,
+        "steps": len(history),
         "signal_share": sum(signal_share(e) for e in history) / len(history),
         "train_reward": sum(e["reward"] for e in history) / len(history),
-        "held_out_after": held_out_reward(trainer.model, tokenizer, held_out, **settings),
+        "rollouts": rollouts,
+        "rollouts_per_step": rollouts / len(history),
         "history": history,
     }
-    for route in ("grpo", "fco", "solved_skip", "unresolved"):
-        key = f"mulferl/route/{route}"
-        if key in history[0]:
-            result[route] = sum(e[key] for e in history) / len(history)
+    if "mulferl/route/grpo" in history[0]:
+        for route in ROUTES:
+            result[route] = sum(e[f"mulferl/route/{route}"] for e in history) / len(history)
+        max_turns = trainer.args.max_feedback_turns
+        result["escape_rate"] = escape_rates(history, max_turns)
+        result["regenerated_groups"] = [
+            sum(e[f"mulferl/turn_{turn}/reached_groups"] for e in history) for turn in range(1, max_turns + 1)
+        ]
+        result["feedback_requests"] = sum(e["mulferl/feedback/requests"] for e in history)
     return result
 
 
-def write_plot(results: list[dict], held_out_before: float, path: Path):
+def train_and_evaluate(method, model_dir, tokenizer, dataset, settings, held_out, evaluation, overrides=None) -> dict:
+    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides)
+    trainer.remove_callback(PrinterCallback)  # the bar shows the step's reward instead of every metric
+    trainer.add_callback(_StepBar(method))
+    start, cpu_start = time.perf_counter(), time.process_time()
+    trainer.train()
+    seconds = {"wall_time_s": time.perf_counter() - start, "cpu_time_s": time.process_time() - cpu_start}
+    result = summarize_run(method, trainer, settings, seconds)
+    result["held_out_after"] = evaluate_policy(trainer.model, tokenizer, held_out, **evaluation)
+    return result
+
+
+def write_plot(results: list[dict], before: dict, path: Path):
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.patches
     import matplotlib.pyplot as plt
 
     def moving_average(values, window=10):
@@ -135,37 +180,62 @@ def write_plot(results: list[dict], held_out_before: float, path: Path):
             for i in range(len(values))
         ]
 
-    figure, (reward_axis, signal_axis, held_out_axis) = plt.subplots(1, 3, figsize=(15, 4.4))
-    for color, result in zip(("tab:blue", "tab:orange"), results, strict=False):
+    colors = {"GRPO": "tab:blue", "MulFeRL": "tab:orange", "iGRPO": "tab:green"}
+    figure, (reward_axis, signal_axis, held_out_axis) = plt.subplots(1, 3, figsize=(16, 4.6))
+    for result in results:
         steps = [e["step"] for e in result["history"]]
         for axis, values in (
             (reward_axis, [e["reward"] for e in result["history"]]),
             (signal_axis, [signal_share(e) for e in result["history"]]),
         ):
-            axis.plot(steps, values, color=color, alpha=0.25, linewidth=0.8)
-            axis.plot(steps, moving_average(values), color=color, label=f"{result['run']} (10-step mean)")
-        held_out = (held_out_before, result["held_out_after"])
-        held_out_axis.plot((0, steps[-1]), held_out, color=color, marker="o", label=result["run"])
-        held_out_axis.annotate(
-            f"{held_out[1]:.3f}", (steps[-1], held_out[1]), textcoords="offset points", xytext=(-30, 6), color=color
-        )
+            axis.plot(steps, values, color=colors[result["run"]], alpha=0.25, linewidth=0.8)
+            axis.plot(
+                steps, moving_average(values), color=colors[result["run"]], label=f"{result['run']} (10-step mean)"
+            )
     reward_axis.set(title="turn-0 training reward", xlabel="step", ylabel="mean reward")
     signal_axis.set(title="prompts giving a training signal", xlabel="step", ylabel="share of prompts", ylim=(0, 1.05))
-    top = max(held_out_before, *(result["held_out_after"] for result in results))
-    held_out_axis.set(
-        title="held-out reward, before and after", xlabel="step", ylabel="mean reward", ylim=(0, 1.3 * top + 1e-3)
+    bars = [("warm start", before, "tab:gray")] + [(r["run"], r["held_out_after"], colors[r["run"]]) for r in results]
+    for offset, (setting, hatch) in enumerate((("no_feedback", ""), ("feedback", "//"))):
+        for index, (name, evaluation, color) in enumerate(bars):
+            value = evaluation[setting]
+            held_out_axis.bar(
+                index + 0.4 * offset - 0.2,
+                value["mean"],
+                width=0.38,
+                color=color,
+                alpha=1.0 if offset == 0 else 0.45,
+                hatch=hatch,
+                yerr=[[value["mean"] - value["low"]], [value["high"] - value["mean"]]],
+                capsize=3,
+            )
+            held_out_axis.annotate(
+                f"{value['mean']:.2f}",
+                (index + 0.4 * offset - 0.2, value["high"]),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
+    held_out_axis.set_xticks(range(len(bars)), [name for name, _, _ in bars])
+    held_out_axis.set(title="held-out pass@1", ylabel="share of sampled answers right", ylim=(0, 1.1))
+    held_out_axis.legend(
+        handles=[
+            matplotlib.patches.Patch(facecolor="tab:gray", label="without feedback"),
+            matplotlib.patches.Patch(facecolor="tab:gray", alpha=0.45, hatch="//", label="with one turn of feedback"),
+        ],
+        loc="upper left",
     )
-    for axis in (reward_axis, signal_axis, held_out_axis):
+    for axis in (reward_axis, signal_axis):
         axis.legend()
     figure.text(
         0.5,
         0.01,
-        "Faint lines: the value at each step; solid lines: its 10-step moving mean. Held-out reward: 8 sampled "
-        "answers per held-out problem (temperature 1), before and after training.",
+        "Faint lines: the value at each step; solid lines: its 10-step moving mean (iGRPO: its Stage 2 reward, with the "
+        "best draft in the prompt).\nHeld-out pass@1: sampled answers (temperature 1) to held-out sums, with 95% "
+        "intervals; with feedback, each wrong answer gets the checker's diagnosis injected and is answered again.",
         ha="center",
         fontsize=9,
     )
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    figure.tight_layout(rect=(0, 0.08, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)
 
@@ -182,35 +252,83 @@ def at_least(minimum: int):
     return parse
 
 
+def format_table(results: list[dict], before: dict) -> str:
+    def pass_at_1(value: dict) -> str:
+        return f"{value['mean']:.3f} ({value['low']:.2f}-{value['high']:.2f})"
+
+    rows = [
+        ("held-out pass@1 before", lambda r: pass_at_1(before["no_feedback"])),
+        ("  with one turn of feedback", lambda r: pass_at_1(before["feedback"])),
+        ("prompts with training signal", lambda r: f"{r['signal_share']:.2f}"),
+    ]
+    rows += [
+        (f"  {label}", lambda r, route=route: f"{r[route]:.2f}" if route in r else "-")
+        for label, route in (
+            ("routed to GRPO (mixed)", "grpo"),
+            ("routed to FCO (fixed)", "fco"),
+            ("solved at turn 0 (skip)", "solved_skip"),
+            ("unresolved", "unresolved"),
+        )
+    ]
+    rows += [
+        ("training reward (turn 0; iGRPO: Stage 2)", lambda r: f"{r['train_reward']:.3f}"),
+        ("rollouts per step", lambda r: f"{r['rollouts_per_step']:.1f}"),
+        ("held-out pass@1 after", lambda r: pass_at_1(r["held_out_after"]["no_feedback"])),
+        ("  with one turn of feedback", lambda r: pass_at_1(r["held_out_after"]["feedback"])),
+        ("wall time (s)", lambda r: f"{r['wall_time_s']:.0f}"),
+    ]
+    width, label_width = 22, max(len(label) for label, _ in rows)
+    lines = [f"{'':<{label_width}}" + "".join(f"{r['run']:>{width}}" for r in results)]
+    for label, cell in rows:
+        lines.append(f"{label:<{label_width}}" + "".join(f"{cell(r):>{width}}" for r in results))
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="trl-mulferl demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=at_least(1), default=200, help="training steps per run (default 200)")
+    parser.add_argument("--steps", type=at_least(1), default=100, help="training steps per run (default 100)")
     parser.add_argument("--num-generations", type=at_least(2), default=8, help="rollouts per prompt, K (paper: 8)")
     parser.add_argument("--prompts-per-step", type=at_least(1), default=4)
-    parser.add_argument("--max-completion-length", type=at_least(1), default=16)
-    parser.add_argument("--learning-rate", type=float, default=3e-3)
+    parser.add_argument("--max-completion-length", type=at_least(1), default=40)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--held-out", type=at_least(3), default=150, help="held-out sums (default 150)")
+    parser.add_argument("--samples", type=at_least(1), default=4, help="answers per held-out sum (default 4)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", type=Path, default=None, help="default: ./mulferl-demo-<date-time>")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run in seconds: a barely trained policy, for tests only"
+    )
     args = parser.parse_args(argv)
     output_dir = args.output_dir or Path(f"mulferl-demo-{datetime.now():%Y%m%d-%H%M%S}")
     output_dir.mkdir(parents=True, exist_ok=True)
+    if "OMP_NUM_THREADS" not in os.environ:
+        import torch
+
+        # A model this small gains little from a second thread, and loses much on a machine that is busy.
+        torch.set_num_threads(1)
     # The demo's own progress bars and table are the output; library notices about a tiny local model are noise.
     transformers_logging.set_verbosity_error()
     transformers_logging.disable_progress_bar()
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
 
-    model_dir, tokenizer, train, held_out = build_model(output_dir, args.seed)
-    evaluation = {"samples": 8, "max_new_tokens": args.max_completion_length, "seed": args.seed}
-    held_out_before = held_out_reward(
-        AutoModelForCausalLM.from_pretrained(model_dir), tokenizer, held_out, **evaluation
-    )
-    common = {
+    splits = make_splits(args.seed)
+    config = WarmStartConfig(seed=args.seed)
+    if args.quick:
+        config = WarmStartConfig(seed=args.seed, hidden_size=32, num_layers=1, steps=4, batch_size=8, warmup_steps=1)
+    model_dir = warm_start(output_dir / "warm-start", splits.train, config, log=tqdm.write)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    held_out = splits.test[: args.held_out]
+    evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": args.seed}
+    before = evaluate_policy(AutoModelForCausalLM.from_pretrained(model_dir), tokenizer, held_out, **evaluation)
+    settings = {
+        "output_dir": str(output_dir),  # with save_strategy "no" the trainers write nothing there
         "per_device_train_batch_size": args.prompts_per_step * args.num_generations,
         "num_generations": args.num_generations,
         "max_completion_length": args.max_completion_length,
         "max_steps": args.steps,
         "learning_rate": args.learning_rate,
+        "lr_scheduler_type": "constant",
         "logging_steps": 1,
         "disable_tqdm": True,
         "save_strategy": "no",
@@ -221,48 +339,23 @@ def main(argv=None):
         "loss_type": "grpo",
         "activation_checkpointing": False,  # nothing to save on a tiny model; TRL's default would recompute
     }
-    # Both runs use the demo's folder: with save_strategy "no" they write nothing there, so no empty subfolders.
-    grpo = GRPOTrainer(
-        model_dir,
-        digit_reward,
-        args=GRPOConfig(output_dir=str(output_dir), **common),
-        train_dataset=train,
-        processing_class=tokenizer,
-    )
-    mulferl = MulFeRLTrainer(
-        model_dir,
-        digit_reward,
-        args=MulFeRLConfig(output_dir=str(output_dir), **common),
-        train_dataset=train,
-        processing_class=tokenizer,
-        feedback_provider=checker_feedback,
-    )
-    results = [run("GRPO", grpo, tokenizer, held_out, evaluation)]
-    results.append(run("MulFeRL", mulferl, tokenizer, held_out, evaluation))
+    dataset = training_problems(splits.train, per_difficulty=100)
+    results = [
+        train_and_evaluate(method, model_dir, tokenizer, dataset, settings, held_out, evaluation) for method in METHODS
+    ]
 
     with open(output_dir / "metrics.jsonl", "w") as metrics:
         for result in results:
             for entry in result["history"]:
                 metrics.write(json.dumps({"run": result["run"], **entry}) + "\n")
-    summary = [{k: v for k, v in r.items() if k != "history"} | {"held_out_before": held_out_before} for r in results]
+    summary = {
+        "warm_start": json.loads((Path(model_dir) / "warm_start.json").read_text()),
+        "held_out_before": before,
+        "runs": [{k: v for k, v in r.items() if k != "history"} for r in results],
+    }
     (output_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    write_plot(results, held_out_before, output_dir / "curves.png")
-
-    print(f"\n{'':<28}{'GRPO':>10}{'MulFeRL':>10}")
-    rows = [
-        ("prompts with training signal", "signal_share", "{:.2f}"),
-        ("  routed to GRPO (mixed)", "grpo", "{:.2f}"),
-        ("  routed to FCO (fixed)", "fco", "{:.2f}"),
-        ("  solved at turn 0 (skip)", "solved_skip", "{:.2f}"),
-        ("  unresolved", "unresolved", "{:.2f}"),
-        ("turn-0 training reward", "train_reward", "{:.3f}"),
-        ("held-out reward after", "held_out_after", "{:.3f}"),
-        ("wall time (s)", "wall_time_s", "{:.0f}"),
-    ]
-    print(f"{'held-out reward before':<28}{held_out_before:>10.3f}{held_out_before:>10.3f}")
-    for label, key, fmt in rows:
-        cells = [fmt.format(r[key]) if key in r else "-" for r in results]
-        print(f"{label:<28}{cells[0]:>10}{cells[1]:>10}")
+    write_plot(results, before, output_dir / "curves.png")
+    print("\n" + format_table(results, before))
     print(f"\nMetrics (metrics.jsonl), summary.json and curves.png are in {output_dir.resolve()}")
     return summary
 

@@ -686,7 +686,8 @@ class MulFeRLTrainer(GRPOTrainer):
         metrics["mulferl/turn_0/success_rate"].append(ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"]))
         for turn in range(1 + self.args.max_feedback_turns):
             metrics[f"mulferl/turn_{turn}/failed_groups"].append(totals[f"turn_{turn}/failed"])
-            if turn > 0:
+            if turn > 0:  # groups regenerated at this turn: those that failed one turn earlier and got feedback
+                metrics[f"mulferl/turn_{turn}/reached_groups"].append(totals[f"turn_{turn}/reached"])
                 escaped = totals[f"turn_{turn}/reached"] - totals[f"turn_{turn}/failed"]
                 metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
         metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))

@@ -1,0 +1,112 @@
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("learning_benchmark", ROOT / "benchmarks" / "learning.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_seed_interval_is_a_student_t_interval():
+    learning = load_benchmark()
+    interval = learning.seed_interval([0.5, 0.6, 0.7])
+    error = 4.303 * 0.1 / math.sqrt(3)  # t(0.975, 2 degrees of freedom) * std / sqrt(n)
+    assert interval["mean"] == pytest.approx(0.6)
+    assert (interval["low"], interval["high"]) == pytest.approx((0.6 - error, 0.6 + error))
+    assert math.isnan(learning.seed_interval([0.4])["low"])
+    eleven = [0.0, 1.0] * 5 + [0.5]  # 10 degrees of freedom: t = 2.228, not the normal 1.96
+    std = math.sqrt(sum((v - 0.5) ** 2 for v in eleven) / 10)
+    assert learning.seed_interval(eleven)["high"] == pytest.approx(0.5 + 2.228 * std / math.sqrt(11))
+
+
+def test_variant_seeds_must_have_a_grpo_run(capsys):
+    learning = load_benchmark()
+    with pytest.raises(SystemExit):
+        learning.main(["--seeds", "0", "1", "--variants", "vague feedback", "--variant-seeds", "2"])
+    assert "--variant-seeds: every variant seed must be one of --seeds" in capsys.readouterr().err
+
+
+def test_vague_feedback_names_no_mistake():
+    from trl_mulferl.addition import MISTAKE_DIAGNOSES
+
+    learning = load_benchmark()
+    text = learning.vague_feedback("What is 47 + 38?", ["<thinking>"], [0.0])
+    assert not any(diagnosis in text for diagnosis in MISTAKE_DIAGNOSES.values())
+    assert not any(sentence in text for diagnosis in MISTAKE_DIAGNOSES.values() for sentence in diagnosis.split(". "))
+
+
+@pytest.mark.slow
+def test_learning_benchmark_runs_and_resumes(tmp_path):
+    """Two seeds, the three methods, the ablations on the first seed and a variant on both, on a barely trained warm
+    start; a rerun reuses every finished job."""
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "learning.py"),
+        "--quick",
+        "--seeds",
+        "0",
+        "1",
+        "--steps",
+        "2",
+        "--prompts-per-step",
+        "2",
+        "--num-generations",
+        "4",
+        "--held-out",
+        "6",
+        "--samples",
+        "1",
+        "--variants",
+        "vague feedback",
+        "--variant-seeds",
+        "0",
+        "1",
+        "--work-dir",
+        str(tmp_path / "runs"),
+        "--output",
+        str(tmp_path / "learning.json"),
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    subprocess.run(command, check=True, env=environment, capture_output=True)
+    report = json.loads((tmp_path / "learning.json").read_text())
+    summary = report["summary"]
+    assert summary["seeds"] == [0, 1] and {"GRPO", "MulFeRL", "iGRPO"} <= set(summary)
+    assert set(summary["MulFeRL"]["matched_steps"]) == {"no_feedback", "feedback", "no_feedback_by_difficulty"}
+    assert len(summary["MulFeRL"]["escape_rate"]) == 2 and set(summary["MulFeRL"]["routes"]) == {
+        "grpo",
+        "fco",
+        "solved_skip",
+        "unresolved",
+    }
+    assert set(summary["variants"]) == {"no regeneration", "no FCO", "plain injection", "vague feedback"}
+    assert summary["variants"]["no regeneration"]["escape_rate"] == []
+    assert summary["variants"]["no FCO"]["seeds"] == [0] and summary["variants"]["vague feedback"]["seeds"] == [0, 1]
+    vague = summary["variants"]["vague feedback"]
+    grpo = [runs["GRPO"]["evaluations"]["2"]["no_feedback"]["mean"] for runs in report["per_seed"].values()]
+    variant = [run["evaluations"]["2"]["no_feedback"]["mean"] for run in report["variants"]["vague feedback"].values()]
+    assert vague["difference_vs_GRPO"]["values"] == pytest.approx([v - g for v, g in zip(variant, grpo)])
+    for seed in ("0", "1"):
+        runs = report["per_seed"][seed]
+        # GRPO and iGRPO run until they have sampled as many completions as MulFeRL, measured at both step counts.
+        assert runs["MulFeRL"]["steps"] == 2 and list(runs["MulFeRL"]["evaluations"]) == ["2"]
+        matched = math.ceil(runs["MulFeRL"]["rollouts"] / 8)
+        for method in ("GRPO", "iGRPO"):
+            assert runs[method]["steps"] == matched and runs[method]["rollouts"] >= runs["MulFeRL"]["rollouts"]
+            assert sorted(map(int, runs[method]["evaluations"])) == sorted({2, matched})
+    assert "| held-out pass@1 after 2 steps |" in report["table"]
+    first = (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime
+    subprocess.run(command, check=True, env=environment, capture_output=True)
+    assert (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime == first
+    assert json.loads((tmp_path / "learning.json").read_text())["table"] == report["table"]
