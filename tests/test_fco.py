@@ -114,9 +114,10 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
 
 
-def test_fco_scores_reuse_the_policy_logps_trl_computed(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """With vLLM's importance-sampling correction TRL forwards the policy over every final row at generation time
-    (`old_per_token_logps`); the positives' FCO scores reuse them instead of forwarding the policy again."""
+def test_fco_scores_use_the_policy_logps_of_generation_time(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """The FCO scores take the policy's log-probs from generation when it computed them (as transformers sampled
+    every turn, or TRL's forward for vLLM's importance sampling) instead of forwarding the policy again; the
+    coefficients are those of a fresh forward."""
     trainer = make_trainer(
         tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, learning_rate=0.0, fco_weight=1.0
     )
@@ -129,9 +130,10 @@ def test_fco_scores_reuse_the_policy_logps_trl_computed(tmp_path, tiny_tokenizer
     trainer.train()
     trainer._add_fco_rows = original_add
     trainer.state.global_step = 0  # the pairs are drawn from (seed, step, prompt), as at generation time
-    output, rollout = calls[0]
+    output, sampled = calls[0]
+    assert sampled.policy_logps is not None and all(n[3] is not None for n in sampled.negatives.values())
 
-    def coefficients_and_policy_forwards(output):
+    def coefficients_and_policy_forwards(output, rollout):
         forwards = []
 
         def counted(model, *args, **kwargs):
@@ -144,15 +146,23 @@ def test_fco_scores_reuse_the_policy_logps_trl_computed(tmp_path, tiny_tokenizer
         trainer._get_per_token_logps_and_entropies = original_forward
         return output, sum(forwards)
 
-    without, policy_forwards = coefficients_and_policy_forwards(output)
+    unrecorded = copy.deepcopy(sampled)
+    unrecorded.policy_logps = None
+    unrecorded.negatives = {row: (*negative[:3], None) for row, negative in unrecorded.negatives.items()}
+    forwarded, policy_forwards = coefficients_and_policy_forwards(output, unrecorded)
+    assert policy_forwards == 2  # positives and negatives
+    assert forwarded["mulferl_fco_coefficient"].abs().min() > 0
     sequences = [output[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")]
     with torch.no_grad():
         old_logps = direct_logps(trainer.model, *sequences, trainer.args.temperature)
-    reused, reused_policy_forwards = coefficients_and_policy_forwards({**output, "old_per_token_logps": old_logps})
-    assert (policy_forwards, reused_policy_forwards) == (2, 1)  # positives and negatives, then negatives only
-    assert without["mulferl_fco_coefficient"].abs().min() > 0
-    for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
-        torch.testing.assert_close(reused[key], without[key], rtol=1e-5, atol=1e-7)
+    for policy_output, rollout, expected_forwards in (
+        (output, sampled, 0),  # transformers' log-probs as it sampled each turn
+        ({**output, "old_per_token_logps": old_logps}, unrecorded, 1),  # TRL's forward, over the final rows only
+    ):
+        reused, reused_policy_forwards = coefficients_and_policy_forwards(policy_output, rollout)
+        assert reused_policy_forwards == expected_forwards
+        for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
+            torch.testing.assert_close(reused[key], forwarded[key], rtol=1e-4, atol=1e-7)
 
 
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):
@@ -213,8 +223,9 @@ def test_fco_reference_of_a_trained_adapter_is_the_starting_policy(tmp_path, tin
     assert "ref" in trainer.model.peft_config
     outputs = capture_generation_outputs(trainer)
     trainer.train()
-    # Policy == reference at the first step: every score is 0, so the gap is 0 and each pair loss is log 2.
-    assert logged(trainer, "mulferl/fco/score_gap") == [0.0]
+    # Policy == reference at the first step: every score is 0 (the policy's log-probs as sampled, up to the rounding
+    # of cached decoding), so the gap is 0 and each pair loss is log 2.
+    assert logged(trainer, "mulferl/fco/score_gap") == [pytest.approx(0.0, abs=1e-5)]
     assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
     # With the adapter disabled (the base model) the scores would not be 0.
     batch = outputs[0]

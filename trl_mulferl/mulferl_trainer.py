@@ -17,6 +17,7 @@ from .mulferl_config import MulFeRLConfig
 from .providers import build_feedback_provider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
+from .sampled_logps import SampledLogpsRecorder
 from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
 from .self_provider import SelfFeedbackProvider
 from .validation import (
@@ -62,6 +63,7 @@ class _Rows:
     tool_mask: list[list[int]]
     completions: list
     logprobs: list[list[float]] | None
+    policy_logps: list[list[float]] | None  # the policy's, recorded as transformers sampled (FCO only; 0 on prefills)
 
 
 @dataclass
@@ -75,8 +77,10 @@ class _Rollout:
     turn0_rewards_per_func: torch.Tensor  # gathered over processes
     num_turns: int  # 1 + this step's feedback turns (`max_feedback_turns`, or its annealed value)
     feedback_groups_left: int | None = None  # this step's `max_feedback_groups_per_step` budget, over all processes
-    # per local row, (prompt_ids, completion_ids, scored-token mask) one turn before its last: the FCO negatives
-    negatives: dict[int, tuple[list[int], list[int], list[int]]] = field(default_factory=dict)
+    # per local row, (prompt_ids, completion_ids, scored-token mask, policy log-probs or None) one turn before its
+    # last: the FCO negatives
+    negatives: dict[int, tuple[list[int], list[int], list[int], list[float] | None]] = field(default_factory=dict)
+    policy_logps: list[list[float]] | None = None  # the final rows', as `_Rows.policy_logps`
     # handed to TRL's advantage computation: the rewards of GRPO-routed rows, NaN elsewhere
     trained_rewards_per_func: torch.Tensor | None = None
     counts: Counter = field(default_factory=Counter)  # local sums, logged as mulferl/<name> after a gather
@@ -204,6 +208,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._feedback_loop = None
         self._turn_inputs = None
         self._rollout = None
+        self._sampled_logps = None
         self._loss_logps = None
         self._joined_partners = None
         self._warned_unscorable_step = False
@@ -217,7 +222,7 @@ class MulFeRLTrainer(GRPOTrainer):
             return generated  # evaluation is plain GRPO: no feedback turns
         prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images = generated
         tool_mask = tool_mask if tool_mask is not None else [[1] * len(ids) for ids in completion_ids]
-        rows = _Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs)
+        rows = _Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs, self._take_sampled_logps())
         rollout = self._start_rollout(prompts, rows)
 
         for turn in range(1, rollout.num_turns):
@@ -240,6 +245,7 @@ class MulFeRLTrainer(GRPOTrainer):
             self._route(rollout, regenerated)
 
         self._finish_rollout(rollout)
+        rollout.policy_logps = rows.policy_logps
         self._rollout = rollout
         rows_out = (rows.prompt_ids, rows.completion_ids, rows.tool_mask, rows.completions, rows.logprobs)
         return (*rows_out, extra_fields, images, tool_images)
@@ -390,7 +396,8 @@ class MulFeRLTrainer(GRPOTrainer):
         every process to generate.
 
         Returns:
-            Per regenerated row: its prompt ids, the prefill ids, the continuation ids and their sampling log-probs.
+            Per regenerated row: its prompt ids, the prefill ids, the continuation ids, their sampling log-probs and
+            the policy's as it sampled them (or None).
         """
         if self.args.feedback_injection == "plain" and contexts:
             prompt_ids, _, _ = self._tokenize_prompts([prompt for _, prompt, _ in contexts])
@@ -402,24 +409,48 @@ class MulFeRLTrainer(GRPOTrainer):
         generation_ids += [rows.prompt_ids[0]] * (num_rows - len(contexts))
         continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self._group_size)
         logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
-        return list(zip(prompt_ids, prefill_ids, continuation_ids, logprobs, strict=False))
+        policy_logps = self._take_sampled_logps() or [None] * len(continuation_ids)
+        return list(zip(prompt_ids, prefill_ids, continuation_ids, logprobs, policy_logps, strict=False))
+
+    # FCO scores need the policy's log-probs of every sampled token: transformers' `generate` computes them anyway.
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        arguments = (prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        if not self._records_sampled_logps or multimodal_fields:
+            return super()._generate_single_turn(*arguments)
+        with SampledLogpsRecorder(self.accelerator.unwrap_model(self.model), self.temperature) as recorder:
+            completion_ids, logprobs = super()._generate_single_turn(*arguments)
+        self._sampled_logps = recorder.logps(completion_ids)
+        return completion_ids, logprobs
+
+    @property
+    def _records_sampled_logps(self) -> bool:
+        """FCO training on transformers' `generate`: one call per turn (vLLM's log-probs are another model's)."""
+        generates_once = not (self.use_vllm or self.use_transformers_continuous_batching or self.tools)
+        return self.args.fco_enabled and self.model.training and generates_once
+
+    def _take_sampled_logps(self) -> list[list[float]] | None:
+        logps, self._sampled_logps = self._sampled_logps, None
+        return logps
 
     def _replace_rows(self, rows: _Rows, groups, new_rows, rollout: _Rollout):
         """Overwrite the failed rows with the regenerated ones; the old rows become the FCO negatives."""
         eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self._group_rows(group)]
-        for row, (prompt_ids, prefill_ids, continuation_ids, logprobs) in zip(
+        for row, (prompt_ids, prefill_ids, continuation_ids, logprobs, policy_logps) in zip(
             regenerated_rows, new_rows, strict=False
         ):
             scored = rows.tool_mask[row]
             if self.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
-            rollout.negatives[row] = (rows.prompt_ids[row], rows.completion_ids[row], scored)
+            old_policy_logps = None if rows.policy_logps is None else rows.policy_logps[row]
+            rollout.negatives[row] = (rows.prompt_ids[row], rows.completion_ids[row], scored, old_policy_logps)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids
             rows.tool_mask[row] = [0] * len(prefill_ids) + [1] * len(continuation_ids)
             if rows.logprobs is not None:
                 rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
+            if rows.policy_logps is not None:
+                rows.policy_logps[row] = [0.0] * len(prefill_ids) + policy_logps
         texts = self._tokenizer.batch_decode(
             [rows.completion_ids[row] for row in regenerated_rows], skip_special_tokens=True
         )
@@ -570,7 +601,9 @@ class MulFeRLTrainer(GRPOTrainer):
         num_groups = num_rows // self._group_size
         fco_groups = rollout.groups(Route.FCO)
         fco_rows = [row for group in fco_groups for row in self._group_rows(group)]
-        partner = self._partner_batch({row: rollout.negatives[row] for row in fco_rows}, num_rows, device)
+        partner, partner_policy_logps = self._partner_batch(
+            {row: rollout.negatives[row] for row in fco_rows}, num_rows, device
+        )
         for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
             output[key] = torch.zeros(num_rows, device=device)
         for key, value in partner.items():
@@ -584,12 +617,14 @@ class MulFeRLTrainer(GRPOTrainer):
         scored_rows = torch.tensor(fco_rows + [0] * (num_scored - len(fco_rows)), device=device)
         positive = {key: output[key][scored_rows] for key in _PARTNER_KEYS if key != "score_mask"}
         positive["score_mask"] = (output["completion_mask"] * output.get("tool_mask", 1))[scored_rows]
-        # TRL's, when it computed them: the reference's when beta != 0, the policy's with vLLM's importance sampling.
-        ref_logps, policy_logps = output.get("ref_per_token_logps"), output.get("old_per_token_logps")
+        ref_logps = output.get("ref_per_token_logps")  # TRL's, when beta != 0
         ref_logps = None if ref_logps is None else ref_logps[scored_rows]
+        policy_logps = self._generation_time_policy_logps(output, rollout)
         policy_logps = None if policy_logps is None else policy_logps[scored_rows]
         pos_scores, pos_has_tokens = self._fco_scores(positive, ref_logps, policy_logps)
-        neg_scores, neg_has_tokens = self._fco_scores({key: value[scored_rows] for key, value in partner.items()})
+        negative = {key: value[scored_rows] for key, value in partner.items()}
+        partner_policy_logps = None if partner_policy_logps is None else partner_policy_logps[scored_rows]
+        neg_scores, neg_has_tokens = self._fco_scores(negative, policy_logps=partner_policy_logps)
         rows = scored_rows[: len(fco_rows)]
         first_group = self.accelerator.process_index * num_groups
         scale = self.args.fco_weight / num_groups
@@ -612,20 +647,37 @@ class MulFeRLTrainer(GRPOTrainer):
                 rollout.counts["fco/pairs"] += len(pairs)
                 rollout.counts["fco/gap_sum"] += (pos[pairs[:, 0]] - neg[pairs[:, 1]]).sum().item()
 
-    def _partner_batch(self, negatives, num_rows: int, device) -> dict[str, torch.Tensor]:
-        """The FCO negatives as padded partner tensors, one per row (a one-token pad where a row has none)."""
-        no_partner = ([self._tokenizer.pad_token_id], [self._tokenizer.pad_token_id], [0])
+    def _partner_batch(self, negatives, num_rows: int, device) -> tuple[dict[str, torch.Tensor], torch.Tensor | None]:
+        """The FCO negatives as padded partner tensors, one per row (a one-token pad where a row has none), and their
+        policy log-probs as sampled (None unless recorded for every negative)."""
+        no_partner = ([self._tokenizer.pad_token_id], [self._tokenizer.pad_token_id], [0], [0.0])
         partner_rows = [negatives.get(row, no_partner) for row in range(num_rows)]
+        columns = list(zip(*partner_rows, strict=True))
         prompt_ids, completion_ids, score_mask = (
-            [torch.tensor(values, device=device) for values in column] for column in zip(*partner_rows, strict=True)
+            [torch.tensor(values, device=device) for values in column] for column in columns[:3]
         )
+        sampled = columns[3]
+        policy_logps = None
+        if all(logps is not None for logps in sampled):
+            policy_logps = pad([torch.tensor(logps, device=device) for logps in sampled])
         return {
             "prompt_ids": pad(prompt_ids, padding_value=self._tokenizer.pad_token_id, padding_side="left"),
             "prompt_mask": pad([torch.ones_like(ids) for ids in prompt_ids], padding_side="left"),
             "completion_ids": pad(completion_ids, padding_value=self._tokenizer.pad_token_id),
             "completion_mask": pad([torch.ones_like(ids) for ids in completion_ids]),
             "score_mask": pad(score_mask),
-        }
+        }, policy_logps
+
+    def _generation_time_policy_logps(self, output, rollout: _Rollout) -> torch.Tensor | None:
+        """The final rows' policy log-probs if generation computed them: TRL's forward (for vLLM's importance
+        sampling), or transformers' as it sampled; None otherwise."""
+        if "old_per_token_logps" in output:
+            return output["old_per_token_logps"]
+        if rollout.policy_logps is None:
+            return None
+        device = output["completion_ids"].device
+        logps = pad([torch.tensor(row, device=device) for row in rollout.policy_logps])
+        return F.pad(logps, (0, output["completion_ids"].size(1) - logps.size(1)))  # TRL may pad to a multiple
 
     def _fco_scores(self, sequences, ref_logps=None, policy_logps=None):
         """FCO scores `s` (eq. 13, or its sum) without grad, from TRL's temperature-scaled log-probs; log-probs
