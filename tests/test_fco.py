@@ -165,6 +165,21 @@ def test_fco_scores_use_the_policy_logps_of_generation_time(tmp_path, tiny_token
             torch.testing.assert_close(reused[key], forwarded[key], rtol=1e-4, atol=1e-7)
 
 
+def test_fco_scores_forward_the_policy_when_a_turn_was_not_recorded(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """Log-probs recorded at turn 0 but not at the regeneration: the scores come from forwards, and FCO trains."""
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1)
+    recorded, take = [], trainer._take_sampled_logps
+    trainer._take_sampled_logps = lambda: recorded.append(take()) or (recorded[0] if len(recorded) == 1 else None)
+    rollouts = []
+    add_fco_rows = trainer._add_fco_rows
+    trainer._add_fco_rows = lambda output, rollout: rollouts.append(rollout) or add_fco_rows(output, rollout)
+    trainer.train()
+    assert recorded[0] is not None and recorded[1] is not None  # both turns were recorded, the second dropped
+    assert rollouts[0].policy_logps is None and all(n[3] is not None for n in rollouts[0].negatives.values())
+    assert logged(trainer, "mulferl/route/fco") == [1.0]
+    assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
+
+
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):
     trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=4)
     before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}

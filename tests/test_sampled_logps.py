@@ -25,8 +25,9 @@ def test_recorded_logps_equal_a_forward(tiny_tokenizer, tiny_model_dir, temperat
     config = GenerationConfig(do_sample=True, temperature=temperature, max_new_tokens=10, pad_token_id=pad_id)
     torch.manual_seed(0)
     with torch.no_grad():
-        eos = model.generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=config)[0, width + 2]
-    config.eos_token_id = eos.item()  # a token the first row samples third: with the same seed, it stops there
+        first = model.generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=config)
+    eos = first[0, width + 2].item()
+    config.eos_token_id = eos  # a token the first row samples third: with the same seed, it stops there
     torch.manual_seed(0)
     with torch.no_grad(), SampledLogpsRecorder(model, temperature) as recorder:
         sequences = model.generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=config)
@@ -42,3 +43,19 @@ def test_recorded_logps_equal_a_forward(tiny_tokenizer, tiny_model_dir, temperat
     # Detached: the hooks are gone once the block ends.
     model(input_ids=input_ids[:1])
     assert len(recorder.steps) == 9
+
+
+def test_no_logps_unless_the_forwards_account_for_every_token(tiny_model_dir):
+    """None (the caller then forwards the policy itself) when the recorder saw no generation, or fewer sampled tokens
+    or other rows than the completions have."""
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir).eval()
+    with SampledLogpsRecorder(model, 1.0) as recorder:
+        pass
+    assert recorder.logps([[5, 6]]) is None
+    config = GenerationConfig(do_sample=False, max_new_tokens=3, eos_token_id=None, pad_token_id=0)
+    with torch.no_grad(), SampledLogpsRecorder(model, 1.0) as recorder:
+        sequences = model.generate(input_ids=torch.tensor([[5, 6], [7, 8]]), generation_config=config)
+    completions = sequences[:, 2:].tolist()
+    assert [len(logps) for logps in recorder.logps(completions)] == [3, 3]
+    assert recorder.logps([ids + [9] for ids in completions]) is None
+    assert recorder.logps(completions + completions) is None

@@ -436,13 +436,16 @@ class MulFeRLTrainer(GRPOTrainer):
         """Overwrite the failed rows with the regenerated ones; the old rows become the FCO negatives."""
         eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self._group_rows(group)]
+        turn_policy_logps = rows.policy_logps
+        if any(new_row[4] is None for new_row in new_rows[: len(regenerated_rows)]):
+            rows.policy_logps = None  # this turn was not recorded: the scores forward the policy
         for row, (prompt_ids, prefill_ids, continuation_ids, logprobs, policy_logps) in zip(
             regenerated_rows, new_rows, strict=False
         ):
             scored = rows.tool_mask[row]
             if self.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
-            old_policy_logps = None if rows.policy_logps is None else rows.policy_logps[row]
+            old_policy_logps = None if turn_policy_logps is None else turn_policy_logps[row]
             rollout.negatives[row] = (rows.prompt_ids[row], rows.completion_ids[row], scored, old_policy_logps)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids

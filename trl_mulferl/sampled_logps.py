@@ -44,15 +44,18 @@ class SampledLogpsRecorder:
     def _keep_log_softmax(self, module, args, logits):
         self.latest = torch.log_softmax(logits[:, -1].float() / self.temperature, dim=-1)
 
-    def logps(self, completion_ids: list[list[int]]) -> list[list[float]]:
-        """Per row (in the order `generate` got them), the log-prob of each of its completion ids."""
-        if self.latest is None:
-            return [[] for _ in completion_ids]
+    def logps(self, completion_ids: list[list[int]]) -> list[list[float]] | None:
+        """Per row (in the order `generate` got them), the log-prob of each of its completion ids; None when the
+        forwards seen do not account for every row and token (the caller then forwards the policy itself)."""
+        if self.latest is None or self.latest.size(0) != len(completion_ids):
+            return None
         steps = torch.stack(self.steps, dim=1).tolist() if self.steps else [[] for _ in completion_ids]
         rows = []
         for row, ids in enumerate(completion_ids):
             logps = steps[row][: len(ids)]
-            if len(ids) > len(logps):  # the row's last token was the last one sampled
+            if len(ids) == len(logps) + 1:  # the row's last token was the last one sampled
                 logps.append(self.latest[row, ids[-1]].item())
+            if len(logps) != len(ids):
+                return None
             rows.append(logps)
         return rows
