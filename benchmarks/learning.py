@@ -26,7 +26,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from trl_mulferl.addition import KINDS
-from trl_mulferl.demo import METHODS, ROUTES
+from trl_mulferl.demo import METHODS, ROUTES, training_settings
 
 
 # MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
@@ -67,25 +67,6 @@ def vague_feedback(prompt, completions, rewards, **columns) -> str:
     return "Issue: the answers are wrong. Fix steps: 1. Work the sum again carefully."
 
 
-def settings_for(args, seed: int) -> dict:
-    return {
-        "per_device_train_batch_size": args.prompts_per_step * args.num_generations,
-        "num_generations": args.num_generations,
-        "max_completion_length": args.max_completion_length,
-        "learning_rate": args.learning_rate,
-        "lr_scheduler_type": "constant",  # so that a run's state at step S is that of a run of S steps
-        "logging_steps": 1,
-        "disable_tqdm": True,
-        "save_strategy": "no",
-        "report_to": "none",
-        "use_cpu": True,
-        "bf16": False,
-        "seed": seed,
-        "loss_type": "grpo",
-        "activation_checkpointing": False,
-    }
-
-
 def warm_start_job(args, seed: int) -> str:
     import torch
 
@@ -116,7 +97,7 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
     model_dir = str(args.work_dir / f"seed-{seed}" / "warm-start")
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": seed}
-    settings = {**settings_for(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
+    settings = {**training_settings(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
     overrides = dict(overrides)
     feedback = overrides.pop("feedback", "checker")
     evaluations, eval_seconds = {}, [0.0]

@@ -252,6 +252,26 @@ def at_least(minimum: int):
     return parse
 
 
+def training_settings(args, seed: int) -> dict:
+    """The config fields every run of the demo and of `benchmarks/learning.py` shares, from their arguments."""
+    return {
+        "per_device_train_batch_size": args.prompts_per_step * args.num_generations,
+        "num_generations": args.num_generations,
+        "max_completion_length": args.max_completion_length,
+        "learning_rate": args.learning_rate,
+        "lr_scheduler_type": "constant",  # so that a run's state at step S is that of a run of S steps
+        "logging_steps": 1,
+        "disable_tqdm": True,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": seed,
+        "loss_type": "grpo",
+        "activation_checkpointing": False,  # nothing to save on a tiny model; TRL's default would recompute
+    }
+
+
 def format_table(results: list[dict], before: dict) -> str:
     def pass_at_1(value: dict) -> str:
         return f"{value['mean']:.3f} ({value['low']:.2f}-{value['high']:.2f})"
@@ -323,21 +343,8 @@ def main(argv=None):
     before = evaluate_policy(AutoModelForCausalLM.from_pretrained(model_dir), tokenizer, held_out, **evaluation)
     settings = {
         "output_dir": str(output_dir),  # with save_strategy "no" the trainers write nothing there
-        "per_device_train_batch_size": args.prompts_per_step * args.num_generations,
-        "num_generations": args.num_generations,
-        "max_completion_length": args.max_completion_length,
         "max_steps": args.steps,
-        "learning_rate": args.learning_rate,
-        "lr_scheduler_type": "constant",
-        "logging_steps": 1,
-        "disable_tqdm": True,
-        "save_strategy": "no",
-        "report_to": "none",
-        "use_cpu": True,
-        "bf16": False,
-        "seed": args.seed,
-        "loss_type": "grpo",
-        "activation_checkpointing": False,  # nothing to save on a tiny model; TRL's default would recompute
+        **training_settings(args, args.seed),
     }
     dataset = training_problems(splits.train, per_difficulty=100)
     results = [
