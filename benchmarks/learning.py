@@ -24,6 +24,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from statistics import fmean
 
 from trl_mulferl.addition import KINDS
 from trl_mulferl.demo import METHODS, ROUTES, training_settings
@@ -205,22 +206,19 @@ def summarize_variant(per_seed: dict, runs_by_seed: dict) -> dict:
     pass_at_1 = [e["no_feedback"]["mean"] for e in evaluations]
     grpo = [evaluation_at(per_seed[seed]["GRPO"], "matched_steps")["no_feedback"]["mean"] for seed in runs_by_seed]
 
-    def mean(values) -> float:
-        return sum(values) / len(values)
-
     return {
         "seeds": list(runs_by_seed),
         "overrides": runs[0]["overrides"],
         "pass@1": evaluations[0]["no_feedback"] if len(runs) == 1 else seed_interval(pass_at_1),
         "difference_vs_GRPO": seed_interval([p - g for p, g in zip(pass_at_1, grpo)]),
-        "pass@1_with_feedback": mean([e["feedback"]["mean"] for e in evaluations]),
+        "pass@1_with_feedback": fmean([e["feedback"]["mean"] for e in evaluations]),
         "pass@1_by_difficulty": {
-            kind: mean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in KINDS
+            kind: fmean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in KINDS
         },
-        "signal_share": mean([run["signal_share"] for run in runs]),
-        "routes": {route: mean([run[route] for run in runs]) for route in ROUTES},
-        "escape_rate": [mean(rates) for rates in zip(*(run["escape_rate"] for run in runs))],
-        "wall_time_s": mean([run["wall_time_s"] for run in runs]),
+        "signal_share": fmean([run["signal_share"] for run in runs]),
+        "routes": {route: fmean([run[route] for run in runs]) for route in ROUTES},
+        "escape_rate": [fmean(rates) for rates in zip(*(run["escape_rate"] for run in runs))],
+        "wall_time_s": fmean([run["wall_time_s"] for run in runs]),
     }
 
 
