@@ -11,6 +11,7 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
+from .agentic import check_generation_owners, merge_extra_fields
 from .feedback import FeedbackRequest, feedback_cost, is_batched, problem_text, redact_answer_leak, request_feedback
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
@@ -24,7 +25,6 @@ from .validation import (
     check_dataset_columns,
     check_feedback_provider,
     check_reward_outputs,
-    refuse_unsupported,
     resolve_args,
     weighted_rewards,
 )
@@ -144,9 +144,7 @@ class MulFeRLTrainer(GRPOTrainer):
         feedback_provider=None,
     ):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
-        refuse_unsupported(
-            "MulFeRLTrainer", tools=tools, rollout_func=rollout_func, environment_factory=environment_factory
-        )
+        check_generation_owners(args, tools, rollout_func, environment_factory)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
         if args.max_feedback_turns > 0:
@@ -187,6 +185,9 @@ class MulFeRLTrainer(GRPOTrainer):
                 optimizers=optimizers,
                 quantization_config=quantization_config,
                 peft_config=peft_config,
+                tools=tools,
+                rollout_func=rollout_func,
+                environment_factory=environment_factory,
             )
         finally:
             args.beta = beta
@@ -200,7 +201,14 @@ class MulFeRLTrainer(GRPOTrainer):
                 "none. Set processing_class.chat_template (e.g. TRL's templates in trl/chat_templates/), or serve the "
                 "model (vllm serve) and use feedback_provider='openai'."
             )
-        check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
+        check_dataset_columns(
+            "MulFeRLTrainer",
+            self.reward_funcs,
+            self.reward_func_names,
+            train_dataset,
+            has_environments=environment_factory is not None,
+            has_rollout_func=rollout_func is not None,
+        )
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         self.feedback_provider = feedback_provider
         # Over the run and all processes, for the summary logged at the end of training.
@@ -222,6 +230,7 @@ class MulFeRLTrainer(GRPOTrainer):
             return generated  # evaluation is plain GRPO: no feedback turns
         prompt_ids, completion_ids, tool_mask, completions, logprobs, extra_fields, images, tool_images = generated
         tool_mask = tool_mask if tool_mask is not None else [[1] * len(ids) for ids in completion_ids]
+        merge_extra_fields(self._turn_inputs, extra_fields)
         rows = _Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs, self._take_sampled_logps())
         rollout = self._start_rollout(prompts, rows)
 

@@ -73,12 +73,20 @@ def refuse_unsupported(trainer_name: str, **generation_owners):
             )
 
 
-def check_dataset_columns(trainer_name: str, reward_funcs, reward_func_names, dataset):
-    """A `prompt` column, no images, and every reward function's required parameters among the columns."""
+def check_dataset_columns(
+    trainer_name: str, reward_funcs, reward_func_names, dataset, has_environments=False, has_rollout_func=False
+):
+    """A `prompt` column, no images, and every reward function's required parameters among the columns.
+
+    With `environment_factory` (`has_environments`), the prompt may come from the environments' `reset()` instead, and
+    reward functions also get the `environments`, as in TRL. A `rollout_func` may return any column as an extra field,
+    so the reward functions' parameters are not checked then.
+    """
     if dataset is None or getattr(dataset, "column_names", None) is None:
         return
     columns = set(dataset.column_names)
-    if "prompt" not in columns:
+    trainer_kwargs = TRAINER_REWARD_KWARGS | {"environments"} if has_environments else TRAINER_REWARD_KWARGS
+    if "prompt" not in columns and not has_environments:
         raise ValueError(
             f"{trainer_name} needs a 'prompt' column in the training dataset, which has {sorted(columns)}. Map your "
             "problem column to one, e.g. dataset.map(lambda row: {'prompt': make_conversation(row['problem'])})."
@@ -86,14 +94,14 @@ def check_dataset_columns(trainer_name: str, reward_funcs, reward_func_names, da
     if "image" in columns or "images" in columns:
         raise ValueError(f"{trainer_name} does not support image inputs yet; drop the image column(s).")
     for reward_func, name in zip(reward_funcs, reward_func_names, strict=True):
-        if isinstance(reward_func, torch.nn.Module):
+        if isinstance(reward_func, torch.nn.Module) or has_rollout_func:
             continue
         for parameter in inspect.signature(reward_func).parameters.values():
             required = parameter.default is inspect.Parameter.empty and parameter.kind in (
                 inspect.Parameter.POSITIONAL_OR_KEYWORD,
                 inspect.Parameter.KEYWORD_ONLY,
             )
-            if required and parameter.name not in TRAINER_REWARD_KWARGS and parameter.name not in columns:
+            if required and parameter.name not in trainer_kwargs and parameter.name not in columns:
                 raise ValueError(
                     f"The reward function '{name}' needs a '{parameter.name}' column, but the training dataset only "
                     f"has {sorted(columns)}. Add it, e.g. dataset.map(lambda row: {{'{parameter.name}': ...}})."

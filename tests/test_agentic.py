@@ -1,0 +1,274 @@
+"""TRL's agentic rollouts under MulFeRL: `tools`, `environment_factory` (one and a dict) and `rollout_func`.
+
+A random tiny model never writes a tool call, so a scripted policy stands in for `model.generate` (as in TRL's own
+tool tests): it answers each row from its decoded context. Losses and weights still come from the tiny model's
+log-probs of those tokens, so parity with GRPOTrainer checks the tool loop, the masks and the loss.
+"""
+
+import json
+import re
+
+import pytest
+import torch
+from datasets import Dataset
+from trl import GRPOConfig, GRPOTrainer
+
+from tests.test_trainer import TINY_TRAINING, capture_generation_outputs, logged
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer
+
+
+# Long enough for a tool call, its result and an answer in the tiny tokenizer (JSON splits into many tokens).
+AGENT_TRAINING = {**TINY_TRAINING, "max_completion_length": 160, "beta": 0.0, "activation_checkpointing": False}
+
+
+def tool_call(name: str, **arguments) -> str:
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call><|im_end|>"
+
+
+class ScriptedPolicy:
+    """Stands in for `model.generate`: `script(context, row)` writes each row's completion from its decoded context
+    (prompt, earlier turns, tool results) and its row in the call."""
+
+    def __init__(self, tokenizer, script):
+        self.tokenizer, self.script = tokenizer, script
+        self.contexts = []  # every generated row's decoded context, in call order
+
+    def __call__(self, input_ids, attention_mask, **kwargs):
+        contexts = self.tokenizer.batch_decode(
+            [ids[mask.bool()] for ids, mask in zip(input_ids, attention_mask)], skip_special_tokens=False
+        )
+        self.contexts += contexts
+        texts = [self.script(context, row) for row, context in enumerate(contexts)]
+        ids = [self.tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
+        width = max(len(row) for row in ids)
+        pad = self.tokenizer.pad_token_id
+        completions = torch.tensor([row + [pad] * (width - len(row)) for row in ids], device=input_ids.device)
+        return torch.cat([input_ids, completions], dim=1)
+
+
+def multiply(a: int, b: int) -> int:
+    """
+    Multiplies two integers.
+
+    Args:
+        a: The first integer.
+        b: The second integer.
+
+    Returns:
+        The product of the two integers.
+    """
+    return a * b
+
+
+def multiply_script(context: str, row: int) -> str:
+    """Even rows call the tool and then answer with its result; odd rows answer at once, wrongly."""
+    result = re.search(r"<\|im_start\|>user\n<tool_response>\n(-?\d+)", context)
+    if result:
+        return f"The final answer is \\boxed{{{result.group(1)}}}<|im_end|>"
+    if row % 2 == 0:
+        return tool_call("multiply", a=3, b=4)
+    return "The final answer is \\boxed{7}<|im_end|>"
+
+
+def answer_reward(completions, **kwargs):
+    """1.0 when the last assistant message boxes 12."""
+    return [float("\\boxed{12}" in messages[-1]["content"]) for messages in completions]
+
+
+def user(text: str) -> list[dict]:
+    """A prompt without the schema's system prompt: with a tool schema it would pass the tiny model's 1024 positions."""
+    return [{"role": "user", "content": text}]
+
+
+def multiply_dataset():
+    return Dataset.from_list([{"prompt": user(f"What is 3 * 4? ({i})")} for i in range(4)])
+
+
+class CounterEnv:
+    """TRL's environment shape: `reset` starts an episode, public methods are tools, `get_reward` scores it."""
+
+    def __init__(self):
+        self.counter, self.target = 0, 0
+
+    def reset(self, target: int = 2, **kwargs) -> str:
+        self.counter, self.target = 0, target
+        return f" Reach {target}."
+
+    def increment(self, a: int) -> int:
+        """
+        Increments the counter.
+
+        Args:
+            a: The amount to add.
+
+        Returns:
+            The counter after the increment.
+        """
+        self.counter += a
+        return self.counter
+
+    def get_reward(self) -> float:
+        return float(self.counter == self.target)
+
+
+class EchoEnv:
+    """A second environment for a dict `environment_factory`: it owns no reward."""
+
+    def reset(self, **kwargs) -> None:
+        self.said = None
+
+    def echo(self, text: str) -> str:
+        """
+        Echoes a text.
+
+        Args:
+            text: The text.
+
+        Returns:
+            The same text.
+        """
+        self.said = text
+        return text
+
+
+def environment_script(context: str, row: int) -> str:
+    """Calls the prompt's tool on even rows (once), then stops; odd rows stop at once."""
+    if "<tool_response>" in context:
+        return "Done.<|im_end|>"
+    if row % 2 == 1:
+        return "No.<|im_end|>"
+    if '"name": "echo"' in context:
+        return tool_call("echo", text="hi")
+    return tool_call("increment", a=2)
+
+
+def environment_dataset(environments=None):
+    rows = [{"prompt": user(f"Count ({i})."), "target": 2 + i % 2} for i in range(4)]
+    for row, name in zip(rows, environments or [], strict=False):
+        row["environment"] = name
+    return Dataset.from_list(rows)
+
+
+def train_both(tmp_path, tokenizer, script, **trainer_kwargs):
+    """GRPOTrainer and MulFeRLTrainer (feedback off) from the same seed, data and scripted policy."""
+    from tests.tiny import build_tiny_model
+
+    trainers, outputs = [], []
+    for name, trainer_class, config_class, extra in (
+        ("grpo", GRPOTrainer, GRPOConfig, {}),
+        ("mulferl", MulFeRLTrainer, MulFeRLConfig, {"max_feedback_turns": 0, "fco_weight": 0.0}),
+    ):
+        trainer = trainer_class(
+            model=build_tiny_model(tokenizer),
+            args=config_class(output_dir=str(tmp_path / name), **AGENT_TRAINING, **extra),
+            processing_class=tokenizer,
+            **trainer_kwargs,
+        )
+        outputs.append(capture_generation_outputs(trainer))
+        trainer.model.generate = ScriptedPolicy(tokenizer, script)
+        trainer.train()
+        trainers.append(trainer)
+    return trainers, outputs
+
+
+def assert_same_training(trainers, outputs):
+    grpo, mulferl = trainers
+    assert logged(mulferl, "loss") == logged(grpo, "loss")
+    assert any(loss != 0 for loss in logged(grpo, "loss"))
+    for (name, p), q in zip(grpo.model.named_parameters(), mulferl.model.parameters(), strict=True):
+        assert torch.equal(p, q), name
+    for grpo_batch, mulferl_batch in zip(*outputs, strict=True):
+        for key in ("prompt_ids", "completion_ids", "completion_mask", "tool_mask", "advantages"):
+            assert torch.equal(grpo_batch[key], mulferl_batch[key]), key
+
+
+def test_tools_train_like_grpo(tmp_path, tiny_tokenizer):
+    trainers, outputs = train_both(
+        tmp_path,
+        tiny_tokenizer,
+        multiply_script,
+        reward_funcs=answer_reward,
+        train_dataset=multiply_dataset(),
+        tools=[multiply],
+    )
+    assert_same_training(trainers, outputs)
+    assert logged(trainers[1], "tools/call_frequency") == [0.5, 0.5]
+    tool_mask = outputs[1][0]["tool_mask"]
+    assert (tool_mask == 0).any(dim=1).tolist() == [True, False] * 2  # the tool results are masked
+    assert logged(trainers[1], "mulferl/route/grpo") == [1.0, 1.0]
+
+
+def test_single_environment_trains_like_grpo(tmp_path, tiny_tokenizer):
+    trainers, outputs = train_both(
+        tmp_path,
+        tiny_tokenizer,
+        environment_script,
+        train_dataset=environment_dataset(),
+        environment_factory=CounterEnv,
+    )
+    assert_same_training(trainers, outputs)
+    # The environment owns the reward: a +2 reaches target 2 (prompts 0 and 2), never target 3.
+    assert logged(trainers[1], "rewards/CounterEnv/mean") == [0.25, 0.25]
+
+
+def test_environment_dict_trains_like_grpo(tmp_path, tiny_tokenizer):
+    trainers, outputs = train_both(
+        tmp_path,
+        tiny_tokenizer,
+        environment_script,
+        reward_funcs=lambda completions, **kwargs: [float(len(c) > 1) for c in completions],
+        train_dataset=environment_dataset(["counter", "echo", "counter", "echo"]),
+        environment_factory={"counter": CounterEnv, "echo": EchoEnv},
+    )
+    assert_same_training(trainers, outputs)
+    policy = trainers[1].model.generate
+    assert any('"name": "echo"' in c for c in policy.contexts) and any(
+        '"name": "increment"' in c for c in policy.contexts
+    )
+
+
+def rollout_with_turn_field(prompts, trainer):
+    """A custom rollout: TRL's own tokenization and generation, an `env_mask` hiding each completion's first token,
+    and an extra field that reaches the reward functions."""
+    prompt_ids, _, _ = trainer._tokenize_prompts(prompts)
+    completion_ids, _ = trainer._generate_single_turn(prompt_ids, None, {}, trainer.num_generations)
+    env_mask = [[0] + [1] * (len(ids) - 1) for ids in completion_ids]
+    return {
+        "prompt_ids": prompt_ids,
+        "completion_ids": completion_ids,
+        "logprobs": None,
+        "env_mask": env_mask,
+        "bonus": [float(i % 2) for i in range(len(prompts))],
+    }
+
+
+def bonus_reward(completions, bonus, **kwargs):
+    return bonus
+
+
+def test_rollout_func_trains_like_grpo(tmp_path, tiny_tokenizer):
+    trainers, outputs = train_both(
+        tmp_path,
+        tiny_tokenizer,
+        lambda context, row: "Sure.<|im_end|>",
+        reward_funcs=bonus_reward,
+        train_dataset=multiply_dataset(),
+        rollout_func=rollout_with_turn_field,
+    )
+    assert_same_training(trainers, outputs)
+    assert outputs[1][0]["tool_mask"][:, 0].eq(0).all()  # env_mask became tool_mask
+    assert logged(trainers[1], "mulferl/route/grpo") == [1.0, 1.0]  # the extra field scored turn 0
+
+
+def test_rollout_func_with_feedback_turns_is_refused(tmp_path, tiny_tokenizer, tiny_model_dir):
+    args = MulFeRLConfig(output_dir=str(tmp_path), **AGENT_TRAINING)
+    with pytest.raises(ValueError, match="with `rollout_func`.*Set max_feedback_turns=0"):
+        MulFeRLTrainer(
+            tiny_model_dir,
+            bonus_reward,
+            args=args,
+            train_dataset=multiply_dataset(),
+            processing_class=tiny_tokenizer,
+            rollout_func=rollout_with_turn_field,
+            feedback_provider=lambda *a, **k: "hint",
+        )
