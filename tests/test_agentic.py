@@ -17,8 +17,8 @@ from tests.test_trainer import TINY_TRAINING, capture_generation_outputs, logged
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer
 
 
-# Long enough for a tool call, its result and an answer in the tiny tokenizer (JSON splits into many tokens).
-AGENT_TRAINING = {**TINY_TRAINING, "max_completion_length": 160, "beta": 0.0, "activation_checkpointing": False}
+# Long enough for feedback, a tool call, its result and an answer in the tiny tokenizer (JSON splits into many tokens).
+AGENT_TRAINING = {**TINY_TRAINING, "max_completion_length": 320, "beta": 0.0, "activation_checkpointing": False}
 
 
 def tool_call(name: str, **arguments) -> str:
@@ -272,3 +272,87 @@ def test_rollout_func_with_feedback_turns_is_refused(tmp_path, tiny_tokenizer, t
             rollout_func=rollout_with_turn_field,
             feedback_provider=lambda *a, **k: "hint",
         )
+
+
+class LockEnv:
+    """A lock whose code only the environment knows: an episode succeeds when the policy tries that code, which it
+    learns only from the environment's feedback on a failed episode."""
+
+    def reset(self, code: str = "0", **kwargs) -> None:
+        self.code, self.tried = code, []
+
+    def try_code(self, code: str) -> str:
+        """
+        Tries a code on the lock.
+
+        Args:
+            code: The code to try.
+
+        Returns:
+            Whether the lock opened.
+        """
+        self.tried.append(code)
+        return "open" if code == self.code else "locked"
+
+    def get_reward(self) -> float:
+        return float(self.code in self.tried)
+
+    def get_feedback(self) -> str | None:
+        return f"The lock stayed shut for {', '.join(self.tried) or 'no code'}; its code is {self.code}."
+
+
+def lock_script(context: str, row: int) -> str:
+    """Tries the code the feedback names, else 0; once the lock answered, stops."""
+    if "<tool_response>" in context:
+        return "Done.<|im_end|>"
+    hint = re.search(r"<feedback>.*its code is (\d+)\.", context, re.DOTALL)
+    return tool_call("try_code", code=hint.group(1) if hint else "0")
+
+
+def lock_dataset(codes):
+    return Dataset.from_list([{"prompt": user(f"Open lock {i}."), "code": code} for i, code in enumerate(codes)])
+
+
+def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_feedback(
+    tmp_path, tiny_tokenizer, tiny_model_dir
+):
+    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+
+    trainer = MulFeRLTrainer(
+        model=tiny_model_dir,
+        args=MulFeRLConfig(output_dir=str(tmp_path), **{**AGENT_TRAINING, "max_steps": 1, "shuffle_dataset": False}),
+        train_dataset=lock_dataset(["0", "7"]),
+        processing_class=tiny_tokenizer,
+        environment_factory=LockEnv,
+        feedback_provider=EnvironmentFeedbackProvider(),
+    )
+    assert "try_code" in [tool.__name__ for tool in trainer.tools]
+    assert "get_feedback" not in [tool.__name__ for tool in trainer.tools]  # never offered to the policy
+    outputs = capture_generation_outputs(trainer)
+    trainer.model.generate = policy = ScriptedPolicy(tiny_tokenizer, lock_script)
+    trainer.train()
+
+    # Lock 0 opens at turn 0 (solved, skipped); lock 7 fails, gets the environment's feedback and opens (FCO).
+    assert logged(trainer, "mulferl/route/solved_skip") == [0.5]
+    assert logged(trainer, "mulferl/route/fco") == [0.5]
+    assert logged(trainer, "mulferl/feedback/requests") == [1.0]
+    assert logged(trainer, "mulferl/turn_1/escape_rate") == [1.0]
+    assert [env.tried for env in trainer.environments] == [["0"], ["0"], ["7"], ["7"]]  # reset, then one episode
+    feedback = "The checker's reports on the 2 failed attempts, most frequent first:\n"
+    feedback += "1. The lock stayed shut for 0; its code is 7. (2 attempts)"
+    assert list(trainer._logs["extra"]["feedback"]) == ["", "", feedback, feedback]
+    # Regenerated through the tool loop: the prefilled first turn, the tool result, the second turn.
+    assert sum("<tool_response>\nopen" in context for context in policy.contexts) == 4
+    batch = outputs[0]
+    trained = batch["completion_mask"] * batch["tool_mask"]
+    for row in (2, 3):
+        ids = batch["completion_ids"][row]
+        assert tiny_tokenizer.decode(ids[trained[row].bool()]) == tool_call("try_code", code="7") + "Done.<|im_end|>"
+        masked = tiny_tokenizer.decode(ids[(batch["completion_mask"][row] * (1 - batch["tool_mask"][row])).bool()])
+        assert masked.startswith(f"<thinking><feedback>{feedback}</feedback>")  # the injected feedback: context
+        assert "<tool_response>\nopen\n</tool_response>" in masked  # the tool result: context
+        # FCO's negative is the same row at turn 0: its tool result is masked out of its score too.
+        partner = batch["mulferl_partner_completion_ids"][row]
+        scored = batch["mulferl_partner_score_mask"][row].bool()
+        assert tiny_tokenizer.decode(partner[scored]) == tool_call("try_code", code="0") + "Done.<|im_end|>"
+    assert batch["mulferl_fco_coefficient"][2:].ne(0).all() and batch["mulferl_fco_coefficient"][:2].eq(0).all()

@@ -1,28 +1,34 @@
 """TRL's agentic rollouts under MulFeRL: `tools`, `environment_factory` (one or a dict) and `rollout_func`.
 
-With `max_feedback_turns=0` all three are GRPOTrainer's, unchanged. `rollout_func` owns the prompts, the chat template
-and the backend, so the trainer cannot prefill the feedback slot of a regenerated row through it: feedback turns with
-`rollout_func` are refused.
+With `max_feedback_turns=0` all three are GRPOTrainer's, unchanged. With feedback turns, a failed group of episodes is
+regenerated as episodes: its environments are reset (TRL's pooled instances, `reset()` again, with the row's
+columns), the feedback is prefilled at the head of the first assistant turn, and TRL's own tool loop runs each episode
+to its end. The prefill and every tool result are masked out of the loss (`tool_mask`), so FCO scores and GRPO train
+the model's own tokens only.
+
+`rollout_func` owns the prompts, the chat template and the backend, so the trainer cannot prefill a regenerated
+rollout through it: feedback turns with `rollout_func` are refused.
 """
 
+import copy
+from contextlib import contextmanager
 
-def check_generation_owners(args, tools=None, rollout_func=None, environment_factory=None):
+from trl.chat_template_utils import parse_response
+
+
+# TRL's per-row state of a generation batch, one entry per row, which its tokenization, tool loop and rewards read.
+_PER_ROW_STATE = ("environments", "_batch_environments", "_sync_tool_dicts", "_async_tool_dicts")
+
+
+def check_generation_owners(args, rollout_func=None):
     """Refuse what the feedback turns cannot regenerate, naming the fix."""
-    if args.max_feedback_turns == 0:
-        return
-    if rollout_func is not None:
+    if args.max_feedback_turns > 0 and rollout_func is not None:
         raise ValueError(
             f"MulFeRLTrainer cannot run feedback turns (max_feedback_turns={args.max_feedback_turns}) with "
             "`rollout_func`: the function owns the prompts and the chat template, so the trainer cannot prefill the "
             "feedback into a regenerated rollout. Set max_feedback_turns=0 (plain GRPO with your rollout_func), or "
             "move the rollout into `environment_factory` (tools and reset()), which the feedback turns regenerate."
         )
-    for name, value in (("tools", tools), ("environment_factory", environment_factory)):
-        if value:
-            raise ValueError(
-                f"MulFeRLTrainer does not yet run feedback turns (max_feedback_turns={args.max_feedback_turns}) with "
-                f"`{name}`. Set max_feedback_turns=0 for GRPO's tool loop unchanged."
-            )
 
 
 def merge_extra_fields(inputs: list[dict], extra_fields: dict):
@@ -36,3 +42,82 @@ def merge_extra_fields(inputs: list[dict], extra_fields: dict):
                 row[key] = values
             elif i < len(values):
                 row[key] = values[i]
+
+
+@contextmanager
+def batch_rows(trainer, rows: list[int]):
+    """TRL's per-row state (environment instances and names, tool dicts) narrowed to `rows` of the batch, so that
+    its tokenization, tool loop and reward functions run on those rows alone."""
+    saved = {name: getattr(trainer, name, None) for name in _PER_ROW_STATE}
+    for name, value in saved.items():
+        if value:
+            setattr(trainer, name, [value[row] for row in rows])
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value:
+                setattr(trainer, name, value)
+
+
+def reset_episodes(trainer, rows: list[int], inputs: list[dict]) -> list:
+    """Reset the environments of `rows` for a new episode, as GRPOTrainer does before generating; returns each row's
+    prompt with the text `reset()` returned appended to its last message."""
+    prompts = []
+    for row in rows:
+        x = inputs[row]
+        prompt = x.get("prompt", [{"role": "user", "content": ""}])
+        # `environment` selects the environment of a dict `environment_factory`; TRL does not forward it to `reset`.
+        reset_kwargs = {k: v for k, v in x.items() if k != "environment"} if trainer._multi_environment else x
+        observation = trainer.environments[row].reset(**reset_kwargs)
+        if observation is None:
+            prompts.append(prompt)
+            continue
+        content = prompt[-1]["content"]
+        if isinstance(observation, list) and isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if isinstance(observation, str) and isinstance(content, list):
+            observation = [{"type": "text", "text": observation}]
+        prompts.append(prompt[:-1] + [{**prompt[-1], "content": content + observation}])
+    return prompts
+
+
+def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_ids, logprobs):
+    """TRL's tool loop for the regenerated rows of `contexts` (`(row, prompt, prefill)`), from their first assistant
+    turn (the prefill and its continuation) to the end of each episode. Rows past `contexts` (dummies) are dropped.
+
+    Returns:
+        Per row: the continuation ids after the prefill (first turn, tool results, later turns), their tool mask (0 on
+        tool results), their log-probs (None when the backend gives none) and the episode's messages.
+    """
+    rows = [row for row, _, _ in contexts]
+    if not rows:
+        return [], [], [], []
+    episode_ids = [f + c for f, c in zip(prefill_ids, continuation_ids, strict=False)]
+    episode_logprobs = None
+    if logprobs[0] is not None:  # the prefill was not sampled: log-prob 0, as TRL gives tool results
+        episode_logprobs = [[0.0] * len(f) + lp for f, lp in zip(prefill_ids, logprobs, strict=False)]
+    with batch_rows(trainer, rows):
+        if trainer.environment_factories is not None:
+            tools = [trainer._env_tools[name] for name in trainer._batch_environments]
+        else:
+            tools = [trainer.tools] * len(rows)
+        completions = [
+            [parse_response(trainer._tokenizer, ids, prefix=prefix, tools=row_tools)]
+            for ids, prefix, row_tools in zip(episode_ids, prompt_ids, tools, strict=True)
+        ]
+        tool_mask, completions, episode_ids, episode_logprobs, _, _, _ = trainer._tool_call_loop(
+            copy.deepcopy([prompt for _, prompt, _ in contexts]),
+            prompt_ids,
+            episode_ids,
+            completions,
+            episode_logprobs,
+            None,
+            {},
+        )
+
+    def after_prefill(values):
+        return [value[len(f) :] for value, f in zip(values, prefill_ids, strict=True)]
+
+    logprobs = [None] * len(rows) if episode_logprobs is None else after_prefill(episode_logprobs)
+    return after_prefill(episode_ids), after_prefill(tool_mask), logprobs, completions

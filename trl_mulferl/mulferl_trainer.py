@@ -11,7 +11,8 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
-from .agentic import check_generation_owners, merge_extra_fields
+from .agentic import batch_rows, check_generation_owners, continue_episodes, merge_extra_fields, reset_episodes
+from .environment_provider import check_environment_provider, hide_feedback_methods, takes_environments
 from .feedback import FeedbackRequest, feedback_cost, is_batched, problem_text, redact_answer_leak, request_feedback
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
@@ -144,7 +145,7 @@ class MulFeRLTrainer(GRPOTrainer):
         feedback_provider=None,
     ):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
-        check_generation_owners(args, tools, rollout_func, environment_factory)
+        check_generation_owners(args, rollout_func)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
         if args.max_feedback_turns > 0:
@@ -155,6 +156,7 @@ class MulFeRLTrainer(GRPOTrainer):
                     "GRPO."
                 )
             check_feedback_provider(feedback_provider, train_dataset)
+            check_environment_provider(feedback_provider, environment_factory)
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
@@ -210,6 +212,7 @@ class MulFeRLTrainer(GRPOTrainer):
             has_rollout_func=rollout_func is not None,
         )
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
+        hide_feedback_methods(self)
         self.feedback_provider = feedback_provider
         # Over the run and all processes, for the summary logged at the end of training.
         self._feedback_totals = Counter(dict.fromkeys(("requests", "prompt_tokens", "completion_tokens", "cost"), 0))
@@ -225,6 +228,7 @@ class MulFeRLTrainer(GRPOTrainer):
     # Generation: Algorithm 1's turn loop, inside TRL's `_generate`
 
     def _generate(self, prompts):
+        hide_feedback_methods(self)  # from this batch's tool dicts, which TRL has just built
         generated = super()._generate(prompts)
         if not self.model.training:
             return generated  # evaluation is plain GRPO: no feedback turns
@@ -245,6 +249,10 @@ class MulFeRLTrainer(GRPOTrainer):
             num_rows = self._max_over_processes(len(regenerated)) * self._group_size
             if num_rows == 0:
                 break
+            if self.environments:  # a new episode in each environment of the regenerated rows
+                regenerated_rows = [row for group in regenerated for row in self._group_rows(group)]
+                for row, prompt in zip(regenerated_rows, reset_episodes(self, regenerated_rows, self._turn_inputs)):
+                    prompts[row] = prompt
             contexts = self._inject(regenerated, feedback, prompts)
             new_rows = self._regenerate(contexts, rows, num_rows)
             self._replace_rows(rows, regenerated, new_rows, rollout)
@@ -314,6 +322,8 @@ class MulFeRLTrainer(GRPOTrainer):
         for group in asked:
             first = group * self._group_size
             columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
+            if self.environments and takes_environments(self.feedback_provider):
+                columns["environments"] = [self.environments[row] for row in self._group_rows(group)]
             requests.append(
                 FeedbackRequest(
                     prompt=problem_text(prompts[first]),
@@ -404,14 +414,19 @@ class MulFeRLTrainer(GRPOTrainer):
         tensor-parallel modes slice the gathered results by process, assuming equal counts, and sharded engines need
         every process to generate.
 
+        With tools, each episode then runs through TRL's tool loop to its end (dummy rows do not).
+
         Returns:
-            Per regenerated row: its prompt ids, the prefill ids, the continuation ids, their sampling log-probs and
-            the policy's as it sampled them (or None).
+            Per regenerated row: its prompt ids, the prefill ids, the continuation ids and their tool mask (0 on tool
+            results), their sampling log-probs and the policy's as it sampled them (or None), and the episode's
+            messages (None: decode the completion).
         """
-        if self.args.feedback_injection == "plain" and contexts:
-            prompt_ids, _, _ = self._tokenize_prompts([prompt for _, prompt, _ in contexts])
+        regenerated_rows = [row for row, _, _ in contexts]
+        if (self.args.feedback_injection == "plain" or self.environments) and contexts:
+            with batch_rows(self, regenerated_rows):  # a reset environment's observation is part of the prompt
+                prompt_ids, _, _ = self._tokenize_prompts([prompt for _, prompt, _ in contexts])
         else:
-            prompt_ids = [rows.prompt_ids[row] for row, _, _ in contexts]
+            prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
         prefills = [prefill for _, _, prefill in contexts]
         prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
@@ -419,7 +434,15 @@ class MulFeRLTrainer(GRPOTrainer):
         continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self._group_size)
         logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
         policy_logps = self._take_sampled_logps() or [None] * len(continuation_ids)
-        return list(zip(prompt_ids, prefill_ids, continuation_ids, logprobs, policy_logps, strict=False))
+        masks = [[1] * len(ids) for ids in continuation_ids]
+        completions = [None] * len(continuation_ids)
+        if self.tools:
+            continuation_ids, masks, logprobs, completions = continue_episodes(
+                self, contexts, prompt_ids, prefill_ids, continuation_ids, logprobs
+            )
+        return list(
+            zip(prompt_ids, prefill_ids, continuation_ids, masks, logprobs, policy_logps, completions, strict=False)
+        )
 
     # FCO scores need the policy's log-probs of every sampled token: transformers' `generate` computes them anyway.
     def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
@@ -446,9 +469,9 @@ class MulFeRLTrainer(GRPOTrainer):
         eos_and_pad = [*self.eos_token_ids, self._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self._group_rows(group)]
         turn_policy_logps = rows.policy_logps
-        if any(new_row[4] is None for new_row in new_rows[: len(regenerated_rows)]):
+        if any(new_row[5] is None for new_row in new_rows[: len(regenerated_rows)]):
             rows.policy_logps = None  # this turn was not recorded: the scores forward the policy
-        for row, (prompt_ids, prefill_ids, continuation_ids, logprobs, policy_logps) in zip(
+        for row, (prompt_ids, prefill_ids, continuation_ids, mask, logprobs, policy_logps, completion) in zip(
             regenerated_rows, new_rows, strict=False
         ):
             scored = rows.tool_mask[row]
@@ -458,15 +481,16 @@ class MulFeRLTrainer(GRPOTrainer):
             rollout.negatives[row] = (rows.prompt_ids[row], rows.completion_ids[row], scored, old_policy_logps)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids
-            rows.tool_mask[row] = [0] * len(prefill_ids) + [1] * len(continuation_ids)
+            rows.tool_mask[row] = [0] * len(prefill_ids) + mask
             if rows.logprobs is not None:
                 rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
             if rows.policy_logps is not None:
                 rows.policy_logps[row] = [0.0] * len(prefill_ids) + policy_logps
-        texts = self._tokenizer.batch_decode(
-            [rows.completion_ids[row] for row in regenerated_rows], skip_special_tokens=True
-        )
-        for row, text in zip(regenerated_rows, texts, strict=True):
+            if completion is not None:  # an episode's messages, from TRL's tool loop
+                rows.completions[row] = completion
+        decoded = [row for row, new_row in zip(regenerated_rows, new_rows, strict=False) if new_row[6] is None]
+        texts = self._tokenizer.batch_decode([rows.completion_ids[row] for row in decoded], skip_special_tokens=True)
+        for row, text in zip(decoded, texts, strict=True):
             conversational = isinstance(rows.completions[row], list)
             rows.completions[row] = [{"role": "assistant", "content": text}] if conversational else text
 
@@ -481,12 +505,13 @@ class MulFeRLTrainer(GRPOTrainer):
         scored = regenerated + [0] * (num_rows - len(regenerated))
         extra_logs, metrics = self._pending_extra_logs, self._pending_metrics
         self._pending_extra_logs, self._pending_metrics = defaultdict(list), defaultdict(list)
-        rewards_per_func = self._calculate_rewards(
-            [self._turn_inputs[row] for row in scored],
-            [prompts[row] for row in scored],
-            [rows.completions[row] for row in scored],
-            [rows.completion_ids[row] for row in scored],
-        )
+        with batch_rows(self, scored):  # the environments of the scored rows, for `get_reward` and reward functions
+            rewards_per_func = self._calculate_rewards(
+                [self._turn_inputs[row] for row in scored],
+                [prompts[row] for row in scored],
+                [rows.completions[row] for row in scored],
+                [rows.completion_ids[row] for row in scored],
+            )
         for column, values in self._pending_extra_logs.items():
             column_values = extra_logs.setdefault(column, [None] * len(prompts))
             for row, value in zip(regenerated, values, strict=False):
