@@ -6,7 +6,11 @@ log-probs of those tokens, so parity with GRPOTrainer checks the tool loop, the 
 """
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -356,3 +360,28 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
         scored = batch["mulferl_partner_score_mask"][row].bool()
         assert tiny_tokenizer.decode(partner[scored]) == tool_call("try_code", code="0") + "Done.<|im_end|>"
     assert batch["mulferl_fco_coefficient"][2:].ne(0).all() and batch["mulferl_fco_coefficient"][:2].eq(0).all()
+
+
+@pytest.mark.slow
+def test_two_processes_where_only_one_regenerates_episodes(tmp_path):
+    """DDP on 2 CPU processes: rank 1's episode groups fail and are regenerated, rank 0's are solved at turn 0."""
+    tests = Path(__file__).parent
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", "ddp.yaml"]
+    command += [str(tests / "scripts" / "two_process_episodes.py"), str(tmp_path)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    # A timeout, not a hang: a rank that skips a collective the other runs blocks forever.
+    result = subprocess.run(
+        command, cwd=tests / "engine_configs", env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-6000:]
+    ranks = [json.loads((tmp_path / f"result_rank{rank}.json").read_text()) for rank in (0, 1)]
+    assert ranks[0]["parameters"] == ranks[1]["parameters"]
+    keys = ("mulferl/route/solved_skip", "mulferl/route/fco", "mulferl/feedback/requests", "mulferl/fco/pairs")
+    steps = [
+        [{key: entry[key] for key in keys} for entry in rank["log_history"] if keys[0] in entry] for rank in ranks
+    ]
+    expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/feedback/requests": 2.0}
+    assert steps[0] == steps[1] == [{**expected, "mulferl/fco/pairs": 4.0}] * 2
+    # Rank 0 never reset an environment for a second episode; rank 1 reset each and tried the code it was told.
+    assert ranks[0]["tried"] == [["0"]] * 4
+    assert ranks[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]

@@ -258,8 +258,6 @@ def test_start_up_validation(tmp_path, tiny_tokenizer):
         )
     with pytest.raises(ValueError, match="feedback_provider"):
         MulFeRLTrainer(reward_funcs=marker_reward, train_dataset=make_dataset(), **common)
-    with pytest.raises(ValueError, match="tools"):
-        MulFeRLTrainer(reward_funcs=marker_reward, tools=[len], feedback_provider=marker_provider, **common)
     with pytest.raises(ValueError, match="rollout_func"):
         MulFeRLTrainer(
             reward_funcs=marker_reward, rollout_func=lambda p, t: {}, feedback_provider=marker_provider, **common
