@@ -331,7 +331,7 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
         feedback_provider=EnvironmentFeedbackProvider(),
     )
     assert "try_code" in [tool.__name__ for tool in trainer.tools]
-    assert "get_feedback" not in [tool.__name__ for tool in trainer.tools]  # never offered to the policy
+    assert "get_feedback" not in [tool.__name__ for tool in trainer.tools]  # never offered to the policy, nor callable
     outputs = capture_generation_outputs(trainer)
     trainer.model.generate = policy = ScriptedPolicy(tiny_tokenizer, lock_script)
     trainer.train()
@@ -342,6 +342,7 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
     assert logged(trainer, "mulferl/feedback/requests") == [1.0]
     assert logged(trainer, "mulferl/turn_1/escape_rate") == [1.0]
     assert [env.tried for env in trainer.environments] == [["0"], ["0"], ["7"], ["7"]]  # reset, then one episode
+    assert not any("get_feedback" in tools for tools in trainer._sync_tool_dicts)
     feedback = "The checker's reports on the 2 failed attempts, most frequent first:\n"
     feedback += "1. The lock stayed shut for 0; its code is 7. (2 attempts)"
     assert list(trainer._logs["extra"]["feedback"]) == ["", "", feedback, feedback]
@@ -385,3 +386,82 @@ def test_two_processes_where_only_one_regenerates_episodes(tmp_path):
     # Rank 0 never reset an environment for a second episode; rank 1 reset each and tried the code it was told.
     assert ranks[0]["tried"] == [["0"]] * 4
     assert ranks[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]
+
+
+def hinted_multiply_script(context: str, row: int) -> str:
+    """Answers 7 unless the feedback says to use the tool; after the tool, boxes its result."""
+    result = re.search(r"<tool_response>\n(-?\d+)", context)
+    if result:
+        return f"The final answer is \\boxed{{{result.group(1)}}}<|im_end|>"
+    if "<feedback>Use multiply.</feedback>" in context:
+        return tool_call("multiply", a=3, b=4)
+    return "The final answer is \\boxed{7}<|im_end|>"
+
+
+def test_tools_with_feedback_regenerate_through_the_tool_loop(tmp_path, tiny_tokenizer, tiny_model_dir):
+    trainer = MulFeRLTrainer(
+        model=tiny_model_dir,
+        reward_funcs=answer_reward,
+        args=MulFeRLConfig(output_dir=str(tmp_path), **{**AGENT_TRAINING, "max_steps": 1}),
+        train_dataset=multiply_dataset(),
+        processing_class=tiny_tokenizer,
+        tools=[multiply],
+        feedback_provider=lambda prompt, completions, rewards, **columns: "Use multiply.",
+    )
+    outputs = capture_generation_outputs(trainer)
+    trainer.model.generate = ScriptedPolicy(tiny_tokenizer, hinted_multiply_script)
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0]
+    assert logged(trainer, "mulferl/reward_final") == [1.0]
+    batch = outputs[0]
+    trained = batch["completion_mask"] * batch["tool_mask"]
+    for ids, mask in zip(batch["completion_ids"], trained, strict=True):
+        expected = tool_call("multiply", a=3, b=4) + "The final answer is \\boxed{12}<|im_end|>"
+        assert tiny_tokenizer.decode(ids[mask.bool()]) == expected
+
+
+class QuietLockEnv(LockEnv):
+    """Explains a failure asynchronously, and only the first time."""
+
+    async def get_feedback(self) -> str | None:
+        return None if len(self.tried) > 1 else "Try 7."
+
+
+class SilentEnv:
+    def reset(self, **kwargs) -> None:
+        pass
+
+
+def test_environment_feedback_provider_merges_reports():
+    import asyncio
+
+    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+
+    locks = [LockEnv(), LockEnv(), QuietLockEnv(), QuietLockEnv(), SilentEnv()]
+    for lock in locks:
+        lock.reset(code="7")
+    for lock, code in zip(locks, ["1", "1", "2", "3"], strict=False):
+        lock.try_code(code)
+    locks[3].try_code("4")  # QuietLockEnv: nothing to say after two tries
+    provider = EnvironmentFeedbackProvider(max_reports=2, max_chars=40)
+    text = asyncio.run(provider("Open the lock.", ["a"] * 5, [0.0] * 5, environments=locks))
+    assert text.splitlines() == [
+        "The checker's reports on the 5 failed attempts, most frequent first:",
+        "1. The lock stayed shut for 1; its code ... (2 attempts)",  # cut at 40 characters
+        "2. Try 7. (1 attempt)",
+    ]
+    assert asyncio.run(provider("Open the lock.", ["a"], [0.0], environments=[SilentEnv()])) is None
+
+
+def test_environment_feedback_needs_environments(tmp_path, tiny_tokenizer, tiny_model_dir):
+    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+
+    with pytest.raises(ValueError, match="asks the environments for feedback.*Pass environment_factory"):
+        MulFeRLTrainer(
+            model=tiny_model_dir,
+            reward_funcs=answer_reward,
+            args=MulFeRLConfig(output_dir=str(tmp_path), **AGENT_TRAINING),
+            train_dataset=multiply_dataset(),
+            processing_class=tiny_tokenizer,
+            feedback_provider=EnvironmentFeedbackProvider(),
+        )
