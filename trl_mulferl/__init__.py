@@ -9,6 +9,7 @@ __version__ = "0.1.0.dev0"
 # Exports are imported on first use (PEP 562), so that `trl-mulferl --help` and other light entry points do not pay
 # for importing torch, transformers and TRL.
 _EXPORTS = {
+    "EnvironmentFeedbackProvider": "environment_provider",
     "IGRPOConfig": "igrpo_config",
     "IGRPOTrainer": "igrpo_trainer",
     "drop_empty_pairs": "losses",
@@ -43,6 +44,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "CheckerFeedbackProvider",
     "ColumnFeedbackProvider",
+    "EnvironmentFeedbackProvider",
     "GroupState",
     "IGRPOConfig",
     "IGRPOTrainer",
