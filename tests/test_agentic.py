@@ -393,16 +393,19 @@ def hinted_multiply_script(context: str, row: int) -> str:
     result = re.search(r"<tool_response>\n(-?\d+)", context)
     if result:
         return f"The final answer is \\boxed{{{result.group(1)}}}<|im_end|>"
-    if "<feedback>Use multiply.</feedback>" in context:
+    if "Use multiply." in context:  # prefilled, or appended to the question (plain injection)
         return tool_call("multiply", a=3, b=4)
     return "The final answer is \\boxed{7}<|im_end|>"
 
 
-def test_tools_with_feedback_regenerate_through_the_tool_loop(tmp_path, tiny_tokenizer, tiny_model_dir):
+@pytest.mark.parametrize("injection", ["structured", "plain"])
+def test_tools_with_feedback_regenerate_through_the_tool_loop(tmp_path, tiny_tokenizer, tiny_model_dir, injection):
     trainer = MulFeRLTrainer(
         model=tiny_model_dir,
         reward_funcs=answer_reward,
-        args=MulFeRLConfig(output_dir=str(tmp_path), **{**AGENT_TRAINING, "max_steps": 1}),
+        args=MulFeRLConfig(
+            output_dir=str(tmp_path), **{**AGENT_TRAINING, "max_steps": 1}, feedback_injection=injection
+        ),
         train_dataset=multiply_dataset(),
         processing_class=tiny_tokenizer,
         tools=[multiply],
