@@ -178,13 +178,3 @@ def check_feedback_provider(provider, dataset):
             f"with the dataset's columns {columns}: {error}. Give it that signature, e.g. "
             "def provider(prompt, completions, rewards, **columns) -> str."
         ) from None
-
-
-def weighted_rewards(rewards_per_func: torch.Tensor, reward_weights: torch.Tensor) -> torch.Tensor:
-    """Weighted sum of the reward functions per rollout, combined as TRL combines them (decision 5).
-
-    A function that returned None (NaN) for a row is skipped (`nansum`), as in TRL's multi-task pattern; the row is
-    NaN (unscorable) only when every function returned None.
-    """
-    weighted = (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).nansum(dim=1)
-    return weighted.masked_fill(torch.isnan(rewards_per_func).all(dim=1), float("nan"))
