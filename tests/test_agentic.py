@@ -305,6 +305,17 @@ class LockEnv:
         return f"The lock stayed shut for {', '.join(self.tried) or 'no code'}; its code is {self.code}."
 
 
+class CountingLockEnv(LockEnv):
+    """Counts the feedback it was asked for, across resets."""
+
+    def __init__(self):
+        self.asked = 0
+
+    def get_feedback(self) -> str | None:
+        self.asked += 1
+        return super().get_feedback()
+
+
 def lock_script(context: str, row: int) -> str:
     """Tries the code the feedback names, else 0; once the lock answered, stops."""
     if "<tool_response>" in context:
@@ -327,7 +338,7 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
         args=MulFeRLConfig(output_dir=str(tmp_path), **{**AGENT_TRAINING, "max_steps": 1, "shuffle_dataset": False}),
         train_dataset=lock_dataset(["0", "7"]),
         processing_class=tiny_tokenizer,
-        environment_factory=LockEnv,
+        environment_factory=CountingLockEnv,
         feedback_provider=EnvironmentFeedbackProvider(),
     )
     assert "try_code" in [tool.__name__ for tool in trainer.tools]
@@ -342,6 +353,7 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
     assert logged(trainer, "mulferl/feedback/requests") == [1.0]
     assert logged(trainer, "mulferl/turn_1/escape_rate") == [1.0]
     assert [env.tried for env in trainer.environments] == [["0"], ["0"], ["7"], ["7"]]  # reset, then one episode
+    assert [env.asked for env in trainer.environments] == [0, 0, 1, 1]  # only the failed group's episodes
     assert not any("get_feedback" in tools for tools in trainer._sync_tool_dicts)
     feedback = "The checker's reports on the 2 failed attempts, most frequent first:\n"
     feedback += "1. The lock stayed shut for 0; its code is 7. (2 attempts)"
