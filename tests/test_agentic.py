@@ -352,6 +352,8 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
     assert logged(trainer, "mulferl/route/fco") == [0.5]
     assert logged(trainer, "mulferl/feedback/requests") == [1.0]
     assert logged(trainer, "mulferl/turn_1/escape_rate") == [1.0]
+    assert logged(trainer, "mulferl/tools/calls") == [2.0]  # one per regenerated episode
+    assert logged(trainer, "mulferl/tools/failures") == [0.0]
     assert [env.tried for env in trainer.environments] == [["0"], ["0"], ["7"], ["7"]]  # reset, then one episode
     assert [env.asked for env in trainer.environments] == [0, 0, 1, 1]  # only the failed group's episodes
     assert not any("get_feedback" in tools for tools in trainer._sync_tool_dicts)

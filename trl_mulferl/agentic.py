@@ -88,11 +88,12 @@ def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_i
 
     Returns:
         Per row: the continuation ids after the prefill (first turn, tool results, later turns), their tool mask (0 on
-        tool results), their log-probs (None when the backend gives none) and the episode's messages.
+        tool results), their log-probs (None when the backend gives none) and the episode's messages; then the number
+        of tool calls and of failed ones.
     """
     rows = [row for row, _, _ in contexts]
     if not rows:
-        return [], [], [], []
+        return [], [], [], [], 0, 0
     episode_ids = [f + c for f, c in zip(prefill_ids, continuation_ids, strict=False)]
     episode_logprobs = None
     if logprobs[0] is not None:  # the prefill was not sampled: log-prob 0, as TRL gives tool results
@@ -106,7 +107,7 @@ def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_i
             [parse_response(trainer._tokenizer, ids, prefix=prefix, tools=row_tools)]
             for ids, prefix, row_tools in zip(episode_ids, prompt_ids, tools, strict=True)
         ]
-        tool_mask, completions, episode_ids, episode_logprobs, _, _, _ = trainer._tool_call_loop(
+        tool_mask, completions, episode_ids, episode_logprobs, calls, failures, _ = trainer._tool_call_loop(
             copy.deepcopy([prompt for _, prompt, _ in contexts]),
             prompt_ids,
             episode_ids,
@@ -120,4 +121,4 @@ def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_i
         return [value[len(f) :] for value, f in zip(values, prefill_ids, strict=True)]
 
     logprobs = [None] * len(rows) if episode_logprobs is None else after_prefill(episode_logprobs)
-    return after_prefill(episode_ids), after_prefill(tool_mask), logprobs, completions
+    return after_prefill(episode_ids), after_prefill(tool_mask), logprobs, completions, calls, failures

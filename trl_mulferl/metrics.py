@@ -71,6 +71,9 @@ def log_rollout(trainer, rollout):
             metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
     metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
     metrics["mulferl/reward_rows"].append(totals["reward_rows"])
+    if trainer.tools:  # in the regenerated episodes; TRL's `tools/*` describe turn 0
+        metrics["mulferl/tools/calls"].append(totals["tools/calls"])
+        metrics["mulferl/tools/failures"].append(totals["tools/failures"])
     # TRL's `num_tokens` (and `num_input_tokens_seen`) counted turn 0 in `_generate`; the feedback turns add theirs.
     trainer.state.num_input_tokens_seen += totals["regenerated_tokens"]
     metrics["num_tokens"] = [trainer.state.num_input_tokens_seen]

@@ -95,7 +95,7 @@ class TurnLoop:
             if self.trainer.environments:  # a new episode in each environment of the regenerated rows
                 self.new_episodes(regenerated)
             contexts = self.inject(regenerated, feedback)
-            new_rows = self.regenerate(contexts, rows)
+            new_rows = self.regenerate(contexts, rows, rollout)
             self.replace_rows(rows, regenerated, new_rows, rollout)
             self.rescore(rows, regenerated, rollout, most_regenerated * self.group_size)
             for group in regenerated:
@@ -235,7 +235,7 @@ class TurnLoop:
                 contexts.append((row, prompt, prefill))
         return contexts
 
-    def regenerate(self, contexts, rows: Rows):
+    def regenerate(self, contexts, rows: Rows, rollout: Rollout):
         """One batched generation for every row that needs the next turn.
 
         Where generation is collective (see `Lockstep`), every process sends as many rows as the busiest one,
@@ -265,9 +265,11 @@ class TurnLoop:
         masks = [[1] * len(ids) for ids in continuation_ids]
         completions = [None] * len(continuation_ids)
         if trainer.tools:
-            continuation_ids, masks, logprobs, completions = continue_episodes(
+            continuation_ids, masks, logprobs, completions, calls, failures = continue_episodes(
                 trainer, contexts, prompt_ids, prefill_ids, continuation_ids, logprobs
             )
+            rollout.counts["tools/calls"] += calls
+            rollout.counts["tools/failures"] += failures
         return list(zip(prompt_ids, prefill_ids, continuation_ids, masks, logprobs, completions, strict=False))
 
     def replace_rows(self, rows: Rows, groups, new_rows, rollout: Rollout):
