@@ -351,3 +351,31 @@ def test_fco_scores_apply_the_models_logit_transform(tmp_path, tiny_tokenizer, f
     with torch.no_grad():
         expected = eq15_loss(trainer.model, trainer.ref_model, batch, trainer.args, pairs)
     assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(expected.item() / trainer.args.fco_weight, rel=1e-5)]
+
+
+def test_permutation_fco_with_two_iterations(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """num_iterations = 2: one generation batch, two optimizer steps; the pair losses of the second come from the
+    policy the first updated (computed in the loss), not from generation time."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, num_iterations=2, fco_weight=1.0, fco_tau=2.0
+    )
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert len(calls) == 2  # turns 0 and 1 of the one generation batch
+    first, second = logged(trainer, "mulferl/fco/loss")
+    assert first == pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)  # policy == reference
+    assert second < first - 1e-4
+    assert logged(trainer, "mulferl/fco/pairs") == [4.0, 4.0]
+
+
+def test_num_tokens_counts_the_feedback_turns(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """TRL's `num_input_tokens_seen` (logged as `num_tokens`) counts turn 0's prompt and completion tokens; the
+    regenerated rows' prompt, prefill and continuation count too."""
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]  # every row regenerated once: its partner is a turn-0 row (the negatives, permuted)
+    regenerated = batch["prompt_mask"].sum() + batch["completion_mask"].sum()
+    turn_0 = batch["mulferl_partner_prompt_mask"].sum() + batch["mulferl_partner_completion_mask"].sum()
+    assert trainer.state.num_input_tokens_seen == (regenerated + turn_0).item()
+    assert logged(trainer, "num_tokens") == [(regenerated + turn_0).item()]

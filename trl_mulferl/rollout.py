@@ -259,8 +259,12 @@ class TurnLoop:
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
         if num_generated == 0:
             return []
+        dummies_only = not generation_ids
         generation_ids += [rows.prompt_ids[0]] * (num_generated - len(generation_ids))
-        continuation_ids, logprobs = trainer._generate_single_turn(generation_ids, None, {}, self.group_size)
+        device = trainer.accelerator.device
+        # A process that only joins the collective keeps its random state, as where it skips the call (DDP).
+        with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else [], enabled=dummies_only):
+            continuation_ids, logprobs = trainer._generate_single_turn(generation_ids, None, {}, self.group_size)
         logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
         masks = [[1] * len(ids) for ids in continuation_ids]
         completions = [None] * len(continuation_ids)
