@@ -375,6 +375,12 @@ def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_
         scored = batch["mulferl_partner_score_mask"][row].bool()
         assert tiny_tokenizer.decode(partner[scored]) == tool_call("try_code", code="0") + "Done.<|im_end|>"
     assert batch["mulferl_fco_pairs"].tolist() == [0.0, 0.0, 1.0, 1.0]  # each regenerated row holds a pair
+    # TRL's token count covers prompts and the model's tokens, not tool results: so do the regenerated episodes'.
+    prefill = len(tiny_tokenizer(f"<thinking><feedback>{feedback}</feedback>", add_special_tokens=False)["input_ids"])
+    turn_0 = batch["prompt_mask"][:2].sum() + trained[:2].sum()
+    turn_0 += batch["mulferl_partner_prompt_mask"][2:].sum() + batch["mulferl_partner_score_mask"][2:].sum()
+    regenerated = batch["prompt_mask"][2:].sum() + trained[2:].sum() + 2 * prefill
+    assert trainer.state.num_input_tokens_seen == (turn_0 + regenerated).item()
 
 
 @pytest.mark.slow

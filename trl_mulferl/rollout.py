@@ -291,8 +291,9 @@ class TurnLoop:
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids
             rows.tool_mask[row] = [0] * len(prefill_ids) + mask
-            # TRL's `num_input_tokens_seen` counts turn 0's prompt and completion tokens; these count the same way.
-            rollout.counts["regenerated_tokens"] += len(prompt_ids) + len(prefill_ids) + len(continuation_ids)
+            # TRL's `num_input_tokens_seen` counts turn 0's prompt and completion tokens (tool results excepted); these
+            # count the same way.
+            rollout.counts["regenerated_tokens"] += len(prompt_ids) + len(prefill_ids) + sum(mask)
             if rows.logprobs is not None:
                 rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
             if completion is not None:  # an episode's messages, from TRL's tool loop
