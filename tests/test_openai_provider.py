@@ -11,11 +11,12 @@ from datasets import Dataset
 from tests.fault_server import FaultServer
 from tests.test_trainer import TINY_TRAINING, K, logged, marker_reward
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
-from trl_mulferl.feedback import FeedbackRequest, request_feedback
-from trl_mulferl.openai_provider import (
+from trl_mulferl.feedback import (
     FeedbackError,
+    FeedbackRequest,
     OpenAIFeedbackProvider,
     extract_feedback,
+    request_feedback,
     retry_delay,
     split_subgroups,
 )

@@ -19,9 +19,17 @@ from trl_mulferl import (
     OpenAIFeedbackProvider,
     make_conversation,
 )
-from trl_mulferl.feedback import FeedbackRequest, problem_text, request_feedback
-from trl_mulferl.openai_provider import MERGE_PROMPT, REVIEWER_PROMPT, RateLimiter, merge_request, review_request
-from trl_mulferl.providers import aggregate_diagnostics
+from trl_mulferl.feedback import (
+    MERGE_PROMPT,
+    REVIEWER_PROMPT,
+    FeedbackRequest,
+    RateLimiter,
+    aggregate_diagnostics,
+    merge_request,
+    problem_text,
+    request_feedback,
+    review_request,
+)
 
 
 MARKER_HINT = f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."

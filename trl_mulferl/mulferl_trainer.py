@@ -11,15 +11,22 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
-from .feedback import FeedbackRequest, feedback_cost, is_batched, problem_text, redact_answer_leak, request_feedback
+from .feedback import (
+    FeedbackRequest,
+    FeedbackTotals,
+    SelfFeedbackProvider,
+    build_feedback_provider,
+    collect_feedback,
+    feedback_totals,
+    prepare_feedback,
+    problem_text,
+)
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
-from .providers import build_feedback_provider
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
 from .sampled_logps import SampledLogpsRecorder
-from .schema import inject_feedback, sanitize_feedback, truncate_to_tokens
-from .self_provider import SelfFeedbackProvider
+from .schema import inject_feedback
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -46,6 +53,7 @@ _FEEDBACK_COUNTS = (
     "errors",
     "leaks_redacted",
     "retries",
+    "failed_reviews",
     "prompt_tokens",
     "completion_tokens",
     "capped_groups",
@@ -156,7 +164,7 @@ class MulFeRLTrainer(GRPOTrainer):
                     f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain "
                     "GRPO."
                 )
-            check_feedback_provider(feedback_provider, train_dataset)
+            check_feedback_provider(feedback_provider, train_dataset, args)
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
@@ -203,8 +211,8 @@ class MulFeRLTrainer(GRPOTrainer):
         check_dataset_columns("MulFeRLTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         self.feedback_provider = feedback_provider
-        # Over the run and all processes, for the summary logged at the end of training.
-        self._feedback_totals = Counter(dict.fromkeys(("requests", "prompt_tokens", "completion_tokens", "cost"), 0))
+        # Over the run and all processes, for the summary logged at the end of training; saved in checkpoints.
+        self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self._feedback_loop = None
         self._turn_inputs = None
         self._rollout = None
@@ -301,7 +309,7 @@ class MulFeRLTrainer(GRPOTrainer):
         """
         asked = self._groups_to_ask(turn, groups, rows, rollout)
         local = rollout.final_rewards_per_func[self._local_rows(len(prompts))]
-        requests = []
+        requests, first_group = [], self.accelerator.process_index * (len(prompts) // self._group_size)
         for group in asked:
             first = group * self._group_size
             columns = {k: v for k, v in self._turn_inputs[first].items() if k not in ("prompt", "completion")}
@@ -312,19 +320,19 @@ class MulFeRLTrainer(GRPOTrainer):
                     rewards=weighted_rewards(local[self._group_rows(group)], self.reward_weights).tolist(),
                     columns=columns,
                     turn=turn,
+                    seed=self.args.seed,
+                    step=self.state.global_step,
+                    prompt_index=first_group + group,
                 )
             )
-        if is_batched(self.feedback_provider):
-            results = self.feedback_provider.feedback_batch(requests, self)
-        else:
-            results = self._run_async(
-                request_feedback(
-                    self.feedback_provider,
-                    requests,
-                    self.args.feedback_max_concurrency,
-                    self.args.feedback_turn_deadline,
-                )
-            )
+        results = collect_feedback(
+            self.feedback_provider,
+            requests,
+            self,
+            self._run_async,
+            self.args.feedback_max_concurrency,
+            self.args.feedback_turn_deadline,
+        )
         if hasattr(self.feedback_provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
             rollout.counts.update(self.feedback_provider.pop_metrics())
         feedback = dict.fromkeys(groups)
@@ -368,16 +376,11 @@ class MulFeRLTrainer(GRPOTrainer):
 
     def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: _Rollout) -> str | None:
         """Redact answer leaks, sanitise and cap the feedback (decisions 6 and 8); None when nothing is left."""
-        try:
-            text, leaked = redact_answer_leak(text, request.columns.get(self.args.feedback_reference_column))
-        except Exception as error:  # the guard must never stop training: the group becomes unresolved
-            logger.warning("Answer-leak check failed, the group is unresolved: %s: %s", type(error).__name__, error)
-            return None
-        rollout.counts["feedback/leaks_redacted"] += leaked
+        reference = request.columns.get(self.args.feedback_reference_column)
         special_tokens = tuple(self._tokenizer.all_special_tokens)
-        text = sanitize_feedback(text, special_tokens)
-        text = truncate_to_tokens(text, self._tokenizer, self.args.max_feedback_length)
-        return sanitize_feedback(text, special_tokens) or None
+        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, special_tokens)
+        rollout.counts["feedback/leaks_redacted"] += prepared.leaked
+        return prepared.text
 
     def _inject(self, groups, feedback, prompts) -> list[tuple[int, object, str]]:
         """`(row, context prompt, prefill)` for every row of the groups to regenerate."""
@@ -753,15 +756,9 @@ class MulFeRLTrainer(GRPOTrainer):
         metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
         metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
         metrics["mulferl/feedback/max_turns"].append(rollout.num_turns - 1)
-        for name in ("requests", "prompt_tokens", "completion_tokens"):
-            self._feedback_totals[name] += totals[f"feedback/{name}"]
-        self._feedback_totals["cost"] = feedback_cost(
-            self._feedback_totals["prompt_tokens"],
-            self._feedback_totals["completion_tokens"],
-            self.args.feedback_input_token_price,
-            self.args.feedback_output_token_price,
-        )
-        metrics["mulferl/feedback/cost"] = [self._feedback_totals["cost"]]  # a running total: the latest, not a mean
+        bill = feedback_totals(self)
+        bill.add(totals)
+        metrics["mulferl/feedback/cost"] = [bill.cost]  # a running total: the latest, not a mean
         if self.args.fco_enabled:
             metrics["mulferl/fco/loss"].append(ratio(totals["fco/loss_sum"], totals["fco/groups"]))
             metrics["mulferl/fco/score_gap"].append(ratio(totals["fco/gap_sum"], totals["fco/pairs"]))
@@ -773,7 +770,7 @@ class MulFeRLTrainer(GRPOTrainer):
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # The summary `train()` logs once at its end (the only log with `train_runtime`) gets the feedback bill.
         if "train_runtime" in logs and self.feedback_provider is not None:
-            logs.update({f"mulferl/feedback/total_{name}": value for name, value in self._feedback_totals.items()})
+            logs.update({f"mulferl/feedback/{name}": value for name, value in feedback_totals(self).summary().items()})
         super().log(logs, start_time)
 
     def _describe_turn_0(self, turn0_rewards_per_func: torch.Tensor, final_rewards_per_func: torch.Tensor):
