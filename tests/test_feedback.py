@@ -53,12 +53,9 @@ def test_requests_run_concurrently_within_the_bound():
         return f"feedback for {prompt} ({columns['solution']})"
 
     requests = [FeedbackRequest(f"p{i}", ["a", "b"], [0.0, 0.0], {"solution": str(i)}) for i in range(8)]
-    start = time.perf_counter()
     results = asyncio.run(request_feedback(slow_provider, requests, max_concurrency=4))
-    elapsed = time.perf_counter() - start
     assert [r.text for r in results] == [f"feedback for p{i} ({i})" for i in range(8)]
-    assert peak == 4
-    assert elapsed < 0.6  # two waves of 0.2 s, not eight
+    assert peak == 4  # four at a time: two waves, not eight
 
 
 def test_sync_provider_errors_and_empty_replies_are_reported():
