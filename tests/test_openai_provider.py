@@ -2,6 +2,7 @@
 
 import asyncio
 import random
+import re
 import time
 
 import pytest
@@ -10,7 +11,7 @@ from datasets import Dataset
 
 from tests.fault_server import FaultServer
 from tests.test_trainer import TINY_TRAINING, K, logged, marker_reward
-from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation, make_generator
 from trl_mulferl.feedback import (
     FeedbackError,
     FeedbackRequest,
@@ -85,6 +86,32 @@ def test_merge_request_exactly_when_there_are_several_subgroups(server):
     assert sorted(kind for _, _, kind in server.requests) == ["merge"] + ["review"] * 4
     assert server.requests[-1][2] == "merge"
     assert provider.pop_metrics() == {"feedback/prompt_tokens": 66, "feedback/completion_tokens": 42}
+
+
+def test_one_failed_review_costs_the_merge_only_its_subgroup(server):
+    provider = provider_for(server, group_size=1, **FAST_RETRIES)
+    completions = ["attempt 0 FAULT=malformed", "attempt 1", "attempt 2"]
+    merged = asyncio.run(provider("What is 40 + 2?", completions, [0.0] * 3))
+    assert merged == "Issue: MERGED reviews. Fix steps: 1. Add every term. 2. Recheck."
+    assert sorted(kind for _, _, kind in server.requests) == ["merge", "review", "review", "review"]
+    assert provider.pop_metrics()["feedback/failed_reviews"] == 1
+    server.requests.clear()
+    single = asyncio.run(provider("What is 40 + 2?", completions[:2], [0.0] * 2))  # one review left: no merge
+    assert single == "Issue: the sum drops a term. Fix steps: 1. Add every term."
+    assert sorted(kind for _, _, kind in server.requests) == ["review", "review"]
+    with pytest.raises(FeedbackError, match="malformed"):
+        asyncio.run(provider("What is 40 + 2?", ["a FAULT=malformed", "b FAULT=malformed"], [0.0] * 2))
+    assert provider.pop_metrics()["feedback/failed_reviews"] == 3
+
+
+def test_the_subgroup_split_is_drawn_from_seed_step_and_prompt_index(server):
+    provider = provider_for(server)
+    completions = [f"attempt {i}" for i in range(8)]
+    request = FeedbackRequest("What is 40 + 2?", completions, [0.0] * 8, {}, seed=5, step=3, prompt_index=1)
+    assert asyncio.run(request_feedback(provider, [request], max_concurrency=4))[0].text
+    reviewed = [message for message in server.attempts if "<<<ATTEMPT 1 " in message]
+    split = sorted(sorted(map(int, re.findall(r">>>\nattempt (\d)\n", message))) for message in reviewed)
+    assert split == sorted(split_subgroups(8, 2, make_generator(5, 3, 1)))
 
 
 def test_each_fault_ends_as_expected(server):

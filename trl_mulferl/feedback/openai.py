@@ -341,7 +341,8 @@ class OpenAIFeedbackProvider:
             return_exceptions=True,
         )
         reviews = successful_reviews(outcomes)
-        self._metrics["feedback/failed_reviews"] += len(outcomes) - len(reviews)
+        if len(reviews) < len(outcomes):
+            self._metrics["feedback/failed_reviews"] += len(outcomes) - len(reviews)
         if not reviews:
             raise outcomes[0]
         if len(reviews) == 1:

@@ -120,7 +120,8 @@ class SelfFeedbackProvider:
         for subgroups in splits:
             group_replies, first = replies[first : first + len(subgroups)], first + len(subgroups)
             reviews.append(successful_reviews([_extracted(reply) for reply in group_replies]))
-            self._metrics["feedback/failed_reviews"] += len(subgroups) - len(reviews[-1])
+            if len(reviews[-1]) < len(subgroups):
+                self._metrics["feedback/failed_reviews"] += len(subgroups) - len(reviews[-1])
         to_merge = [index for index, texts in enumerate(reviews) if len(texts) > 1]
         merged = self._generate(
             trainer, [_conversation(MERGE_PROMPT, merge_request(requests[i].prompt, reviews[i])) for i in to_merge]
