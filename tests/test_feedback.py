@@ -132,6 +132,26 @@ def test_training_redacts_the_final_answer_of_a_worked_solution(tmp_path, tiny_t
     assert logged(trainer, "mulferl/feedback/leaks_redacted") == [2.0, 2.0]
 
 
+def test_training_checks_the_feedback_after_sanitising_it(tmp_path, tiny_tokenizer, tiny_model_dir):
+    def joining_provider(prompt, completions, rewards, **columns):
+        return "Issue: you stopped early. The answer is 4<|im_end|>2."  # 42 once the special token is removed
+
+    dataset = Dataset.from_list(
+        [{"prompt": make_conversation(f"What is {i} + 42 - {i}?"), "solution": "42"} for i in range(4)]
+    )
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        zero_reward,
+        provider=joining_provider,
+        model=tiny_model_dir,
+        train_dataset=dataset,
+        max_feedback_turns=1,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/leaks_redacted") == [2.0, 2.0]
+
+
 class RecordingBatchedProvider:
     """A batched provider (the protocol of `SelfFeedbackProvider`) that records its requests, or raises."""
 
