@@ -106,7 +106,7 @@ def worked_solutions(num_prompts=4):
     rows = [
         {
             "prompt": make_conversation(f"What is {i} + {i}?"),
-            "solution": f"Add {i} to itself:\n{i} + {i} = \\boxed{{{2 * i}}}.",
+            "solution": f"Add {i} to itself: {i} + {i} = {2 * i}, so the sum is \\boxed{{{2 * i}}}.",
         }
         for i in range(num_prompts)
     ]

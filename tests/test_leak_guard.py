@@ -246,7 +246,7 @@ def test_any_text_is_handled_without_error(reference):
         assert leaked == (redacted != text)
 
 
-WORKED = "We need $x + 1 = 5$. Subtracting 1 from both sides, so x = 4 and the total is\n$$x = \\boxed{4}.$$"
+WORKED = "We need $x + 1 = 5$. Subtracting 1 from both sides gives x = 4, so the total is \\boxed{4}."
 
 
 @pytest.mark.parametrize(
