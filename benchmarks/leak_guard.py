@@ -118,11 +118,12 @@ def main():
             / sum(row["kind"] == kind for row in rows)
             for kind in {**STATING, **NOT_STATING}
         }
-        misses[mode] = [
-            {"unique_id": row["unique_id"], "feedback": row["feedback"]}
-            for row, f in zip(rows, flagged, strict=True)
-            if f != row["leak"]
-        ]
+        if not mode.startswith("before"):  # before, most leaks were missed: the rates say it
+            misses[mode] = [
+                {"unique_id": row["unique_id"], "feedback": row["feedback"]}
+                for row, f in zip(rows, flagged, strict=True)
+                if f != row["leak"]
+            ]
 
     timings = {}
     for reference in ("42", "2\\sqrt{3}", "x^2 + 3x - 10", problems[0]["solution"]):
