@@ -40,7 +40,7 @@ class SharedEngines:
 
         self._llm_class = LLM
         self.engines = {}
-        self.generate_calls = []  # per `LLM.generate` call, the prompts' token ids
+        self.generate_calls = []  # per `LLM.generate` call, (each prompt's token ids, each completion's token ids)
 
     def __call__(self, model, max_model_len=None, **kwargs):
         key = (model, max_model_len)
@@ -49,8 +49,11 @@ class SharedEngines:
             generate = llm.generate
 
             def recorded_generate(prompts, *args, **generate_kwargs):
-                self.generate_calls.append([prompt["prompt_token_ids"] for prompt in prompts])
-                return generate(prompts, *args, **generate_kwargs)
+                outputs = generate(prompts, *args, **generate_kwargs)
+                prompt_ids = [prompt["prompt_token_ids"] for prompt in prompts]
+                completion_ids = [list(sample.token_ids) for output in outputs for sample in output.outputs]
+                self.generate_calls.append((prompt_ids, completion_ids))
+                return outputs
 
             llm.generate = recorded_generate
             self.engines[key] = llm

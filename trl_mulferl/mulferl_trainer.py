@@ -11,6 +11,7 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import get_config_model_id, nanstd, pad, start_event_loop_in_daemon, use_adapter
 
+from .context_length import check_feedback_turn_fits
 from .feedback import FeedbackRequest, feedback_cost, is_batched, problem_text, redact_answer_leak, request_feedback
 from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
 from .mulferl_config import MulFeRLConfig
@@ -406,6 +407,7 @@ class MulFeRLTrainer(GRPOTrainer):
         prefills = [prefill for _, _, prefill in contexts]
         prefill_ids = self._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
+        check_feedback_turn_fits(self, generation_ids)
         generation_ids += [rows.prompt_ids[0]] * (num_rows - len(contexts))
         continuation_ids, logprobs = self._generate_single_turn(generation_ids, None, {}, self._group_size)
         logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
