@@ -389,3 +389,20 @@ def test_two_processes_zero3_vllm_colocate(zero3_launch):
 def test_two_processes_zero3_vllm_colocate_fco(zero3_launch):
     """The paper recipe's shape: ZeRO-3 + vLLM colocate + FCO, one process needing FCO every step and the other never."""
     check_two_process_run(two_process_results(zero3_launch, "mulferl_fco"))
+
+
+def test_overhead_benchmark_on_vllm_smoke(tmp_path):
+    """`benchmarks/overhead.py --vllm --smoke` runs end to end, each trainer generating through its vLLM engine."""
+    output = tmp_path / "overhead.json"
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "overhead.py"
+    command = [sys.executable, str(script), "--smoke", "--vllm", "--regimes", "slow_reward", "--json", str(output)]
+    completed = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=420
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(output.read_text())["slow_reward"]
+    assert result["settings"]["vllm"] and result["settings"]["hidden_size"] == 128
+    # As on transformers generation: 3 generation calls, 16 + 4 + 8 rows scored, every completion 8 tokens long.
+    assert result["generation_calls"] == 3 and result["grpo"]["generation_calls"] == 1
+    assert result["reward_rows"] == result["expected_reward_rows"] == 28
+    assert result["token_ratio"] == 28 / 16
