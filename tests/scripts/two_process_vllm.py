@@ -15,17 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.scripts.two_process_training import (  # noqa: E402
-    FCO,
-    MARKER,
-    STEPS,
-    TINY_TRAINING,
-    completion_texts,
-    engine_facts,
-    full_parameters,
-    make_dataset,
-    set_up_engine,
-)
+from tests.scripts.two_process_training import FCO, STEPS, engine_facts, full_parameters, set_up_engine  # noqa: E402
+from tests.test_trainer import MARKER, TINY_TRAINING, completion_texts, make_dataset  # noqa: E402
 from tests.tiny import build_tiny_tokenizer  # noqa: E402
 from tests.vllm_cpu import SharedEngines, colocate_on_cpu  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
