@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .context_length import check_feedback_turn_fits
 from .feedback import FeedbackRequest, collect_feedback, problem_text
 from .lockstep import padded
 from .rewards import completion_text
@@ -244,6 +245,7 @@ class TurnLoop:
         prefills = [prefill for _, _, prefill in contexts]
         prefill_ids = trainer._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
+        check_feedback_turn_fits(trainer, generation_ids)
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
         if num_generated == 0:
             return []
