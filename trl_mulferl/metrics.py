@@ -8,7 +8,7 @@ import torch
 from accelerate.utils import gather_object
 from trl.trainer.utils import nanstd
 
-from .feedback import feedback_cost
+from .feedback import feedback_totals
 from .routing import GroupState, Route, weighted_rewards
 
 
@@ -21,6 +21,7 @@ FEEDBACK_COUNTS = (
     "errors",
     "leaks_redacted",
     "retries",
+    "failed_reviews",
     "prompt_tokens",
     "completion_tokens",
     "capped_groups",
@@ -83,16 +84,9 @@ def log_rollout(trainer, rollout):
     metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
     metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
     metrics["mulferl/feedback/max_turns"].append(rollout.num_turns - 1)
-    feedback_totals = trainer._feedback_totals
-    for name in ("requests", "prompt_tokens", "completion_tokens"):
-        feedback_totals[name] += totals[f"feedback/{name}"]
-    feedback_totals["cost"] = feedback_cost(
-        feedback_totals["prompt_tokens"],
-        feedback_totals["completion_tokens"],
-        args.feedback_input_token_price,
-        args.feedback_output_token_price,
-    )
-    metrics["mulferl/feedback/cost"] = [feedback_totals["cost"]]  # a running total: the latest, not a mean
+    bill = feedback_totals(trainer)
+    bill.add(totals)
+    metrics["mulferl/feedback/cost"] = [bill.cost]  # a running total: the latest, not a mean
     if args.fco_enabled:
         metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
     describe_turn_0(trainer, rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)

@@ -52,7 +52,9 @@ class MulFeRLConfig(GRPOConfig):
             model writes the whole answer.
         feedback_group_size (`int`, *optional*, defaults to `2`):
             Number of failed rollouts shown to the feedback model per request; the K rollouts of a failed group are
-            split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2.
+            split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2. For
+            the built-in `"openai"` and `"self"` providers only: a `feedback_provider` of your own gets the whole
+            group (a split needs a merge step that only the provider can define), and setting this warns.
         max_feedback_length (`int`, *optional*, defaults to `1024`):
             Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024. Also the
             reply budget per request of the `"openai"` and `"self"` providers.
@@ -178,7 +180,10 @@ class MulFeRLConfig(GRPOConfig):
     )
     feedback_group_size: int = field(
         default=2,
-        metadata={"help": "Failed rollouts per feedback request; subgroup feedback is merged (paper: 2)."},
+        metadata={
+            "help": "Failed rollouts per feedback request of the 'openai' and 'self' providers; subgroup feedback is "
+            "merged (paper: 2). A provider of your own gets the whole group."
+        },
     )
     max_feedback_length: int = field(
         default=1024,

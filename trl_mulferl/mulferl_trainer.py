@@ -1,7 +1,6 @@
 import asyncio
 import logging
 import textwrap
-from collections import Counter
 from dataclasses import dataclass
 
 import torch
@@ -12,15 +11,19 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 from .agentic import check_generation_owners, merge_extra_fields
 from .environment_provider import check_environment_provider, hide_feedback_methods
 from .fco import PARTNER_KEYS, add_fco_rows, fco_term, join_partners, partner_rows
-from .feedback import FeedbackRequest, redact_answer_leak
+from .feedback import (
+    FeedbackRequest,
+    FeedbackTotals,
+    SelfFeedbackProvider,
+    build_feedback_provider,
+    feedback_totals,
+    prepare_feedback,
+)
 from .lockstep import Lockstep
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
-from .providers import build_feedback_provider
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
 from .routing import Route
-from .schema import sanitize_feedback, truncate_to_tokens
-from .self_provider import SelfFeedbackProvider
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -112,7 +115,7 @@ class MulFeRLTrainer(GRPOTrainer):
                     f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain "
                     "GRPO."
                 )
-            check_feedback_provider(feedback_provider, train_dataset)
+            check_feedback_provider(feedback_provider, train_dataset, args)
             check_environment_provider(feedback_provider, environment_factory)
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
@@ -172,8 +175,8 @@ class MulFeRLTrainer(GRPOTrainer):
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         hide_feedback_methods(self)
         self.feedback_provider = feedback_provider
-        # Over the run and all processes, for the summary logged at the end of training.
-        self._feedback_totals = Counter(dict.fromkeys(("requests", "prompt_tokens", "completion_tokens", "cost"), 0))
+        # Over the run and all processes, for the summary logged at the end of training; saved in checkpoints.
+        self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self._feedback_loop = None
         self._warned_unscorable_step = False
         self.lockstep = Lockstep.of(self)
@@ -245,17 +248,12 @@ class MulFeRLTrainer(GRPOTrainer):
         return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
 
     def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: Rollout) -> str | None:
-        """Redact answer leaks, sanitise and cap the feedback (decisions 6 and 8); None when nothing is left."""
-        try:
-            text, leaked = redact_answer_leak(text, request.columns.get(self.args.feedback_reference_column))
-        except Exception as error:  # the guard must never stop training: the group becomes unresolved
-            logger.warning("Answer-leak check failed, the group is unresolved: %s: %s", type(error).__name__, error)
-            return None
-        rollout.counts["feedback/leaks_redacted"] += leaked
+        """Sanitise, redact answer leaks and cap the feedback (decisions 6 and 8); None when nothing is left."""
+        reference = request.columns.get(self.args.feedback_reference_column)
         special_tokens = tuple(self._tokenizer.all_special_tokens)
-        text = sanitize_feedback(text, special_tokens)
-        text = truncate_to_tokens(text, self._tokenizer, self.args.max_feedback_length)
-        return sanitize_feedback(text, special_tokens) or None
+        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, special_tokens)
+        rollout.counts["feedback/leaks_redacted"] += prepared.leaked
+        return prepared.text
 
     def _warn_if_unscorable(self, rewards_per_func: torch.Tensor):
         if self._warned_unscorable_step or not torch.isnan(rewards_per_func).all():
@@ -277,7 +275,7 @@ class MulFeRLTrainer(GRPOTrainer):
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # The summary `train()` logs once at its end (the only log with `train_runtime`) gets the feedback bill.
         if "train_runtime" in logs and self.feedback_provider is not None:
-            logs.update({f"mulferl/feedback/total_{name}": value for name, value in self._feedback_totals.items()})
+            logs.update({f"mulferl/feedback/{name}": value for name, value in feedback_totals(self).summary().items()})
         super().log(logs, start_time)
 
     # ----------------------------------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 import torch
 
 from .agentic import batch_rows, continue_episodes, reset_episodes
+from .context_length import check_feedback_turn_fits
 from .environment_provider import takes_environments
-from .feedback import FeedbackRequest, is_batched, problem_text, request_feedback
+from .feedback import FeedbackRequest, collect_feedback, problem_text
 from .lockstep import padded
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
@@ -148,12 +149,13 @@ class TurnLoop:
         """Feedback text for turn `turn` per failed group of this process (None when there is none), all at once.
 
         A batched provider (self-feedback) is called on every process, even one with no request; any other provider
-        gets every request concurrently on the feedback event loop, under `feedback_turn_deadline`.
+        gets every request concurrently on the feedback event loop, under `feedback_turn_deadline`. A provider that
+        fails leaves its groups without feedback (unresolved).
         """
         trainer, rows = self.trainer, rollout.rows
         asked = self.groups_to_ask(turn, groups, rollout)
         local = rollout.final_rewards_per_func[self.local_rows()]
-        requests = []
+        requests, first_group = [], trainer.accelerator.process_index * (self.num_rows // self.group_size)
         for group in asked:
             first = group * self.group_size
             columns = {k: v for k, v in self.inputs[first].items() if k not in ("prompt", "completion")}
@@ -166,17 +168,20 @@ class TurnLoop:
                     rewards=weighted_rewards(local[self.group_rows(group)], trainer.reward_weights).tolist(),
                     columns=columns,
                     turn=turn,
+                    seed=self.args.seed,
+                    step=trainer.state.global_step,
+                    prompt_index=first_group + group,
                 )
             )
         provider = trainer.feedback_provider
-        if is_batched(provider):
-            results = provider.feedback_batch(requests, trainer)
-        else:
-            results = trainer._run_async(
-                request_feedback(
-                    provider, requests, self.args.feedback_max_concurrency, self.args.feedback_turn_deadline
-                )
-            )
+        results = collect_feedback(
+            provider,
+            requests,
+            trainer,
+            trainer._run_async,
+            self.args.feedback_max_concurrency,
+            self.args.feedback_turn_deadline,
+        )
         if hasattr(provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
             rollout.counts.update(provider.pop_metrics())
         feedback = dict.fromkeys(groups)
@@ -256,6 +261,7 @@ class TurnLoop:
         prefills = [prefill for _, _, prefill in contexts]
         prefill_ids = trainer._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
+        check_feedback_turn_fits(trainer, generation_ids)
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
         if num_generated == 0:
             return []

@@ -1,0 +1,404 @@
+"""MulFeRL and iGRPO on TRL's vLLM generation (vLLM's CPU build: colocate and `trl vllm-serve`), and `trl-mulferl eval`
+with its vLLM backend.
+
+They run in CI's vLLM environment (`.ci/vllm-env`, then `python -m pytest -q -m vllm`); where vLLM is not installed
+they are deselected, and selected there they fail on the missing import. The colocate weight sync goes through vLLM's
+own `reload_weights` (tests/vllm_cpu.py): these tests check MulFeRL on vLLM generation, not TRL's CUDA sync.
+"""
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from datasets import Dataset
+
+from tests.test_trainer import (
+    SCRIPTED_REWARDS,
+    TINY_TRAINING,
+    K,
+    capture_generation_outputs,
+    count_generation_calls,
+    logged,
+    make_dataset,
+    marker_provider,
+    marker_reward,
+    round_provider,
+    scripted_reward,
+)
+from tests.vllm_cpu import CPU_ENVIRONMENT, SharedEngines, colocate_on_cpu
+from trl_mulferl import IGRPOConfig, IGRPOTrainer, MulFeRLConfig, MulFeRLTrainer, make_conversation
+from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from trl_mulferl.schema import feedback_prefill, sanitize_feedback
+
+
+pytestmark = pytest.mark.vllm
+
+VLLM = {"use_vllm": True, "vllm_mode": "colocate"}
+# Logged values that measure time, not what was computed.
+TIMINGS = ("mulferl/feedback/latency_s", "mulferl/feedback/latency_max_s")
+# The prefills `round_provider`'s feedback makes at turns 1 and 2.
+ROUND_PREFILLS = {feedback_prefill(sanitize_feedback(round_provider("", [text], []))) for text in ("", "ROUND1")}
+
+
+@pytest.fixture(scope="module")
+def vllm_model_dir(tmp_path_factory, tiny_tokenizer):
+    """The tests' tiny model 128 wide: vLLM's CPU attention takes head sizes from 32 up (4 heads of 32)."""
+    from trl_mulferl.tiny import build_qwen2
+
+    path = tmp_path_factory.mktemp("vllm-model")
+    build_qwen2(tiny_tokenizer, hidden_size=128, num_layers=2).save_pretrained(path)
+    tiny_tokenizer.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def engines():
+    return SharedEngines()
+
+
+@pytest.fixture
+def colocate(engines):
+    with colocate_on_cpu(engines):
+        engines.generate_calls.clear()
+        yield engines
+
+
+def oracle_run(tmp_path, model_dir, tokenizer, **overrides):
+    """The three-turn oracle of tests/test_trainer.py: scripted rewards send 7 prompts down every branch."""
+    dataset = Dataset.from_list(
+        [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in SCRIPTED_REWARDS]
+    )
+    settings = {**TINY_TRAINING, "per_device_train_batch_size": K * len(SCRIPTED_REWARDS), "max_steps": 1}
+    trainer = MulFeRLTrainer(
+        model=model_dir,
+        reward_funcs=scripted_reward,
+        args=MulFeRLConfig(**{**settings, **overrides}, output_dir=str(tmp_path), beta=0.04, loss_type="grpo"),
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        feedback_provider=round_provider,
+    )
+    calls = count_generation_calls(trainer)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    return trainer, calls, outputs[0]
+
+
+def mulferl_metrics(trainer) -> dict:
+    (step,) = [entry for entry in trainer.state.log_history if "mulferl/route/grpo" in entry]
+    return {key: value for key, value in step.items() if key.startswith("mulferl/") and key not in TIMINGS}
+
+
+def unpadded(ids, mask) -> list[int]:
+    return [token for token, keep in zip(ids.tolist(), mask.tolist(), strict=True) if keep]
+
+
+def check_prefill_is_prompt_and_masked(batch, vllm_prompts, tokenizer):
+    """Each row regenerated with feedback was generated from its prompt + the prefill (vLLM's prompt tokens), and the
+    prefill heads its completion with tool_mask 0: context, outside the loss."""
+    regenerated = 0
+    for row in range(batch["completion_ids"].size(0)):
+        prefill_length = int((batch["tool_mask"][row] == 0).sum())
+        if prefill_length == 0:
+            continue
+        regenerated += 1
+        completion = batch["completion_ids"][row].tolist()
+        prefill = completion[:prefill_length]
+        assert batch["tool_mask"][row, :prefill_length].eq(0).all() and batch["tool_mask"][row, prefill_length] == 1
+        assert tokenizer.decode(prefill) in ROUND_PREFILLS
+        prompt = unpadded(batch["prompt_ids"][row], batch["prompt_mask"][row])
+        assert vllm_prompts is None or tuple(prompt + prefill) in vllm_prompts
+    return regenerated
+
+
+def test_feedback_turns_through_vllm_route_as_transformers(tmp_path, colocate, vllm_model_dir, tiny_tokenizer):
+    """The same scripted run on vLLM colocate and on transformers generation: one vLLM call per turn (all rows of
+    the turn), the injected prefill handed to vLLM as prompt tokens and masked out of the loss, the same routes and
+    metrics."""
+    on_vllm, vllm_calls, batch = oracle_run(tmp_path / "vllm", vllm_model_dir, tiny_tokenizer, **VLLM)
+    reference, transformers_calls, _ = oracle_run(tmp_path / "transformers", vllm_model_dir, tiny_tokenizer)
+
+    assert [rows for _, rows in vllm_calls] == [rows for _, rows in transformers_calls] == [14, 8, 4]
+    assert [len(prompts) for prompts, _ in colocate.generate_calls] == [14, 8, 4]  # what reached vLLM, unbatched
+    assert mulferl_metrics(on_vllm) == pytest.approx(mulferl_metrics(reference), abs=1e-6)  # FCO: float noise
+    assert mulferl_metrics(on_vllm)["mulferl/route/fco"] == pytest.approx(2 / 7)
+    vllm_prompts = {tuple(ids) for prompts, _ in colocate.generate_calls[1:] for ids in prompts}
+    # fco_turn1 and grpo_turn1 rows at turn 1, fco_turn2 and unresolved rows at turn 2: 8 rows with feedback.
+    assert check_prefill_is_prompt_and_masked(batch, vllm_prompts, tiny_tokenizer) == 8
+    assert "sampling/importance_sampling_ratio/mean" in on_vllm.state.log_history[0]  # TRL's vLLM path ran
+
+
+@pytest.mark.parametrize("importance_sampling", [True, False])
+def test_fco_scores_are_a_training_forward(tmp_path, colocate, vllm_model_dir, tiny_tokenizer, importance_sampling):
+    """At the first step the policy is the reference, so FCO scores from a forward of the trained model are all 0:
+    the loss is log 2 and the score gap 0. Scores from vLLM's log-probs (of bf16 weights, after temperature) would
+    differ from the reference by about 1e-3 per token."""
+    trainer = MulFeRLTrainer(
+        model=vllm_model_dir,
+        reward_funcs=marker_reward,
+        args=MulFeRLConfig(
+            **{**TINY_TRAINING, "max_steps": 1},
+            **VLLM,
+            output_dir=str(tmp_path),
+            vllm_importance_sampling_correction=importance_sampling,
+        ),
+        train_dataset=make_dataset(),
+        processing_class=tiny_tokenizer,
+        feedback_provider=marker_provider,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0]
+    assert logged(trainer, "mulferl/fco/pairs") == [4.0]
+    assert logged(trainer, "mulferl/fco/loss")[0] == pytest.approx(math.log(2), abs=1e-6)
+    assert logged(trainer, "mulferl/fco/score_gap")[0] == pytest.approx(0.0, abs=1e-6)
+    if importance_sampling:  # vLLM's own log-probs are another model's: FCO must not use them
+        assert logged(trainer, "sampling/sampling_logp_difference/mean")[0] > 1e-5
+
+
+def test_context_too_short_for_a_feedback_turn_names_the_setting(tmp_path, colocate, vllm_model_dir, tiny_tokenizer):
+    """A context that holds turn 0 but not a feedback turn's prompt + prefill + completion: a clear error before
+    generation, not vLLM's traceback."""
+    dataset = make_dataset()
+    prompt_length = max(
+        len(tiny_tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=True)["input_ids"])
+        for row in dataset
+    )
+    context = prompt_length + TINY_TRAINING["max_completion_length"]
+    trainer = MulFeRLTrainer(
+        model=vllm_model_dir,
+        reward_funcs=marker_reward,
+        args=MulFeRLConfig(
+            **{**TINY_TRAINING, "max_steps": 1}, **VLLM, output_dir=str(tmp_path), vllm_max_model_length=context
+        ),
+        train_dataset=dataset,
+        processing_class=tiny_tokenizer,
+        feedback_provider=marker_provider,
+    )
+    with pytest.raises(ValueError, match=rf"max_model_len of {context}\. Set vllm_max_model_length to at least"):
+        trainer.train()
+    assert len(colocate.generate_calls) == 1  # turn 0 ran; the feedback turn stopped before vLLM
+
+
+def test_igrpo_drafts_and_stage_2_through_vllm(tmp_path, colocate, vllm_model_dir, tiny_tokenizer):
+    """Stage 1's drafts and Stage 2's completions are both vLLM generations; Stage 2's prompts hold a Stage 1 draft."""
+    num_drafts, group_size = 3, 2
+    dataset = Dataset.from_list([{"prompt": make_conversation(f"What is {i} + 1?")} for i in range(4)])
+    trainer = IGRPOTrainer(
+        model=vllm_model_dir,
+        reward_funcs=lambda completions, **kwargs: [float(len(str(c)) % 3 == 0) for c in completions],
+        args=IGRPOConfig(
+            **{**TINY_TRAINING, "num_generations": group_size, "max_steps": 1},
+            **VLLM,
+            output_dir=str(tmp_path),
+            num_drafts=num_drafts,
+            max_draft_length=6,
+        ),
+        train_dataset=dataset,
+        processing_class=tiny_tokenizer,
+    )
+    trainer.train()
+
+    (draft_prompts, drafts), (stage_2_prompts, _) = colocate.generate_calls
+    assert (len(drafts), len(stage_2_prompts)) == (2 * num_drafts, 2 * group_size)  # 2 prompts per step
+    for prompt_index in range(2):
+        own_drafts = drafts[prompt_index * num_drafts : (prompt_index + 1) * num_drafts]
+        kept = [tiny_tokenizer.decode(ids[:6], skip_special_tokens=True) for ids in own_drafts]
+        for prompt in stage_2_prompts[prompt_index * group_size : (prompt_index + 1) * group_size]:
+            conditioned = tiny_tokenizer.decode(prompt, skip_special_tokens=True)
+            assert any(DEFAULT_DRAFT_TEMPLATE.format(draft=draft) in conditioned for draft in kept)
+            assert DEFAULT_DRAFT_TEMPLATE.split("{draft}")[0] not in tiny_tokenizer.decode(draft_prompts[0])
+    assert len(logged(trainer, "igrpo/best_draft_reward")) == 1
+
+
+def test_eval_command_on_the_vllm_backend(tmp_path, monkeypatch, vllm_model_dir, tiny_tokenizer):
+    """`trl-mulferl eval --backend vllm` on a slice of 3 problems, 2 samples, one turn of test-time feedback: the
+    feedback's prefill reaches vLLM as prompt tokens and heads the revised response."""
+    import vllm
+
+    from trl_mulferl.evaluation.cli import main
+
+    problems = tmp_path / "problems.jsonl"
+    rows = [{"problem": f"What is {i} + {i}?", "answer": str(2 * i)} for i in range(4)]
+    problems.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    engines = SharedEngines()
+    monkeypatch.setattr(vllm, "LLM", engines)  # eager, and its generate calls recorded
+    monkeypatch.setenv("VLLM_ENABLE_V1_MULTIPROCESSING", "0")  # the engine in this process, like TRL's colocate
+    output = tmp_path / "eval"
+    argv = ["--model", vllm_model_dir, "--benchmarks", f"math500={problems}", "--limit", "3", "--num_samples", "2"]
+    argv += ["--max_tokens", "8", "--max_model_len", "512", "--backend", "vllm", "--output_dir", str(output)]
+    main([*argv, "--feedback_turns", "1", "--feedback_provider", "tests.test_trainer:marker_provider"])
+
+    summary = json.loads((output / "summary.json").read_text())
+    metrics = summary["benchmarks"]["math500"]
+    assert metrics["problems"] == 3 and metrics["num_samples"] == 2
+    records = [json.loads(line) for line in (output / "samples.jsonl").read_text().splitlines()]
+    first, revised = [r for r in records if r["turn"] == 0], [r for r in records if r["turn"] == 1]
+    assert len(first) == 6 and len(revised) == sum(r["verdict"] is not True for r in first) > 0
+    assert [len(prompts) for prompts, _ in engines.generate_calls] == [6, len(revised)]
+    prefill = feedback_prefill(sanitize_feedback(marker_provider("", [], [])))
+    prefill_ids = tiny_tokenizer(prefill, add_special_tokens=False)["input_ids"]
+    for record in revised:
+        assert record["response"].startswith(prefill)
+    for ids in engines.generate_calls[1][0]:
+        assert ids[-len(prefill_ids) :] == prefill_ids
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Server mode
+
+
+def free_port() -> int:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        return listener.getsockname()[1]
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen, log: Path, timeout: float = 300.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"trl vllm-serve exited with code {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/health/", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(2)
+    pytest.fail(f"trl vllm-serve not healthy after {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def vllm_server(tmp_path, vllm_model_dir):
+    """`trl vllm-serve` on 127.0.0.1, stopped (its process group) when the test ends, passed or not."""
+    port, log = free_port(), tmp_path / "vllm-serve.log"
+    command = [str(Path(sys.executable).parent / "trl"), "vllm-serve", "--model", vllm_model_dir]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--enforce_eager", "--dtype", "float32"]
+    command += ["--max_model_len", "512"]
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **CPU_ENVIRONMENT},
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, process, log)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_feedback_turns_through_trl_vllm_serve(tmp_path, monkeypatch, vllm_server, vllm_model_dir, tiny_tokenizer):
+    """Generation and routing through `trl vllm-serve`: the same routes and metrics as on transformers generation.
+
+    TRL's server weight sync is skipped (its communicator and `sync_weights` made no-ops): it broadcasts the weights
+    over NCCL, which needs CUDA, so the server keeps the initial weights. Routing is scripted, so the routes do not
+    depend on them; the sync itself is checked by scripts/gpu_check.py on a GPU.
+    """
+    from trl.generation.vllm_client import VLLMClient
+    from trl.generation.vllm_generation import VLLMGeneration
+
+    monkeypatch.setattr(VLLMClient, "init_communicator", lambda self, device=0: None)
+    monkeypatch.setattr(VLLMGeneration, "sync_weights", lambda self: None)
+    server = {"use_vllm": True, "vllm_mode": "server", "vllm_server_base_url": vllm_server}
+    on_server, calls, batch = oracle_run(tmp_path / "server", vllm_model_dir, tiny_tokenizer, **server)
+    reference, _, _ = oracle_run(tmp_path / "transformers", vllm_model_dir, tiny_tokenizer)
+
+    assert [rows for _, rows in calls] == [14, 8, 4]
+    assert mulferl_metrics(on_server) == pytest.approx(mulferl_metrics(reference), abs=1e-6)
+    assert check_prefill_is_prompt_and_masked(batch, None, tiny_tokenizer) == 8
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Two processes: vLLM colocate under ZeRO-3, one process with a feedback turn (and FCO partners) every step
+
+
+TWO_PROCESS_SCRIPT = Path(__file__).parent / "scripts" / "two_process_vllm.py"
+
+
+@pytest.fixture(scope="module")
+def zero3_launch(tmp_path_factory):
+    """One launch of both runs (`mulferl`, then `mulferl_fco`) on 2 CPU processes; what it printed if it failed."""
+    output = tmp_path_factory.mktemp("two-process-vllm")
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", "zero3.yaml"]
+    command += [str(TWO_PROCESS_SCRIPT), str(output), "mulferl", "mulferl_fco"]
+    try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
+        completed = subprocess.run(
+            command,
+            cwd=Path(__file__).parent / "engine_configs",
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+            capture_output=True,
+            text=True,
+            timeout=420,
+        )
+        outcome = "" if completed.returncode == 0 else completed.stderr[-4000:]
+    except subprocess.TimeoutExpired:
+        outcome = "timed out"
+    return output, outcome
+
+
+def two_process_results(zero3_launch, run: str) -> list[dict]:
+    output, outcome = zero3_launch
+    files = [output / run / f"result_rank{rank}.json" for rank in (0, 1)]
+    if not all(file.exists() for file in files):
+        pytest.fail(f"the launch stopped before `{run}` finished:\n{outcome}")
+    return [json.loads(file.read_text()) for file in files]
+
+
+def check_two_process_run(results):
+    for rank, result in enumerate(results):
+        engine = result["engine"]
+        assert engine["num_processes"] == 2 and engine["process_index"] == rank
+        assert engine["deepspeed"] and engine["zero_stage"] == 3 and engine["local_parameter_fraction"] < 1
+        # Rank 0 needs no feedback turn but regenerates as many (dummy) rows as rank 1, each through its own vLLM.
+        assert result["generate_calls"] == [4, 4, 4, 4]
+        assert [entry["mulferl/route/fco"] for entry in result["log_history"] if "mulferl/route/fco" in entry] == [
+            0.5,
+            0.5,
+        ]
+    assert results[0]["parameters"] == results[1]["parameters"]
+
+
+def test_two_processes_zero3_vllm_colocate(zero3_launch):
+    """ZeRO-3 (every parameter partitioned) + vLLM colocate (TRL's external_launcher, one engine per process) on 2 CPU
+    processes, FCO off: both steps run, the same weights on both ranks, the same routes."""
+    check_two_process_run(two_process_results(zero3_launch, "mulferl"))
+
+
+def test_two_processes_zero3_vllm_colocate_fco(zero3_launch):
+    """The paper recipe's shape: ZeRO-3 + vLLM colocate + FCO, one process needing FCO every step and the other never.
+
+    No policy log-probs come from vLLM; FCO scores the policy in the loss's own forward (H1), so neither process runs
+    a forward the other skips (before, DeepSpeed stopped both: "Detected a disagreement on list contents")."""
+    check_two_process_run(two_process_results(zero3_launch, "mulferl_fco"))
+
+
+def test_overhead_benchmark_on_vllm_smoke(tmp_path):
+    """`benchmarks/overhead.py --vllm --smoke` runs end to end, each trainer generating through its vLLM engine."""
+    output = tmp_path / "overhead.json"
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "overhead.py"
+    command = [sys.executable, str(script), "--smoke", "--vllm", "--regimes", "slow_reward", "--json", str(output)]
+    completed = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=420
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(output.read_text())["slow_reward"]
+    assert result["settings"]["vllm"] and result["settings"]["hidden_size"] == 128
+    # As on transformers generation: 3 generation calls, 16 + 4 + 8 rows scored, every completion 8 tokens long.
+    assert result["generation_calls"] == 3 and result["grpo"]["generation_calls"] == 1
+    assert result["reward_rows"] == result["expected_reward_rows"] == 28
+    assert result["token_ratio"] == 28 / 16
