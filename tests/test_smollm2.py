@@ -67,6 +67,7 @@ def test_make_smollm2_names_the_install_command_when_the_package_is_absent(monke
     assert not (tmp_path / "smollm2").exists()
 
 
+@pytest.mark.slow
 def test_checkpoint_is_a_plain_llama_with_its_chat_template(smollm2_dir, tokenizer):
     config = json.loads((Path(smollm2_dir) / "config.json").read_text())
     assert "quantization_config" not in config  # or transformers would load the folder as GGUF-quantized
@@ -304,8 +305,9 @@ def test_eval_command_with_a_feedback_turn_from_served_smollm2(tmp_path, shared_
     for name, metrics in summary["benchmarks"].items():
         assert metrics["problems"] == limit and len(metrics["pass@1_by_turn"]) == 2, name
     revised = [record for record in records if record["turn"] == 1]
-    wrong = [record for record in records if record["turn"] == 0 and not record["verdict"]]
-    assert len(revised) == len(wrong) > 0  # every wrong answer got served feedback and a second try
+    wrong = [record for record in records if record["turn"] == 0 and record["verdict"] is False]
+    assert 0 < len(revised) <= len(wrong)  # a wrong answer is revised where the served model wrote feedback
+    print(f"{len(revised)} of {len(wrong)} wrong answers got feedback")
     for record in revised:
         assert record["feedback"] and record["response"].startswith(feedback_prefill(record["feedback"]))
         print(f"{record['benchmark']} {record['problem_id']}: {record['feedback']!r}")
