@@ -191,7 +191,7 @@ def test_lora_step_with_feedback_and_fco(tmp_path, smollm2_dir, tokenizer):
     assert all(MARKER in text for text in trainer._logs["extra"]["feedback"])
     changed = {name for name, p in trainer.model.named_parameters() if not torch.equal(p, before[name])}
     assert changed and all("lora_" in name for name in changed)
-    print(f"LoRA first-step FCO score gap: {logged(trainer, 'mulferl/fco/score_gap')[0]:.4f}")
+    print(f"LoRA first-step FCO score gap: {logged(trainer, 'mulferl/fco/score_gap')[0]:.2e}")
 
 
 @pytest.fixture(scope="module")
