@@ -213,14 +213,15 @@ def test_package_exports_load_on_first_use():
 
 
 def test_openai_feedback_replies_are_capped_like_training():
-    """The reviewer's reply budget is `--max_feedback_length`, as `max_feedback_length` is in training; the default
-    1024 let a small served model ramble for minutes per request."""
+    """The reviewer's reply budget is `--max_feedback_length`, as `max_feedback_length` is in training (the default
+    1024 let a small served model ramble for minutes per request); `--feedback_timeout` is each attempt's limit."""
     from tests.fault_server import FaultServer
     from trl_mulferl.evaluation.cli import load_provider
 
     with FaultServer() as server:
         feedback = ["--feedback_provider", "openai", "--feedback_model", "m", "--feedback_base_url", server.base_url]
-        args = make_parser().parse_args(
-            ["--model", "m", "--feedback_turns", "1", "--max_feedback_length", "32", *feedback]
+        limits = ["--max_feedback_length", "32", "--feedback_timeout", "5"]
+        provider = load_provider(
+            make_parser().parse_args(["--model", "m", "--feedback_turns", "1", *limits, *feedback])
         )
-        assert load_provider(args).max_tokens == 32
+    assert (provider.max_tokens, provider.timeout) == (32, 5.0)

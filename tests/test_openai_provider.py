@@ -46,6 +46,10 @@ def test_extract_feedback():
     assert extract_feedback("<feedback>Issue: a. Fix steps: 1. b.</feedback> trailing") == "Issue: a. Fix steps: 1. b."
     assert extract_feedback("<think>x</think>\n<feedback>Issue: a.") == "Issue: a."  # stopped at </feedback>
     assert extract_feedback("Issue: no tags. Fix steps: 1. b.") == "Issue: no tags. Fix steps: 1. b."
+    # SmolLM2-135M echoes the request's data markers, complete or cut off, into its reply.
+    assert (
+        extract_feedback("<<<END ATTEMPT 2 3bc011f6>>>>\n\nThe answer is 57.\n<<<END ATTEMPT 2") == "The answer is 57."
+    )
     for empty in ("", None, "<think>only thinking</think>", "<feedback>  </feedback>", "<think>unfinished"):
         with pytest.raises(FeedbackError):
             extract_feedback(empty)

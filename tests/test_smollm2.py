@@ -216,7 +216,9 @@ class RecordingProvider(OpenAIFeedbackProvider):
 @pytest.mark.slow
 def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smollm2_dir, smollm2_server, tokenizer):
     cap = 16
-    provider = RecordingProvider(model=smollm2_dir, base_url=smollm2_server, max_tokens=48)
+    # One attempt with a long timeout: `transformers serve` answers one request at a time, and a retry of a request
+    # that timed out queues behind the abandoned one, which the server still generates.
+    provider = RecordingProvider(model=smollm2_dir, base_url=smollm2_server, max_tokens=32, timeout=600, max_retries=0)
     provider.check_connection()
     trainer = MulFeRLTrainer(
         model=smollm2_dir,
@@ -290,14 +292,15 @@ def test_self_feedback_from_frozen_smollm2_in_one_batch(tmp_path, smollm2_dir, t
 def test_eval_command_with_a_feedback_turn_from_served_smollm2(tmp_path, shared_data, smollm2_dir, smollm2_server):
     from trl_mulferl.evaluation.cli import main
 
-    limit = 8
+    limit = 4
     benchmarks = ",".join(f"{name}={shared_data / name / 'test.jsonl'}" for name in ("gsm8k", "math500"))
     summary = main(
         [
             "--model", smollm2_dir, "--benchmarks", benchmarks, "--limit", str(limit), "--num_samples", "1",
             "--max_tokens", "64", "--backend", "transformers", "--output_dir", str(tmp_path),
             "--feedback_turns", "1", "--feedback_provider", "openai", "--feedback_model", smollm2_dir,
-            "--feedback_base_url", smollm2_server, "--max_feedback_length", "32",
+            "--feedback_base_url", smollm2_server, "--max_feedback_length", "32", "--feedback_max_concurrency", "1",
+            "--feedback_timeout", "600",
         ]
     )  # fmt: skip
     records = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]

@@ -103,6 +103,9 @@ def make_parser() -> argparse.ArgumentParser:
         help="Policy tokens of feedback (and, with openai, the reviewer's reply budget).",
     )
     feedback.add_argument("--feedback_max_concurrency", type=int, default=16)
+    feedback.add_argument(
+        "--feedback_timeout", type=float, default=60.0, help="Seconds per feedback request attempt (openai)."
+    )
     feedback.add_argument("--feedback_deadline", type=float, default=600.0, help="Seconds per batch of requests.")
     return parser
 
@@ -188,6 +191,7 @@ def load_provider(args):
             max_tokens=args.max_feedback_length,  # the reply budget, as in training
             group_size=1,  # one rollout per request: no merge step (paper appendix D.2.5)
             max_concurrency=args.feedback_max_concurrency,
+            timeout=args.feedback_timeout,
         )
         provider.check_connection()
         return provider
