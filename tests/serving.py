@@ -35,4 +35,8 @@ def transformers_serve(model_dir: str, timeout: float = 120.0):
         yield f"http://127.0.0.1:{port}/v1"
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # uvicorn first finishes the requests in flight, abandoned ones included
+            process.kill()
+            process.wait()
