@@ -36,12 +36,11 @@ from trl_mulferl.self_provider import SelfFeedbackProvider
 PROBLEMS = [
     ("What is 12 + 35?", "47"),
     ("Tom has 48 marbles and wins 27 more at school. How many marbles does Tom have now?", "75"),
-    ("A shop sold 63 apples in the morning and 19 in the afternoon. How many apples did it sell that day?", "82"),
 ]
-# One step of 2 prompts x K rollouts of 24 tokens; a learning rate for a pretrained model.
+# One step of the 2 problems x K rollouts of 24 tokens; a learning rate for a pretrained model.
 SMOLLM2_TRAINING = {
     **TINY_TRAINING,
-    "per_device_train_batch_size": 2 * K,
+    "per_device_train_batch_size": len(PROBLEMS) * K,
     "max_completion_length": 24,
     "max_steps": 1,
     "learning_rate": 1e-5,
@@ -49,9 +48,8 @@ SMOLLM2_TRAINING = {
 DEFAULT_SYSTEM_PROMPT = "You are a helpful AI assistant named SmolLM"
 
 
-def sums_dataset(num_prompts: int) -> Dataset:
-    rows = [{"prompt": make_conversation(problem), "solution": answer} for problem, answer in PROBLEMS]
-    return Dataset.from_list(rows[:num_prompts])
+def problems_dataset() -> Dataset:
+    return Dataset.from_list([{"prompt": make_conversation(p), "solution": answer} for p, answer in PROBLEMS])
 
 
 def test_make_smollm2_names_the_install_command_when_the_package_is_absent(monkeypatch, tmp_path):
@@ -102,7 +100,7 @@ def marker_trainer(tmp_path, smollm2_dir, tokenizer, **overrides) -> MulFeRLTrai
         model=smollm2_dir,
         reward_funcs=marker_reward,
         args=MulFeRLConfig(output_dir=str(tmp_path), max_feedback_turns=1, **{**SMOLLM2_TRAINING, **overrides}),
-        train_dataset=sums_dataset(2),
+        train_dataset=problems_dataset(),
         processing_class=tokenizer,
         feedback_provider=marker_provider,
     )
@@ -123,15 +121,15 @@ def test_prefill_is_its_own_tokens_and_the_continuation_what_generate_wrote(fco_
     assert logged(trainer, "mulferl/route/fco") == [1.0]
     prompts = [
         tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=False)
-        for row in sums_dataset(2)
+        for row in problems_dataset()
     ]
     # The schema system prompt replaces the template's default one.
     assert all(DEFAULT_SYSTEM_PROMPT not in prompt for prompt in prompts)
     prefill = feedback_prefill(sanitize_feedback(marker_provider("", [], [])))
     prefill_ids = tokenizer(prefill, add_special_tokens=False)["input_ids"]
     (turn0_inputs, _), (turn1_inputs, continuations) = calls
-    assert len(turn1_inputs) == len(continuations) == 2 * K
-    for row in range(2 * K):
+    assert len(turn1_inputs) == len(continuations) == len(PROBLEMS) * K
+    for row in range(len(PROBLEMS) * K):
         prompt_ids = batch["prompt_ids"][row][batch["prompt_mask"][row].bool()].tolist()
         assert prompt_ids == turn0_inputs[row] == tokenizer(prompts[row // K], add_special_tokens=False)["input_ids"]
         assert turn1_inputs[row] == prompt_ids + prefill_ids  # generation continued from the prefill's own tokens
@@ -162,7 +160,7 @@ def test_first_fco_step_scores_policy_against_itself(fco_step):
     policy log-probs come from `generate` and the reference's from a padded training forward.
     """
     trainer, _, _ = fco_step
-    assert logged(trainer, "mulferl/fco/pairs") == [2.0 * K]
+    assert logged(trainer, "mulferl/fco/pairs") == [len(PROBLEMS) * K]
     assert logged(trainer, "mulferl/fco/score_gap")[0] == pytest.approx(0.0, abs=1e-5)
     assert logged(trainer, "mulferl/fco/loss")[0] == pytest.approx(math.log(2.0), abs=1e-5)
 
@@ -177,7 +175,7 @@ def test_lora_step_with_feedback_and_fco(tmp_path, smollm2_dir, tokenizer):
         args=MulFeRLConfig(
             output_dir=str(tmp_path), max_feedback_turns=1, **{**SMOLLM2_TRAINING, "learning_rate": 1e-3}
         ),
-        train_dataset=sums_dataset(2),
+        train_dataset=problems_dataset(),
         processing_class=tokenizer,
         feedback_provider=marker_provider,
         peft_config=LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
@@ -187,7 +185,7 @@ def test_lora_step_with_feedback_and_fco(tmp_path, smollm2_dir, tokenizer):
     trainer.train()
     assert logged(trainer, "mulferl/route/fco") == [1.0]
     assert logged(trainer, "mulferl/feedback/requests") == [2.0]
-    assert logged(trainer, "mulferl/fco/pairs") == [2.0 * K]
+    assert logged(trainer, "mulferl/fco/pairs") == [len(PROBLEMS) * K]
     assert all(MARKER in text for text in trainer._logs["extra"]["feedback"])
     changed = {name for name, p in trainer.model.named_parameters() if not torch.equal(p, before[name])}
     assert changed and all("lora_" in name for name in changed)
@@ -227,9 +225,9 @@ def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smoll
             output_dir=str(tmp_path),
             max_feedback_turns=1,
             max_feedback_length=cap,
-            **{**SMOLLM2_TRAINING, "per_device_train_batch_size": len(PROBLEMS) * K},
+            **SMOLLM2_TRAINING,
         ),
-        train_dataset=sums_dataset(len(PROBLEMS)),
+        train_dataset=problems_dataset(),
         processing_class=tokenizer,
         feedback_provider=provider,
     )
@@ -264,7 +262,7 @@ def test_self_feedback_from_frozen_smollm2_in_one_batch(tmp_path, smollm2_dir, t
             feedback_provider="self",
             **SMOLLM2_TRAINING,
         ),
-        train_dataset=sums_dataset(2),
+        train_dataset=problems_dataset(),
         processing_class=tokenizer,
     )
     provider = trainer.feedback_provider
@@ -292,12 +290,12 @@ def test_self_feedback_from_frozen_smollm2_in_one_batch(tmp_path, smollm2_dir, t
 def test_eval_command_with_a_feedback_turn_from_served_smollm2(tmp_path, shared_data, smollm2_dir, smollm2_server):
     from trl_mulferl.evaluation.cli import main
 
-    limit = 4
+    limit = 2
     benchmarks = ",".join(f"{name}={shared_data / name / 'test.jsonl'}" for name in ("gsm8k", "math500"))
     summary = main(
         [
             "--model", smollm2_dir, "--benchmarks", benchmarks, "--limit", str(limit), "--num_samples", "1",
-            "--max_tokens", "64", "--backend", "transformers", "--output_dir", str(tmp_path),
+            "--max_tokens", "48", "--backend", "transformers", "--output_dir", str(tmp_path),
             "--feedback_turns", "1", "--feedback_provider", "openai", "--feedback_model", smollm2_dir,
             "--feedback_base_url", smollm2_server, "--max_feedback_length", "32", "--feedback_max_concurrency", "1",
             "--feedback_timeout", "600",
