@@ -210,7 +210,7 @@ class RecordingProvider(OpenAIFeedbackProvider):
 
 @pytest.mark.slow
 def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smollm2_dir, smollm2_server, tokenizer):
-    cap = 16
+    cap = 8  # policy tokens: shorter than its replies
     # One attempt with a long timeout: `transformers serve` answers one request at a time, and a retry of a request
     # that timed out queues behind the abandoned one, which the server still generates.
     provider = RecordingProvider(model=smollm2_dir, base_url=smollm2_server, max_tokens=32, timeout=600, max_retries=0)
@@ -234,17 +234,19 @@ def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smoll
     assert logged(trainer, "mulferl/feedback/completion_tokens")[0] > 0
     assert len(provider.replies) == len(PROBLEMS) and all(reply for _, reply in provider.replies)
     injected = set(trainer._logs["extra"]["feedback"])
-    leaks = 0
+    leaks, capped = 0, 0
     for answer, reply in provider.replies:
         redacted, leaked = redact_answer_leak(reply, answer)
         leaks += leaked
         cleaned = sanitize_feedback(redacted, tuple(tokenizer.all_special_tokens))
         text = next(text for text in injected if cleaned.startswith(text))
         assert text and len(tokenizer(text, add_special_tokens=False)["input_ids"]) <= cap
+        capped += text != cleaned
         assert sanitize_feedback(text, tuple(tokenizer.all_special_tokens)) == text
         assert redact_answer_leak(text, answer) == (text, False)
         print(f"SmolLM2's feedback (reference {answer}): {reply!r}\n  injected: {text!r}")
     assert logged(trainer, "mulferl/feedback/leaks_redacted") == [leaks]
+    assert capped > 0
 
 
 @pytest.mark.slow
