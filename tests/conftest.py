@@ -52,3 +52,15 @@ def tiny_model_dir(tmp_path_factory, tiny_tokenizer):
     build_tiny_model(tiny_tokenizer).save_pretrained(path)
     tiny_tokenizer.save_pretrained(path)
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir(tmp_path_factory) -> str:
+    """SmolLM2-135M-Instruct written once per test run by `write_smollm2` (540 MB, in a temporary folder)."""
+    from trl_mulferl.smollm2 import gguf_path, write_smollm2
+
+    try:
+        gguf_path()
+    except FileNotFoundError as missing:
+        pytest.skip(str(missing))
+    return write_smollm2(tmp_path_factory.mktemp("smollm2"))

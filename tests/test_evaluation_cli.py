@@ -210,3 +210,18 @@ def test_package_exports_load_on_first_use():
     assert all(getattr(evaluation, name) is not None for name in evaluation.__all__)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         evaluation.nothing
+
+
+def test_openai_feedback_replies_are_capped_like_training():
+    """The reviewer's reply budget is `--max_feedback_length`, as `max_feedback_length` is in training (the default
+    1024 let a small served model ramble for minutes per request); `--feedback_timeout` is each attempt's limit."""
+    from tests.fault_server import FaultServer
+    from trl_mulferl.evaluation.cli import load_provider
+
+    with FaultServer() as server:
+        feedback = ["--feedback_provider", "openai", "--feedback_model", "m", "--feedback_base_url", server.base_url]
+        limits = ["--max_feedback_length", "32", "--feedback_timeout", "5"]
+        provider = load_provider(
+            make_parser().parse_args(["--model", "m", "--feedback_turns", "1", *limits, *feedback])
+        )
+    assert (provider.max_tokens, provider.timeout) == (32, 5.0)

@@ -10,6 +10,7 @@ import torch
 from datasets import Dataset
 
 from tests.fault_server import FaultServer
+from tests.serving import transformers_serve
 from tests.test_trainer import TINY_TRAINING, K, logged, marker_reward
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation, make_generator
 from trl_mulferl.feedback import (
@@ -47,6 +48,10 @@ def test_extract_feedback():
     assert extract_feedback("<feedback>Issue: a. Fix steps: 1. b.</feedback> trailing") == "Issue: a. Fix steps: 1. b."
     assert extract_feedback("<think>x</think>\n<feedback>Issue: a.") == "Issue: a."  # stopped at </feedback>
     assert extract_feedback("Issue: no tags. Fix steps: 1. b.") == "Issue: no tags. Fix steps: 1. b."
+    # SmolLM2-135M echoes the request's data markers, complete or cut off, into its reply.
+    assert (
+        extract_feedback("<<<END ATTEMPT 2 3bc011f6>>>>\n\nThe answer is 57.\n<<<END ATTEMPT 2") == "The answer is 57."
+    )
     for empty in ("", None, "<think>only thinking</think>", "<feedback>  </feedback>", "<think>unfinished"):
         with pytest.raises(FeedbackError):
             extract_feedback(empty)
@@ -245,38 +250,14 @@ def test_config_selects_the_provider_and_checks_the_endpoint(server, tmp_path, t
 @pytest.fixture(scope="module")
 def transformers_server(tmp_path_factory):
     """`transformers serve` with the tiny local model on 127.0.0.1: a real OpenAI-compatible HTTP API."""
-    import shutil
-    import socket
-    import subprocess
-    import urllib.request
-
     from tests.tiny import build_tiny_model, build_tiny_tokenizer
 
-    serve = shutil.which("transformers")
-    if serve is None:
-        pytest.skip("the `transformers` command is not installed")
     model_dir = tmp_path_factory.mktemp("served-model")
     tokenizer = build_tiny_tokenizer()
     build_tiny_model(tokenizer).save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [serve, "serve", str(model_dir), "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"transformers serve did not start: {process.stderr.read()[-2000:]}")
-            time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}/v1", str(model_dir)
-    process.terminate()
-    process.wait(timeout=30)
+    with transformers_serve(model_dir) as base_url:
+        yield base_url, str(model_dir)
 
 
 @pytest.mark.slow

