@@ -1,6 +1,6 @@
 """Does MulFeRL learn more than GRPO and iGRPO? Held-out pass@1 from the warm-started addition policy, over seeds.
 
-For each seed: a warm start (`trl_mulferl.warm_start`, its own seed and model), then MulFeRL for `--steps` steps,
+For each seed: a warm start (`trl_mulferl.demo.warm_start`, its own seed and model), then MulFeRL for `--steps` steps,
 then GRPO and iGRPO from the same warm start, seed and data, each run until it has sampled as many completions as
 MulFeRL did (MulFeRL regenerates failed groups, so it samples more per step) and measured twice: at MulFeRL's step
 count (matched steps) and at the end (matched rollout budget). Held-out pass@1 is without feedback (the paper's
@@ -26,8 +26,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from statistics import fmean
 
-from trl_mulferl.addition import KINDS
-from trl_mulferl.demo import METHODS, ROUTES, training_settings
+from trl_mulferl.demo.addition import KINDS
+from trl_mulferl.demo.compare import METHODS, ROUTES, training_settings
 
 
 # MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
@@ -71,8 +71,8 @@ def vague_feedback(prompt, completions, rewards, **columns) -> str:
 def warm_start_job(args, seed: int) -> str:
     import torch
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.warm_start import WarmStartConfig, warm_start
+    from trl_mulferl.demo.addition import make_splits
+    from trl_mulferl.demo.warm_start import WarmStartConfig, warm_start
 
     torch.set_num_threads(1)
     config = WarmStartConfig(seed=seed)
@@ -87,9 +87,9 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from transformers.utils import logging as transformers_logging
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.demo import make_trainer, summarize_run, training_problems
-    from trl_mulferl.warm_start import evaluate_policy
+    from trl_mulferl.demo.addition import make_splits
+    from trl_mulferl.demo.compare import make_trainer, summarize_run, training_problems
+    from trl_mulferl.demo.warm_start import evaluate_policy
 
     transformers_logging.set_verbosity_error()
     torch.set_num_threads(1)
@@ -131,8 +131,8 @@ def warm_start_evaluation(args, seed: int) -> dict:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.warm_start import evaluate_policy
+    from trl_mulferl.demo.addition import make_splits
+    from trl_mulferl.demo.warm_start import evaluate_policy
 
     torch.set_num_threads(1)
     model_dir = args.work_dir / f"seed-{seed}" / "warm-start"
@@ -184,7 +184,7 @@ def variant_job(args, seed: int, name: str, overrides: dict) -> dict:
 
 def seed_interval(values: list[float]) -> dict:
     """Mean over seeds and its 95% Student-t interval (none for a single seed)."""
-    from trl_mulferl.warm_start import mean_interval
+    from trl_mulferl.demo.warm_start import mean_interval
 
     if len(values) < 2:
         return {"mean": sum(values) / len(values), "low": math.nan, "high": math.nan, "values": values}

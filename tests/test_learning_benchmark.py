@@ -39,7 +39,7 @@ def test_variant_seeds_must_have_a_grpo_run(capsys):
 
 
 def test_vague_feedback_names_no_mistake():
-    from trl_mulferl.addition import MISTAKE_DIAGNOSES
+    from trl_mulferl.demo.addition import MISTAKE_DIAGNOSES
 
     learning = load_benchmark()
     text = learning.vague_feedback("What is 47 + 38?", ["<thinking>"], [0.0])

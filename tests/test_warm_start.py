@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from trl_mulferl.addition import (
+from trl_mulferl.demo.addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
     MISTAKE_DIAGNOSES,
@@ -19,9 +19,7 @@ from trl_mulferl.addition import (
     possible_mistakes,
     question,
 )
-from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill
-from trl_mulferl.warm_start import (
+from trl_mulferl.demo.warm_start import (
     FEEDBACK_SLIP_RATE,
     HUNDREDS_HABIT,
     MAX_REPORTS,
@@ -36,6 +34,8 @@ from trl_mulferl.warm_start import (
     tokenize_example,
     warm_start,
 )
+from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill
 
 
 def slip_of(mistakes: tuple[str, ...]) -> str | None:

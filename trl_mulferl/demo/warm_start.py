@@ -2,7 +2,7 @@
 
 No pretrained model can be downloaded offline, and a random model cannot read feedback, so MulFeRL would have nothing
 to work with. This module makes one: a tokenizer trained on the task, a small Qwen2, and supervised fine-tuning on
-responses in MulFeRL's schema (`trl_mulferl.addition`) that imitate a pupil who makes the task's characteristic
+responses in MulFeRL's schema (`trl_mulferl.demo.addition`) that imitate a pupil who makes the task's characteristic
 mistakes at a rate that depends on the kind of sum (`NOISE`, `HUNDREDS_HABIT`), and who, given a checker's diagnosis
 in the feedback slot, avoids the named mistakes. The examples are of four kinds (`SFT_MIX`):
 
@@ -28,6 +28,12 @@ from pathlib import Path
 
 import torch
 
+from ..evaluation.metrics import mean_std
+from ..igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from ..igrpo_trainer import append_draft
+from ..providers import CheckerFeedbackProvider, aggregate_diagnostics
+from ..schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
+from ..tiny import build_qwen2, train_tokenizer
 from .addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
@@ -44,12 +50,6 @@ from .addition import (
     response,
     working,
 )
-from .evaluation.metrics import mean_std
-from .igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from .igrpo_trainer import append_draft
-from .providers import CheckerFeedbackProvider, aggregate_diagnostics
-from .schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
-from .tiny import build_qwen2, train_tokenizer
 
 
 # The pupil's slips without feedback, per kind of sum: relative weights of at most one slip in the working (None: no
@@ -284,9 +284,9 @@ def evaluate_policy(
     injected as the trainer injects it (`<thinking><feedback>...</feedback>` prefilled) and is answered again.
     The interval is mean +- 1.96 standard errors over sums (each sum's mean over its samples).
     """
-    from .evaluation.backends import TransformersBackend
-    from .evaluation.metrics import standing
-    from .evaluation.runner import FeedbackSettings, evaluate
+    from ..evaluation.backends import TransformersBackend
+    from ..evaluation.metrics import standing
+    from ..evaluation.runner import FeedbackSettings, evaluate
 
     backend = TransformersBackend(model, tokenizer, max_tokens=max_new_tokens, temperature=1.0, batch_size=256)
     with torch.random.fork_rng(devices=[]):  # a run evaluated halfway trains on as if it had not been

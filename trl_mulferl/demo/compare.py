@@ -1,8 +1,8 @@
 """Offline demo: GRPO, MulFeRL and iGRPO from the same warm-started policy, seed and data, on CPU in minutes.
 
-The task is two-digit addition worked column by column (`trl_mulferl.addition`). The policy is a tiny Qwen2
+The task is two-digit addition worked column by column (`trl_mulferl.demo.addition`). The policy is a tiny Qwen2
 fine-tuned here to add with a pupil's characteristic mistakes, and to avoid the mistakes a checker names in its
-feedback slot (`trl_mulferl.warm_start`); it is cached in the output folder, so a rerun there starts training at
+feedback slot (`trl_mulferl.demo.warm_start`); it is cached in the output folder, so a rerun there starts training at
 once. The feedback provider is that checker (`CheckerFeedbackProvider(diagnose)`): what went wrong and how to fix it,
 never the answer. Every run starts from the warm start and is measured on held-out sums before and after, without
 feedback and with one turn of test-time feedback.
@@ -56,10 +56,10 @@ def make_trainer(
     """
     from trl import GRPOConfig, GRPOTrainer
 
-    from .igrpo_config import IGRPOConfig
-    from .igrpo_trainer import IGRPOTrainer
-    from .mulferl_config import MulFeRLConfig
-    from .mulferl_trainer import MulFeRLTrainer
+    from ..igrpo_config import IGRPOConfig
+    from ..igrpo_trainer import IGRPOTrainer
+    from ..mulferl_config import MulFeRLConfig
+    from ..mulferl_trainer import MulFeRLTrainer
 
     settings = {**settings, **(overrides or {})}
     common = {"train_dataset": dataset, "processing_class": tokenizer}
