@@ -16,6 +16,7 @@ Every job's result is written to `--work-dir` as soon as it ends, so an interrup
 """
 
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -86,6 +87,8 @@ def warm_start_dir(args, seed: int, own_plan: bool = False) -> Path:
 
 
 def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
+    """The seed's warm start, made once: a job that needs one being made elsewhere (another job or invocation) waits
+    for it."""
     import torch
 
     from trl_mulferl.demo.addition import make_splits
@@ -96,7 +99,11 @@ def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
     if args.quick:
         quick = {"hidden_size": 32, "num_layers": 1, "steps": 4, "batch_size": 8, "warmup_steps": 1}
         config = WarmStartConfig(seed=seed, own_plan=own_plan, **quick)
-    return warm_start(warm_start_dir(args, seed, own_plan), make_splits(seed).train, config, log=None)
+    directory = warm_start_dir(args, seed, own_plan)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f"{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return warm_start(directory, make_splits(seed).train, config, log=None)
 
 
 def without_mixed_groups_after_feedback(group_size: int):
@@ -556,10 +563,13 @@ def main(argv=None):
     extra = {name: (overrides, args.seeds[:1]) for name, overrides in ABLATIONS.items() if args.ablations}
     extra |= {name: ((ABLATIONS | VARIANTS)[name], variant_seeds) for name in args.variants}
     own_plan_seeds = sorted({s for overrides, seeds in extra.values() if overrides.get("warm_start") for s in seeds})
-    warm_starts = [(seed, False) for seed in args.seeds] + [(seed, True) for seed in own_plan_seeds]
+    # Jobs start in this order, each making the warm start it needs or waiting for the job making it; the own-plan
+    # warm starts come early, since their variants wait for them.
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
-        list(pool.map(warm_start_job, [args] * len(warm_starts), *zip(*warm_starts)))
-        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
+        seed_futures = {args.seeds[0]: pool.submit(seed_job, args, args.seeds[0])}
+        for seed in own_plan_seeds:
+            pool.submit(warm_start_job, args, seed, True)
+        seed_futures |= {seed: pool.submit(seed_job, args, seed) for seed in args.seeds[1:]}
         variant_futures = {
             name: {seed: pool.submit(variant_job, args, seed, name, overrides) for seed in seeds}
             for name, (overrides, seeds) in extra.items()
