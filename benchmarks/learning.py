@@ -223,18 +223,21 @@ def on_split(result: dict, split: str) -> dict:
 
 
 def cached(path: Path, job, args, *job_args, own_plan: bool = False):
-    """The job's result from `path` when it was made with the same settings, else run it and save it there."""
+    """The job's result from `path` when it was made with the same settings, else run it and save it there; a job
+    being run elsewhere (another invocation) is waited for."""
     warm_start_record = warm_start_dir(args, job_args[0], own_plan) / "warm_start.json"
     settings = {name: getattr(args, name) for name in RUN_SETTINGS} | {"job": [str(a) for a in job_args]}
     settings["warm_start"] = json.loads(warm_start_record.read_text())["settings"]  # a new warm start reruns the job
-    if path.is_file():
-        saved = json.loads(path.read_text())
-        if saved["job_settings"] == settings:
-            return saved
-    result = {**job(args, *job_args), "job_settings": settings}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.is_file():
+            saved = json.loads(path.read_text())
+            if saved["job_settings"] == settings:
+                return saved
+        result = {**job(args, *job_args), "job_settings": settings}
+        path.write_text(json.dumps(result, indent=2) + "\n")
+        return result
 
 
 def seed_job(args, seed: int) -> dict:
@@ -564,12 +567,11 @@ def main(argv=None):
     extra |= {name: ((ABLATIONS | VARIANTS)[name], variant_seeds) for name in args.variants}
     own_plan_seeds = sorted({s for overrides, seeds in extra.values() if overrides.get("warm_start") for s in seeds})
     # Jobs start in this order, each making the warm start it needs or waiting for the job making it; the own-plan
-    # warm starts come early, since their variants wait for them.
+    # warm starts come first, since their variants wait for them.
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
-        seed_futures = {args.seeds[0]: pool.submit(seed_job, args, args.seeds[0])}
         for seed in own_plan_seeds:
             pool.submit(warm_start_job, args, seed, True)
-        seed_futures |= {seed: pool.submit(seed_job, args, seed) for seed in args.seeds[1:]}
+        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
         variant_futures = {
             name: {seed: pool.submit(variant_job, args, seed, name, overrides) for seed in seeds}
             for name, (overrides, seeds) in extra.items()
