@@ -250,7 +250,7 @@ def seed_job(args, seed: int) -> dict:
     results["MulFeRL"] = mulferl
     rollouts_per_grpo_step = args.prompts_per_step * args.num_generations
     matched = max(args.steps, math.ceil(mulferl["rollouts"] / rollouts_per_grpo_step))
-    for method in ("GRPO", "iGRPO"):
+    for method in (m for m in args.methods if m != "MulFeRL"):
         eval_steps = sorted({*evaluation_steps(args, args.steps), matched})
         results[method] = cached(
             folder / f"{method}.json", run_job, args, seed, method, method, {}, matched, eval_steps
@@ -354,14 +354,15 @@ def curve(runs: list[dict]) -> dict[str, dict[str, float]]:
 def summarize(per_seed: dict, variants: dict) -> dict:
     """Means over seeds with Student-t 95% intervals; differences to GRPO are taken within each seed."""
     seeds = list(per_seed.values())
-    summary = {"seeds": list(per_seed), "warm_start": {}, "difference_vs_GRPO": {}}
+    methods = [m for m in METHODS if m in seeds[0]]
+    summary = {"seeds": list(per_seed), "methods": methods, "warm_start": {}, "difference_vs_GRPO": {}}
     for setting in ("no_feedback", "feedback"):
         summary["warm_start"][setting] = seed_interval([s["warm_start"][setting]["mean"] for s in seeds])
     summary["warm_start"]["no_feedback_by_difficulty"] = {
         kind: seed_interval([s["warm_start"]["no_feedback_by_difficulty"].get(kind, math.nan) for s in seeds])
         for kind in KINDS
     }
-    for method in METHODS:
+    for method in methods:
         runs = [s[method] for s in seeds]
         result = {}
         for budget in ("matched_steps", "matched_rollouts"):
@@ -393,7 +394,7 @@ def summarize(per_seed: dict, variants: dict) -> dict:
                 for window in ("first", "last")
             }
         summary[method] = result
-    for method in ("MulFeRL", "iGRPO"):
+    for method in (m for m in methods if m != "GRPO"):
         for budget in ("matched_steps", "matched_rollouts"):
             summary["difference_vs_GRPO"][f"{method}, {budget.replace('_', ' ')}"] = seed_interval(
                 [
@@ -420,39 +421,44 @@ def markdown(summary: dict, steps: int) -> str:
 
     warm = summary["warm_start"]
     mulferl = summary["MulFeRL"]
+    methods = summary["methods"]
+    only_mulferl = ["-" if m != "MulFeRL" else None for m in methods]  # cells of MulFeRL's own metrics
     lines = [
-        row("", METHODS),
-        "|---|---|---|---|",
-        row("held-out pass@1, warm start", [cell(warm["no_feedback"])] + ["same"] * 2),
-        row("  with one turn of feedback", [cell(warm["feedback"])] + ["same"] * 2),
+        row("", methods),
+        "|---" * (len(methods) + 1) + "|",
+        row("held-out pass@1, warm start", [cell(warm["no_feedback"])] + ["same"] * (len(methods) - 1)),
+        row("  with one turn of feedback", [cell(warm["feedback"])] + ["same"] * (len(methods) - 1)),
         row(
-            f"held-out pass@1 after {steps} steps", [cell(summary[m]["matched_steps"]["no_feedback"]) for m in METHODS]
+            f"held-out pass@1 after {steps} steps", [cell(summary[m]["matched_steps"]["no_feedback"]) for m in methods]
         ),
         row(
             "held-out pass@1 at MulFeRL's rollout budget",
-            [cell(summary[m]["matched_rollouts"]["no_feedback"]) for m in METHODS],
+            [cell(summary[m]["matched_rollouts"]["no_feedback"]) for m in methods],
         ),
         row(
             f"  with one turn of feedback, {steps} steps",
-            [cell(summary[m]["matched_steps"]["feedback"]) for m in METHODS],
+            [cell(summary[m]["matched_steps"]["feedback"]) for m in methods],
         ),
         row(
             f"  by kind, {steps} steps: no carry / carry / 100 or more",
             [
                 " / ".join(f"{summary[m]['matched_steps']['no_feedback_by_difficulty'][k]['mean']:.2f}" for k in KINDS)
-                for m in METHODS
+                for m in methods
             ],
         ),
-        row("prompts with a training signal", [cell(summary[m]["signal_share"], 2) for m in METHODS]),
+        row("prompts with a training signal", [cell(summary[m]["signal_share"], 2) for m in methods]),
         row(
             "steps to MulFeRL's rollout budget",
-            [", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in METHODS],
+            [", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in methods],
         ),
-        row(f"wall time of {steps} steps (s)", [cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in METHODS]),
-        row("escape rate, feedback turn 1 / 2", ["-", " / ".join(cell(e, 2) for e in mulferl["escape_rate"]), "-"]),
+        row(f"wall time of {steps} steps (s)", [cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in methods]),
+        row(
+            "escape rate, feedback turn 1 / 2",
+            [c or " / ".join(cell(e, 2) for e in mulferl["escape_rate"]) for c in only_mulferl],
+        ),
         row(
             "routes: GRPO / FCO / solved / unresolved",
-            ["-", " / ".join(f"{mulferl['routes'][r]['mean']:.2f}" for r in ROUTES), "-"],
+            [c or " / ".join(f"{mulferl['routes'][r]['mean']:.2f}" for r in ROUTES) for c in only_mulferl],
         ),
         "",
         "| held-out pass@1, difference to GRPO (same seed) | mean (95% interval) |",
@@ -483,7 +489,10 @@ def markdown(summary: dict, steps: int) -> str:
 
 def per_seed_table(summary: dict) -> list[str]:
     """Held-out pass@1 after MulFeRL's steps, per seed: every method and variant that ran on it."""
-    runs = {m: dict(zip(summary["seeds"], summary[m]["matched_steps"]["no_feedback"]["values"])) for m in METHODS}
+    runs = {
+        m: dict(zip(summary["seeds"], summary[m]["matched_steps"]["no_feedback"]["values"]))
+        for m in summary["methods"]
+    }
     runs |= {name: dict(zip(v["seeds"], v["pass@1_per_seed"])) for name, v in summary["variants"].items()}
     lines = ["| seed | " + " | ".join(runs) + " |", "|---" * (len(runs) + 1) + "|"]
     for seed in summary["seeds"]:
@@ -495,7 +504,9 @@ def per_seed_table(summary: dict) -> list[str]:
 def curve_table(summary: dict) -> list[str]:
     """Held-out pass@1 without / with one turn of feedback through training (means over seeds); step 0 is the warm
     start."""
-    curves = {m: summary[m]["curve"] for m in METHODS} | {n: v["curve"] for n, v in summary["variants"].items()}
+    curves = {m: summary[m]["curve"] for m in summary["methods"]} | {
+        n: v["curve"] for n, v in summary["variants"].items()
+    }
     if all(len(c) < 2 for c in curves.values()):
         return []
     warm = summary["warm_start"]
@@ -536,6 +547,9 @@ def main(argv=None):
     parser.add_argument("--max-completion-length", type=int, default=40)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--split", choices=("test", "validation"), default="test")
+    parser.add_argument(
+        "--methods", nargs="+", choices=METHODS, default=list(METHODS), help="MulFeRL, GRPO and the others to run"
+    )
     parser.add_argument("--held-out", type=int, default=300, help="held-out sums")
     parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
     parser.add_argument("--ablations", action=argparse.BooleanOptionalAction, default=True)
@@ -556,6 +570,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.seeds) - 1 > max(T_QUANTILE):
         parser.error(f"--seeds: at most {max(T_QUANTILE) + 1} seeds (the Student-t quantiles of the 95% intervals)")
+    if not {"MulFeRL", "GRPO"} <= set(args.methods):
+        parser.error(
+            "--methods: MulFeRL and GRPO must be among them (GRPO is the comparison, MulFeRL sets the budget)"
+        )
     variant_seeds = args.variant_seeds or args.seeds[:1]
     if not set(variant_seeds) <= set(args.seeds):
         parser.error("--variant-seeds: every variant seed must be one of --seeds (its GRPO run is the comparison)")
