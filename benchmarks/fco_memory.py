@@ -2,10 +2,9 @@
 
 Each case runs in a fresh process (so peaks do not mix): GRPOTrainer with a reward that is mixed in every group,
 MulFeRLTrainer with the same reward (every prompt routed to GRPO), and MulFeRLTrainer with a scripted feedback marker
-that turns every group from all-failed into all-solved (every prompt routed to FCO: two generations, generation-time
-scores under policy and reference, and a partner backward per step), and the same all-FCO step with the negatives'
-surrogate joined to the main loss in one backward, the path DeepSpeed and FSDP take (`mulferl_fco_joint`), to compare
-the two paths' peak memory on DDP. Prints a table and writes JSON.
+that turns every group from all-failed into all-solved (every prompt routed to FCO: two generations, the reference's
+scores at generation time, and the negatives joined to the loss's forward as extra rows). Prints a table and writes
+JSON.
 
     python benchmarks/fco_memory.py --output benchmarks/fco_memory.json
 """
@@ -21,7 +20,7 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco", "mulferl_fco_joint")
+CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco")
 MARKER = "MARKERWORD"
 
 
@@ -85,14 +84,7 @@ def run_case(case: str, settings: dict) -> dict:
         )
     else:
         reward = mixed_reward if case == "mulferl_grpo" else marker_reward
-        trainer_class = MulFeRLTrainer
-        if case == "mulferl_fco_joint":
-
-            class JointBackwardTrainer(MulFeRLTrainer):
-                _sharded = True  # the single-backward path of DeepSpeed and FSDP, here without them
-
-            trainer_class = JointBackwardTrainer
-        trainer = trainer_class(
+        trainer = MulFeRLTrainer(
             str(model_dir),
             reward,
             args=MulFeRLConfig(**common, max_feedback_turns=1),

@@ -114,7 +114,9 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
+    import trl_mulferl.mulferl_trainer as mulferl_trainer
     from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+    from trl_mulferl.rollout import TurnLoop
 
     torch.set_num_threads(settings["threads"])
     rss_after_imports = current_rss()
@@ -183,7 +185,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
             train_dataset=dataset,
             feedback_provider=scripted_provider,
         )
-        ask_for_feedback, add_fco_rows = trainer._ask_for_feedback, trainer._add_fco_rows
+        ask_for_feedback, add_fco_rows = TurnLoop.ask_for_feedback, mulferl_trainer.add_fco_rows
 
         def timed_feedback(*args, **kwargs):
             start = time.perf_counter()
@@ -199,7 +201,8 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
             finally:
                 counts["fco_scoring_s"] += time.perf_counter() - start
 
-        trainer._ask_for_feedback, trainer._add_fco_rows = timed_feedback, timed_fco_rows
+        # Class- and module-level: the turn loop and the FCO rows are built per generation batch.
+        TurnLoop.ask_for_feedback, mulferl_trainer.add_fco_rows = timed_feedback, timed_fco_rows
 
     generate_single_turn = trainer._generate_single_turn
     get_logps = trainer._get_per_token_logps_and_entropies

@@ -22,6 +22,7 @@ class FaultServer:
         self.requests = []  # (time, fault, kind) per chat request
         self.authorizations = []  # the Authorization header of every request
         self.attempts = Counter()
+        self.in_flight, self.peak_in_flight = 0, 0  # of `slow` requests
         self.lock = threading.Lock()
         server = self
 
@@ -59,7 +60,12 @@ class FaultServer:
                 if fault == "hang":
                     time.sleep(3.0)
                 if fault == "slow":
+                    with server.lock:
+                        server.in_flight += 1
+                        server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     time.sleep(0.25)
+                    with server.lock:
+                        server.in_flight -= 1
                 if fault == "malformed":
                     return self.raw(200, b"{not json", "application/json")
                 content = {

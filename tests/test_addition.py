@@ -27,8 +27,7 @@ from trl_mulferl.demo.addition import (
     response,
     working,
 )
-from trl_mulferl.feedback import redact_answer_leak
-from trl_mulferl.providers import CheckerFeedbackProvider
+from trl_mulferl.feedback import CheckerFeedbackProvider, redact_answer_leak
 from trl_mulferl.schema import schema_compliant
 
 

@@ -78,14 +78,19 @@ def test_groups_must_not_straddle_processes(monkeypatch):
     assert config.generation_batch_size == 16
 
 
-def test_fco_requires_one_update_per_generation():
+def test_all_pairs_fco_requires_one_update_per_generation():
+    """The all-pairs surrogate's gradient is computed from the policy of generation time (decision 2)."""
     with pytest.raises(ValueError, match="num_iterations"):
-        make_config(num_iterations=2)
+        make_config(num_iterations=2, fco_pairing="all")
     with pytest.raises(ValueError, match="steps_per_generation"):
-        make_config(per_device_train_batch_size=4, steps_per_generation=2, gradient_accumulation_steps=1)
-    # Without FCO (or without feedback turns) both are allowed.
-    make_config(num_iterations=2, fco_weight=0.0)
-    make_config(num_iterations=2, max_feedback_turns=0)
+        make_config(
+            per_device_train_batch_size=4, steps_per_generation=2, gradient_accumulation_steps=1, fco_pairing="all"
+        )
+    # The permutation's pair losses are computed in the loss, exact at every iteration; without FCO either is fine.
+    make_config(num_iterations=2)
+    make_config(per_device_train_batch_size=4, steps_per_generation=2, gradient_accumulation_steps=1)
+    make_config(num_iterations=2, fco_weight=0.0, fco_pairing="all")
+    make_config(num_iterations=2, max_feedback_turns=0, fco_pairing="all")
 
 
 def test_configs_do_not_warn_about_gradient_checkpointing(tmp_path):

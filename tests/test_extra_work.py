@@ -107,23 +107,22 @@ def test_only_fco_rows_carry_a_partner(scripted_run, tiny_tokenizer):
             assert tokens == 0 and partner == ""
 
 
-def test_reference_scores_only_the_rows_whose_loss_uses_it(scripted_run, tiny_tokenizer):
-    """With beta > 0, TRL scores every row under the reference for the KL; only GRPO rows keep a KL term (and FCO rows
-    use their scores), so the unresolved group is not scored, and the loss is the one with every row scored."""
+def test_reference_scores_every_row_once_and_the_negatives(scripted_run, tiny_tokenizer):
+    """With beta > 0, TRL scores every final row under the reference, as GRPOTrainer does (its scores serve the KL and
+    FCO's positives); FCO adds one reference forward, over its negatives. The unresolved rows' KL is 0 in the loss."""
     trainer, _, batch, reference_rows = scripted_run
-    assert reference_rows == [3 * K, K]  # mixed, fixed_at_1 and fco_at_1; then fco_at_1's negatives for FCO
+    assert reference_rows == [4 * K, K]  # every row; then fco_at_1's negatives
     prompt_completion_ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
     attention_mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
     with torch.no_grad():
         every_row, _, _ = trainer._get_per_token_logps_and_entropies(
             trainer.ref_model, prompt_completion_ids, attention_mask, batch["completion_ids"].size(1)
         )
-    used = torch.tensor([kind != "unresolved" for kind in kinds_of(batch, tiny_tokenizer)])
-    torch.testing.assert_close(batch["ref_per_token_logps"][used], every_row[used])
-    assert batch["ref_per_token_logps"].isfinite().all()
+    torch.testing.assert_close(batch["ref_per_token_logps"], every_row)
 
     trainer.model.train()
+    unresolved = torch.tensor([kind == "unresolved" for kind in kinds_of(batch, tiny_tokenizer)])
     loss = trainer._compute_loss(trainer.model, batch)
-    oracle = trainer._compute_loss(trainer.model, dict(batch, ref_per_token_logps=every_row))
-    torch.testing.assert_close(loss, oracle)
+    far = batch["ref_per_token_logps"].masked_fill(unresolved.unsqueeze(1), -5.0)  # no effect on the unresolved rows
+    torch.testing.assert_close(trainer._compute_loss(trainer.model, dict(batch, ref_per_token_logps=far)), loss)
     assert trainer._metrics["train"]["kl"][-1] > 0.0  # the GRPO rows' KL is there

@@ -1,7 +1,5 @@
 """FCO training (paper eqs. 13-17, spec decision 2): gradient, end to end, PEFT, and the ablation switches."""
 
-import copy
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -18,6 +16,7 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import make_generator, sample_fco_pairs
+from trl_mulferl.fco import forward_rows
 
 
 def direct_logps(model, prompt_ids, prompt_mask, completion_ids, completion_mask, temperature):
@@ -44,10 +43,13 @@ def eq15_loss(model, reference, batch, args, pairs_per_group):
         log_ratio = ((logps - ref_logps) * mask).sum(-1)
         return log_ratio / mask.sum(-1) if args.fco_score_normalization == "mean" else log_ratio
 
-    pos_scores, neg_scores = scores(positive, pos_mask), scores(negative, neg_mask)
+    pos_scores, partner_scores = scores(positive, pos_mask), scores(negative, neg_mask)
     k, total = args.num_generations, 0.0
     for group, pairs in enumerate(pairs_per_group):
-        pos, neg = pos_scores[group * k : (group + 1) * k], neg_scores[group * k : (group + 1) * k]
+        pos, partners = pos_scores[group * k : (group + 1) * k], partner_scores[group * k : (group + 1) * k]
+        # Row j carries negative pi(j) under the permutation (its pair whole), negative j under all pairs.
+        neg = torch.empty_like(partners)
+        neg[pairs[:k, 1] if args.fco_pairing == "permutation" else torch.arange(k)] = partners
         gaps = pos[pairs[:, 0]] - neg[pairs[:, 1]] - args.fco_margin
         total = total + (-F.logsigmoid(args.fco_tau * gaps)).mean()
     return args.fco_weight * total / len(pairs_per_group)
@@ -109,75 +111,31 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
     torch.testing.assert_close(loss, expected_loss.detach(), rtol=1e-5, atol=1e-7)  # GRPO term 0 + the true loss
     assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(expected_loss.item(), rel=1e-5)]
     assert sum(g.abs().sum() for g in expected_gradients) > 1e-3
-    atol = 1e-7 if normalization == "mean" else 1e-6  # summed scores: gradients up to |y| = 8 times larger
+    # Summed scores: gradients up to |y| = 8 times larger; the partners share the loss's forward batch, whose float32
+    # kernels round differently from the oracle's separate forwards (about 3e-6 here).
+    atol = 1e-7 if normalization == "mean" else 5e-6
     for got, expected in zip(fco_gradients, expected_gradients, strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
 
 
-def test_fco_scores_use_the_policy_logps_of_generation_time(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """The FCO scores take the policy's log-probs from generation when it computed them (as transformers sampled
-    every turn, or TRL's forward for vLLM's importance sampling) instead of forwarding the policy again; the
-    coefficients are those of a fresh forward."""
-    trainer = make_trainer(
-        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, learning_rate=0.0, fco_weight=1.0
-    )
-    with torch.no_grad():
-        for parameter in trainer.ref_model.parameters():
-            parameter.add_(0.05 * torch.randn_like(parameter))
-    calls = []
-    original_add, original_forward = trainer._add_fco_rows, trainer._get_per_token_logps_and_entropies
-    trainer._add_fco_rows = lambda output, rollout: calls.append(copy.deepcopy((output, rollout)))
-    trainer.train()
-    trainer._add_fco_rows = original_add
-    trainer.state.global_step = 0  # the pairs are drawn from (seed, step, prompt), as at generation time
-    output, sampled = calls[0]
-    assert sampled.policy_logps is not None and all(n[3] is not None for n in sampled.negatives.values())
-
-    def coefficients_and_policy_forwards(output, rollout):
-        forwards = []
+def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """With the permutation pairing the policy's side of every score comes from the loss's own forward: generation
+    forwards only the reference (negatives and, with beta = 0, positives); the all-pairs surrogate also the policy."""
+    for pairing, expected_policy_forwards in (("permutation", 0), ("all", 2)):
+        trainer = make_trainer(
+            tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, fco_pairing=pairing
+        )
+        forwards, original = [], trainer._get_per_token_logps_and_entropies
 
         def counted(model, *args, **kwargs):
-            forwards.append(model is trainer.model)
-            return original_forward(model, *args, **kwargs)
+            if not torch.is_grad_enabled():
+                forwards.append(model is trainer.model)
+            return original(model, *args, **kwargs)
 
         trainer._get_per_token_logps_and_entropies = counted
-        output = copy.deepcopy(output)
-        trainer._add_fco_rows(output, copy.deepcopy(rollout))
-        trainer._get_per_token_logps_and_entropies = original_forward
-        return output, sum(forwards)
-
-    unrecorded = copy.deepcopy(sampled)
-    unrecorded.policy_logps = None
-    unrecorded.negatives = {row: (*negative[:3], None) for row, negative in unrecorded.negatives.items()}
-    forwarded, policy_forwards = coefficients_and_policy_forwards(output, unrecorded)
-    assert policy_forwards == 2  # positives and negatives
-    assert forwarded["mulferl_fco_coefficient"].abs().min() > 0
-    sequences = [output[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")]
-    with torch.no_grad():
-        old_logps = direct_logps(trainer.model, *sequences, trainer.args.temperature)
-    for policy_output, rollout, expected_forwards in (
-        (output, sampled, 0),  # transformers' log-probs as it sampled each turn
-        ({**output, "old_per_token_logps": old_logps}, unrecorded, 1),  # TRL's forward, over the final rows only
-    ):
-        reused, reused_policy_forwards = coefficients_and_policy_forwards(policy_output, rollout)
-        assert reused_policy_forwards == expected_forwards
-        for key in ("mulferl_fco_coefficient", "mulferl_partner_coefficient", "mulferl_fco_loss_share"):
-            torch.testing.assert_close(reused[key], forwarded[key], rtol=1e-4, atol=1e-7)
-
-
-def test_fco_scores_forward_the_policy_when_a_turn_was_not_recorded(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """Log-probs recorded at turn 0 but not at the regeneration: the scores come from forwards, and FCO trains."""
-    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1)
-    recorded, take = [], trainer._take_sampled_logps
-    trainer._take_sampled_logps = lambda: recorded.append(take()) or (recorded[0] if len(recorded) == 1 else None)
-    rollouts = []
-    add_fco_rows = trainer._add_fco_rows
-    trainer._add_fco_rows = lambda output, rollout: rollouts.append(rollout) or add_fco_rows(output, rollout)
-    trainer.train()
-    assert recorded[0] is not None and recorded[1] is not None  # both turns were recorded, the second dropped
-    assert rollouts[0].policy_logps is None and all(n[3] is not None for n in rollouts[0].negatives.values())
-    assert logged(trainer, "mulferl/route/fco") == [1.0]
-    assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
+        trainer.train()
+        assert logged(trainer, "mulferl/route/fco") == [1.0]
+        assert (sum(forwards), len(forwards) - sum(forwards)) == (expected_policy_forwards, 2)
 
 
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):
@@ -214,16 +172,14 @@ def test_fco_with_a_new_lora_adapter(tmp_path, tiny_tokenizer, tiny_model_dir):
     # The reference side of the score is the base model's forward, now that the trained adapter differs from it.
     batch = outputs[-1]
     sequences = {key: batch[key] for key in ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask")}
-    sequences["score_mask"] = batch["completion_mask"] * batch["tool_mask"]
-    scores, _ = trainer._fco_scores(sequences)
+    mask = (batch["completion_mask"] * batch["tool_mask"]).float()
+    reference = forward_rows(trainer, sequences, list(range(len(mask))), policy=False)
     base = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     with torch.no_grad():
-        logps = direct_logps(trainer.model, *list(sequences.values())[:4], trainer.args.temperature)
-        base_logps = direct_logps(base, *list(sequences.values())[:4], trainer.args.temperature)
-    mask = sequences["score_mask"].float()
-    expected = ((logps - base_logps) * mask).sum(-1)  # the default fco_score_normalization, "sum"
-    assert expected.abs().max() > 1e-4
-    torch.testing.assert_close(scores, expected, rtol=1e-4, atol=1e-6)
+        logps = direct_logps(trainer.model, *sequences.values(), trainer.args.temperature)
+        base_logps = direct_logps(base, *sequences.values(), trainer.args.temperature)
+    assert (logps - base_logps).abs().max() > 1e-4
+    torch.testing.assert_close(reference * mask, base_logps * mask, rtol=1e-4, atol=1e-6)
 
 
 def test_fco_reference_of_a_trained_adapter_is_the_starting_policy(tmp_path, tiny_tokenizer, tiny_model_dir):
@@ -238,9 +194,8 @@ def test_fco_reference_of_a_trained_adapter_is_the_starting_policy(tmp_path, tin
     assert "ref" in trainer.model.peft_config
     outputs = capture_generation_outputs(trainer)
     trainer.train()
-    # Policy == reference at the first step: every score is 0 (the policy's log-probs as sampled, up to the rounding
-    # of cached decoding), so the gap is 0 and each pair loss is log 2.
-    assert logged(trainer, "mulferl/fco/score_gap") == [pytest.approx(0.0, abs=1e-5)]
+    # Policy == reference at the first step: every score is 0, so the gap is 0 and each pair loss is log 2.
+    assert logged(trainer, "mulferl/fco/score_gap") == [pytest.approx(0.0, abs=1e-6)]
     assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
     # With the adapter disabled (the base model) the scores would not be 0.
     batch = outputs[0]
@@ -344,3 +299,83 @@ def test_truncated_rows_are_masked_on_both_sides(tmp_path, tiny_tokenizer, tiny_
     # Every pair has a truncated (masked) side here, so all 2 prompts x K pairs are dropped.
     assert logged(trainer, "mulferl/fco/pairs") == [0.0]
     assert logged(trainer, "mulferl/fco/dropped_pairs") == [4.0]
+
+
+def logit_transform_model(family: str, tokenizer):
+    """A tiny random model of a family whose LM head output is transformed before the softmax (or not: Qwen2)."""
+    from transformers import (
+        CohereConfig,
+        CohereForCausalLM,
+        Gemma2Config,
+        Gemma2ForCausalLM,
+        GraniteConfig,
+        GraniteForCausalLM,
+        Qwen2Config,
+        Qwen2ForCausalLM,
+    )
+
+    shape = {"vocab_size": len(tokenizer), "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2}
+    shape |= {"num_attention_heads": 2, "num_key_value_heads": 1, "pad_token_id": tokenizer.pad_token_id}
+    shape |= {"eos_token_id": tokenizer.eos_token_id, "bos_token_id": tokenizer.eos_token_id}
+    config_class, model_class, transform = {
+        "qwen2": (Qwen2Config, Qwen2ForCausalLM, {}),
+        "gemma2": (Gemma2Config, Gemma2ForCausalLM, {"final_logit_softcapping": 2.0, "head_dim": 16}),
+        "granite": (GraniteConfig, GraniteForCausalLM, {"logits_scaling": 0.25}),
+        "cohere": (CohereConfig, CohereForCausalLM, {"logit_scale": 4.0}),
+    }[family]
+    torch.manual_seed(0)
+    return model_class(config_class(**shape, **transform))
+
+
+@pytest.mark.parametrize("family", ["qwen2", "gemma2", "granite", "cohere"])
+def test_fco_scores_apply_the_models_logit_transform(tmp_path, tiny_tokenizer, family):
+    """Softcapping (Gemma-2) and logit scales (Granite, Cohere) are part of the policy: FCO's scores come from TRL's
+    training forward, so at the first step (policy == reference) every score is 0, each pair loss log 2; and against
+    a perturbed reference the logged loss is eq. 15 from the models' own logits, at temperature 0.7."""
+    model_dir = tmp_path / family
+    logit_transform_model(family, tiny_tokenizer).save_pretrained(model_dir)
+    tiny_tokenizer.save_pretrained(model_dir)
+    first = make_trainer(
+        tmp_path / "first", tiny_tokenizer, marker_reward, model=str(model_dir), max_steps=1, temperature=0.7
+    )
+    first.train()
+    assert logged(first, "mulferl/route/fco") == [1.0]
+    assert logged(first, "mulferl/fco/score_gap") == [pytest.approx(0.0, abs=1e-6)]
+    assert logged(first, "mulferl/fco/loss") == [pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)]
+
+    trainer, batch = train_one_fco_step(tmp_path / "perturbed", tiny_tokenizer, str(model_dir), temperature=0.7)
+    pairs = [
+        sample_fco_pairs(K, "permutation", make_generator(trainer.args.seed, 0, group))
+        for group in range(batch["prompt_ids"].size(0) // K)
+    ]
+    with torch.no_grad():
+        expected = eq15_loss(trainer.model, trainer.ref_model, batch, trainer.args, pairs)
+    assert logged(trainer, "mulferl/fco/loss") == [pytest.approx(expected.item() / trainer.args.fco_weight, rel=1e-5)]
+
+
+def test_permutation_fco_with_two_iterations(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """num_iterations = 2: one generation batch, two optimizer steps; the pair losses of the second come from the
+    policy the first updated (computed in the loss), not from generation time."""
+    trainer = make_trainer(
+        tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, num_iterations=2, fco_weight=1.0, fco_tau=2.0
+    )
+    calls = count_generation_calls(trainer)
+    trainer.train()
+    assert len(calls) == 2  # turns 0 and 1 of the one generation batch
+    first, second = logged(trainer, "mulferl/fco/loss")
+    assert first == pytest.approx(torch.log(torch.tensor(2.0)).item(), abs=1e-6)  # policy == reference
+    assert second < first - 1e-4
+    assert logged(trainer, "mulferl/fco/pairs") == [4.0, 4.0]
+
+
+def test_num_tokens_counts_the_feedback_turns(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """TRL's `num_input_tokens_seen` (logged as `num_tokens`) counts turn 0's prompt and completion tokens; the
+    regenerated rows' prompt, prefill and continuation count too."""
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1)
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]  # every row regenerated once: its partner is a turn-0 row (the negatives, permuted)
+    regenerated = batch["prompt_mask"].sum() + batch["completion_mask"].sum()
+    turn_0 = batch["mulferl_partner_prompt_mask"].sum() + batch["mulferl_partner_completion_mask"].sum()
+    assert trainer.state.num_input_tokens_seen == (regenerated + turn_0).item()
+    assert logged(trainer, "num_tokens") == [(regenerated + turn_0).item()]

@@ -1,8 +1,21 @@
 import asyncio
+import json
+import logging
 import threading
-import time
 
-from trl_mulferl.feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
+import torch
+from datasets import Dataset
+
+from tests.test_trainer import MARKER, K, logged, make_trainer, marker_provider, marker_reward
+from trl_mulferl import make_conversation, make_generator
+from trl_mulferl.feedback import (
+    FeedbackRequest,
+    FeedbackResult,
+    collect_feedback,
+    problem_text,
+    redact_answer_leak,
+    request_feedback,
+)
 
 
 def test_problem_text_is_the_last_user_message():
@@ -53,12 +66,9 @@ def test_requests_run_concurrently_within_the_bound():
         return f"feedback for {prompt} ({columns['solution']})"
 
     requests = [FeedbackRequest(f"p{i}", ["a", "b"], [0.0, 0.0], {"solution": str(i)}) for i in range(8)]
-    start = time.perf_counter()
     results = asyncio.run(request_feedback(slow_provider, requests, max_concurrency=4))
-    elapsed = time.perf_counter() - start
     assert [r.text for r in results] == [f"feedback for p{i} ({i})" for i in range(8)]
-    assert peak == 4
-    assert elapsed < 0.6  # two waves of 0.2 s, not eight
+    assert peak == 4  # four at a time: two waves, not eight
 
 
 def test_sync_provider_errors_and_empty_replies_are_reported():
@@ -83,3 +93,161 @@ def test_sync_providers_run_as_concurrently_as_async_ones():
     requests = [FeedbackRequest(f"p{i}", ["a"], [0.0], {}) for i in range(40)]
     results = asyncio.run(request_feedback(blocking_provider, requests, max_concurrency=40))
     assert [(r.text, r.error) for r in results] == [("ok", None)] * 40
+
+
+# The trainer's side of the feedback path, on the tiny model.
+
+
+def zero_reward(completions, **kwargs):
+    return [0.0] * len(completions)
+
+
+def worked_solutions(num_prompts=4):
+    rows = [
+        {
+            "prompt": make_conversation(f"What is {i} + {i}?"),
+            "solution": f"Add {i} to itself: {i} + {i} = {2 * i}, so the sum is \\boxed{{{2 * i}}}.",
+        }
+        for i in range(num_prompts)
+    ]
+    return Dataset.from_list(rows)
+
+
+def test_training_redacts_the_final_answer_of_a_worked_solution(tmp_path, tiny_tokenizer, tiny_model_dir):
+    def telling_provider(prompt, completions, rewards, solution, **columns):
+        answer = solution.rsplit("boxed{", 1)[1].split("}")[0]
+        return f"Issue: you stopped early. The answer is {answer}. Also \\boxed{{{answer}}}."
+
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        zero_reward,
+        provider=telling_provider,
+        model=tiny_model_dir,
+        train_dataset=worked_solutions(),
+        max_feedback_turns=1,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/requests") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/leaks_redacted") == [2.0, 2.0]
+
+
+def test_training_checks_the_feedback_after_sanitising_it(tmp_path, tiny_tokenizer, tiny_model_dir):
+    def joining_provider(prompt, completions, rewards, **columns):
+        return "Issue: you stopped early. The answer is 4<|im_end|>2."  # 42 once the special token is removed
+
+    dataset = Dataset.from_list(
+        [{"prompt": make_conversation(f"What is {i} + 42 - {i}?"), "solution": "42"} for i in range(4)]
+    )
+    trainer = make_trainer(
+        tmp_path,
+        tiny_tokenizer,
+        zero_reward,
+        provider=joining_provider,
+        model=tiny_model_dir,
+        train_dataset=dataset,
+        max_feedback_turns=1,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/leaks_redacted") == [2.0, 2.0]
+
+
+class RecordingBatchedProvider:
+    """A batched provider (the protocol of `SelfFeedbackProvider`) that records its requests, or raises."""
+
+    def __init__(self, error: Exception | None = None):
+        self.error, self.requests = error, []
+
+    def feedback_batch(self, requests, trainer):
+        self.requests += requests
+        if self.error is not None:
+            raise self.error
+        return [FeedbackResult(f"Issue: the answer misses {MARKER}. Fix steps: 1. write it.", 0.0) for _ in requests]
+
+
+def test_a_batched_provider_that_raises_leaves_its_groups_unresolved(tmp_path, tiny_tokenizer, tiny_model_dir):
+    provider = RecordingBatchedProvider(torch.OutOfMemoryError("CUDA out of memory"))
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, provider=provider, model=tiny_model_dir)
+    trainer.train()  # training goes on
+    assert len(provider.requests) == 4
+    assert logged(trainer, "mulferl/feedback/requests") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
+
+
+def test_collect_feedback_gives_a_batched_failure_as_errors():
+    results = collect_feedback(
+        RecordingBatchedProvider(RuntimeError("boom")),
+        [FeedbackRequest("p", ["a"], [0.0], {})] * 2,
+        None,
+        None,
+        4,
+        None,
+    )
+    assert [(r.text, r.error) for r in results] == [(None, "RuntimeError")] * 2
+
+
+def test_requests_carry_seed_step_and_prompt_index(tmp_path, tiny_tokenizer, tiny_model_dir):
+    provider = RecordingBatchedProvider()
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, provider=provider, model=tiny_model_dir, seed=7)
+    trainer.train()
+    # 2 steps of 2 prompts on one process: prompt indices 0 and 1 at each step.
+    assert [(r.seed, r.step, r.prompt_index) for r in provider.requests] == [
+        (7, 0, 0),
+        (7, 0, 1),
+        (7, 1, 0),
+        (7, 1, 1),
+    ]
+    expected = torch.randperm(K, generator=make_generator(7, 1, 0))
+    assert torch.equal(torch.randperm(K, generator=provider.requests[2].generator()), expected)
+
+
+def test_a_provider_that_takes_feedback_generator_gets_the_requests_generator():
+    received = []
+
+    def provider(prompt, completions, rewards, feedback_generator):
+        received.append(torch.randperm(8, generator=feedback_generator))
+        return "Issue: x. Fix steps: 1. y."
+
+    requests = [FeedbackRequest("p", ["a"], [0.0], {}, seed=3, step=5, prompt_index=i) for i in range(2)]
+    asyncio.run(request_feedback(provider, requests, max_concurrency=1))
+    assert [r.tolist() for r in received] == [
+        torch.randperm(8, generator=make_generator(3, 5, i)).tolist() for i in range(2)
+    ]
+
+
+def test_feedback_group_size_is_for_built_in_providers(tmp_path, tiny_tokenizer, tiny_model_dir, caplog):
+    sizes = []
+
+    def provider(prompt, completions, rewards, **columns):
+        sizes.append(len(completions))
+        return marker_provider(prompt, completions, rewards)
+
+    with caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+        trainer = make_trainer(
+            tmp_path,
+            tiny_tokenizer,
+            marker_reward,
+            provider=provider,
+            model=tiny_model_dir,
+            feedback_group_size=1,
+            max_steps=1,
+        )
+    assert "feedback_group_size=1 is ignored" in caplog.text
+    trainer.train()
+    assert sizes == [K, K]  # the whole group, unsplit
+
+
+def test_feedback_totals_survive_a_resume(tmp_path, tiny_tokenizer, tiny_model_dir):
+    saving = {"save_strategy": "steps", "save_steps": 1, "feedback_input_token_price": 1.0}
+    whole = make_trainer(tmp_path / "whole", tiny_tokenizer, marker_reward, model=tiny_model_dir, **saving)
+    whole.train()
+    total = logged(whole, "mulferl/feedback/total_requests")
+    assert total == [4]
+    state = json.loads((tmp_path / "whole" / "checkpoint-1" / "trainer_state.json").read_text())
+    assert state["stateful_callbacks"]["FeedbackTotals"]["attributes"]["totals"]["requests"] == 2
+
+    resumed = make_trainer(tmp_path / "whole", tiny_tokenizer, marker_reward, model=tiny_model_dir, **saving)
+    resumed.train(resume_from_checkpoint=str(tmp_path / "whole" / "checkpoint-1"))
+    assert logged(resumed, "mulferl/feedback/requests")[-1] == 2.0  # only step 2 ran
+    assert logged(resumed, "mulferl/feedback/total_requests") == total

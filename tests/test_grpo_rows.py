@@ -1,5 +1,5 @@
-"""GRPO parity for any reward (decisions 5 and 12), and rows outside the GRPO route kept out of every GRPO
-statistic: advantages' batch and multi-objective normalisers, KL, entropy bonus, logged kl/entropy/clip ratios."""
+"""GRPO parity for any reward (decisions 5 and 12) and every entropy term, and rows outside the GRPO route kept out of
+the advantages' batch and multi-objective normalisers and of the KL."""
 
 import inspect
 
@@ -175,25 +175,48 @@ def all_fco_batch(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
     return trainer, dict(batch, ref_per_token_logps=batch["ref_per_token_logps"] - 3.0)
 
 
-def test_entropy_bonus_and_logged_statistics_cover_grpo_rows_only(tmp_path, tiny_tokenizer, tiny_model_dir):
-    trainer, batch = all_fco_batch(tmp_path, tiny_tokenizer, tiny_model_dir, entropy_coef=0.5)
-    metrics = trainer._metrics["train"]
-    assert trainer._compute_loss(trainer.model, batch).item() == 0.0  # no entropy bonus, no KL on these rows
-    assert metrics["kl"][-1] == 0.0 and metrics["entropy"][-1] == 0.0
-    assert metrics["clip_ratio/region_mean"][-1] == 0.0
-    # The same rows routed to GRPO: KL, entropy and the entropy bonus come back.
-    loss = trainer._compute_loss(trainer.model, dict(batch, mulferl_grpo_rows=torch.ones(4)))
-    assert loss.item() != 0.0 and metrics["kl"][-1] > 0.0 and metrics["entropy"][-1] > 0.0
+def test_no_kl_off_the_grpo_rows(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """A row outside the GRPO route gets no loss (the paper's skip): its KL term is exactly 0, value and gradient."""
+    trainer, batch = all_fco_batch(tmp_path, tiny_tokenizer, tiny_model_dir)
+    loss, gradients = loss_and_gradients(trainer, batch)
+    assert loss.item() == 0.0 and trainer._metrics["train"]["kl"][-1] == 0.0
+    assert all(gradient.abs().max() == 0 for gradient in gradients)
+    # The same rows routed to GRPO: their KL comes back.
+    loss, _ = loss_and_gradients(trainer, dict(batch, mulferl_grpo_rows=torch.ones(4)))
+    assert loss.item() > 0.0 and trainer._metrics["train"]["kl"][-1] > 0.0
 
 
-def test_kl_mask_relies_on_trls_loss_mask():
-    """Rows leave the GRPO term through `tool_mask`, which TRL 1.16 multiplies into the mask of the policy loss, the
-    KL, the entropy bonus and the logged statistics. A TRL that builds its mask otherwise must fail here."""
+def loss_and_gradients(trainer, batch):
+    trainer.model.zero_grad()
+    loss = trainer._compute_loss(trainer.model, batch)
+    loss.backward()
+    return loss, [p.grad for p in trainer.model.parameters() if p.grad is not None]
+
+
+def one_mixed_one_constant(completions, **kwargs):
+    """Per group of K = 2: group 0 mixed ([1, 0]), group 1 constant ([0, 0], zero advantage)."""
+    return [float(i % 4 == 0) for i in range(len(completions))]
+
+
+@pytest.mark.parametrize(
+    "entropy", [{"entropy_coef": 0.1}, {"top_entropy_quantile": 0.5}], ids=["entropy_bonus", "entropy_quantile"]
+)
+def test_entropy_terms_train_like_grpo(tmp_path, tiny_tokenizer, entropy):
+    """The entropy bonus and the top-entropy quantile cover every row's generated tokens, as in GRPOTrainer: rows
+    with zero advantage (a constant group, skipped by MulFeRL) stay in both."""
+    grpo, mulferl = train_both(tmp_path, tiny_tokenizer, one_mixed_one_constant, make_dataset(), **entropy)
+    assert_same_training(grpo, mulferl, tiny_tokenizer)
+    assert logged(mulferl, "mulferl/route/unresolved") == [0.5, 0.5]
+    assert logged(mulferl, "entropy") == logged(grpo, "entropy")
+
+
+def test_kl_zeroing_relies_on_trls_order_of_reads():
+    """The loss forward sets the reference of rows outside GRPO to the policy's log-probs (KL 0), which TRL 1.16 reads
+    from the inputs after that forward and adds as `beta * KL`. A TRL that reads it earlier must fail here."""
     source = inspect.getsource(GRPOTrainer._compute_loss)
-    assert 'mask = completion_mask if "tool_mask" not in inputs else completion_mask * inputs["tool_mask"]' in source
+    forward = source.index("per_token_logps, entropies, aux_loss = self._get_per_token_logps_and_entropies(")
+    assert forward < source.index('ref_per_token_logps = inputs["ref_per_token_logps"]')
     assert "per_token_loss = per_token_loss + self.beta * per_token_kl" in source
-    for uses_mask in ("(per_token_loss * mask)", "(entropies * effective_mask)", "global_masked_mean(per_token_kl)"):
-        assert uses_mask in source
 
 
 @pytest.mark.parametrize("loss_type", ["bnpo", "grpo", "dapo"])

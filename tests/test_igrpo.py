@@ -109,6 +109,24 @@ def test_two_stage_step(tmp_path, tiny_tokenizer, tiny_model_dir):
     assert any(not torch.equal(p, q) for p, q in zip(trainer.model.parameters(), before, strict=True))
 
 
+def test_stage_2_rewards_see_the_original_prompt(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """A reward function that reads the question (an LLM judge) gets it without the draft, in both stages."""
+    trainer = make_igrpo_trainer(tmp_path, tiny_tokenizer, tiny_model_dir, max_steps=1)
+    seen = []
+
+    def judge(prompts, completions, **kwargs):
+        seen.append([prompt[-1]["content"] for prompt in prompts])
+        return hashed_reward(completions)
+
+    trainer.reward_funcs = [judge]
+    trainer.train()
+    questions = [f"What is {i} + 1?" for i in range(4)]
+    drafts_seen, stage_2_seen = seen
+    assert len(drafts_seen) == 2 * N and len(stage_2_seen) == 2 * G  # two prompts this step
+    assert set(drafts_seen) <= set(questions) and set(stage_2_seen) <= set(questions)
+    assert stage_2_seen == [question for question in dict.fromkeys(drafts_seen) for _ in range(G)]
+
+
 def test_igrpo_with_lora(tmp_path, tiny_tokenizer, tiny_model_dir):
     from peft import LoraConfig
 

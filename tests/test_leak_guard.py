@@ -1,17 +1,18 @@
-"""The answer-leak guard: recall and false positives on a table of phrasings, thread safety, speed."""
+"""The answer-leak guard: recall and false positives on a table of phrasings, worked-solution references, thread safety,
+and `prepare_feedback` (its speed is `benchmarks/leak_guard.py`'s)."""
 
+import json
+import logging
 import random
 import re
 import threading
-import time
 from fractions import Fraction
 
 import pytest
 from math_verify import parse, verify
 
-from trl_mulferl.feedback import REDACTED, redact_answer_leak
+from trl_mulferl.feedback import REDACTED, final_answer, prepare_feedback, redact_answer_leak
 from trl_mulferl.rewards import as_latex_answer
-from trl_mulferl.schema import sanitize_feedback
 
 
 LEAKS = [
@@ -245,28 +246,81 @@ def test_any_text_is_handled_without_error(reference):
         assert leaked == (redacted != text)
 
 
-def long_feedback(seed: int) -> str:
-    """At least 1,000 tokens (words and symbols) of feedback: prose, step lists, numbers, equations and LaTeX."""
-    rng = random.Random(seed)
-    paragraphs = []
-    while len(re.findall(r"\w+|[^\w\s]", "".join(paragraphs))) < 1000:
-        a, b, c, d, e, f, g, h, k = (rng.randint(2, 999) for _ in range(9))
-        paragraphs.append(
-            f"Issue: in step {rng.randint(1, 9)} you wrote $x_{{{a}}} = {b}$ but the constraint gives $x + {c} = {d}$, "
-            f"so {a} \\cdot {b} = {a * b} is not what you need. Recheck the sign of the term {e}x^2 and the factor "
-            f"\\sqrt{{{f}}}; there are {rng.randint(2, 9)} cases to consider, and the ratio {g}/{h} simplifies. "
-            f"Fix steps: 1. Expand $(x + {k})^2$. 2. Compare with \\frac{{{g}}}{{{k}}} and 0.{h}.\n"
-        )
-    return "".join(paragraphs)
+WORKED = "We need $x + 1 = 5$. Subtracting 1 from both sides gives x = 4, so the total is \\boxed{4}."
 
 
-@pytest.mark.parametrize("reference", ["42", "2\\sqrt{3}", "x^2 + 3x - 10"])
-def test_a_1000_token_feedback_is_checked_in_under_50_ms(reference):
-    redact_answer_leak(long_feedback(0), reference)  # first-use costs: imports, regex compilation
-    timings = []
-    for seed in (1, 2, 3):  # fresh text each time: no cached comparison helps
-        feedback = long_feedback(seed)
-        start = time.perf_counter()
-        sanitize_feedback(redact_answer_leak(feedback, reference)[0], ("<|im_end|>",))
-        timings.append(time.perf_counter() - start)
-    assert min(timings) < 0.05, timings
+@pytest.mark.parametrize(
+    ("reference", "expected"),
+    [
+        (WORKED, "4"),
+        ("First $a = 2$.\nThen \\boxed{3} is wrong, and the answer is $\\boxed{\\frac{1}{3}}$.", "\\frac{1}{3}"),
+        ("Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nSo 48+24 = <<48+24=72>>72 in all.\n#### 72", "72"),
+        ("\\frac{1}{3}", "\\frac{1}{3}"),  # a bare answer is its own final answer
+        ("x^2 + 3x - 10", "x^2 + 3x - 10"),
+        ("(3, -1)", "(3, -1)"),
+    ],
+)
+def test_final_answer_of_a_worked_solution(reference, expected):
+    assert final_answer(reference) == expected
+
+
+def test_a_worked_solution_reference_is_checked_for_its_final_answer():
+    assert redact_answer_leak("Close. The answer is 4.", WORKED) == ("Close. The answer is [redacted].", True)
+    assert redact_answer_leak("You should get \\boxed{4}.", WORKED) == ("You should get [redacted].", True)
+    assert redact_answer_leak("Recheck step 2: subtract 1 from both sides.", WORKED)[1] is False
+    # The whole solution is no longer the answer: its letters are not variables, its text is no verbatim leak.
+    assert redact_answer_leak("Start from $x + 1 = 5$ again.", WORKED)[1] is False
+
+
+def test_a_reference_without_a_final_answer_warns_once(caplog, monkeypatch):
+    monkeypatch.setattr("trl_mulferl.feedback.protocol._warned", set())
+    no_answer = "Draw the figure.\nThen look at it carefully and think about what the picture tells you."
+    with caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+        assert redact_answer_leak("The answer is 4.", no_answer) == ("The answer is 4.", False)
+        redact_answer_leak("The answer is 5.", no_answer + " Twice.")
+    assert sum("yields no final answer" in record.message for record in caplog.records) == 1
+    assert final_answer(no_answer) is None
+
+
+def test_prepare_feedback_catches_a_boxed_answer_before_unwrapping_it(tiny_tokenizer):
+    prepared = prepare_feedback("Recheck: \\boxed{4}", WORKED, tiny_tokenizer, 64, ("<|im_end|>",))
+    assert prepared.leaked and "4" not in prepared.text and "boxed" not in prepared.text
+
+
+def test_prepare_feedback_checks_the_sanitised_text(tiny_tokenizer):
+    # Removing the special token joins 4 and 2 into the answer.
+    prepared = prepare_feedback("The answer is 4<|im_end|>2.", "42", tiny_tokenizer, 64, ("<|im_end|>",))
+    assert prepared == type(prepared)("The answer is [redacted].", True)
+
+
+def test_prepare_feedback_checks_the_truncated_text(tiny_tokenizer):
+    # The tiny tokenizer spells 42 as "4", "2": cut after 6 tokens, "is 42" would become "is 4".
+    assert tiny_tokenizer.decode(tiny_tokenizer("The answer is 42.")["input_ids"][:6]) == "The answer is 4"
+    prepared = prepare_feedback("The answer is 42.", "4", tiny_tokenizer, 6)
+    assert prepared.leaked and "4" not in prepared.text
+    assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 6
+
+
+def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
+    prepared = prepare_feedback(
+        "<feedback>Add the tens.</feedback><|im_end|>", "42", tiny_tokenizer, 64, ("<|im_end|>",)
+    )
+    assert prepared == type(prepared)("Add the tens.", False)
+    assert prepare_feedback("<feedback></feedback>", "42", tiny_tokenizer, 64).text is None
+
+
+def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
+    def broken_guard(text, reference):
+        raise ValueError("signal only works in main thread of the main interpreter")
+
+    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", broken_guard)
+    assert prepare_feedback("The answer is 4.", "4", None, 64).text is None
+
+
+def test_worked_solutions_of_math500_are_checked_for_their_answers(shared_data):
+    rows = [json.loads(line) for line in (shared_data / "math500" / "test.jsonl").read_text().splitlines()[:20]]
+    for row in rows:
+        answer = row["answer"]
+        for feedback in (f"The answer is {answer}.", f"You should get \\boxed{{{answer}}} at the end."):
+            redacted, leaked = redact_answer_leak(feedback, row["solution"])
+            assert leaked and answer not in redacted, (row["unique_id"], feedback, redacted)

@@ -19,12 +19,13 @@ CONFIGS = Path(__file__).parent / "engine_configs"
 
 ENGINES = ("ddp", "zero2", "zero3", "fsdp2", "fsdp1")
 # Equal to DDP's weights within float32 noise where the sums run in another order: ZeRO-3 gathers partitioned
-# parameters and reduce-scatters gradients, and with FCO the other engines join the negatives' surrogate to the main
-# loss where DDP back-propagates it separately. Otherwise exactly equal.
+# parameters and reduce-scatters gradients, and with FCO each process's partner rows differ in number between
+# engines' buckets. Otherwise exactly equal.
 TOLERANCE = 5e-5
 ACTIVATION_CHECKPOINTING = {"zero3", "fsdp2"}  # gradient checkpointing
 RESUMED = {"ddp", "zero3"}  # one sharded engine (FSDP1's FULL_STATE_DICT checkpoint segfaults on CPU)
 IGRPO = {"ddp", "zero3"}
+ALL_PAIRS = {"ddp", "zero3", "fsdp2"}  # FCO's all-pairs surrogate
 ROUTE_KEYS = (
     "mulferl/route/grpo",
     "mulferl/route/fco",
@@ -66,7 +67,8 @@ class Launches:
             self.result(engine, "mulferl")  # the uninterrupted runs write the checkpoints
         runs = ["mulferl", "mulferl_fco"]
         if not resumed:
-            runs += (["igrpo"] if engine in IGRPO else []) + ["lora", "lora_fco"]
+            runs += (["igrpo"] if engine in IGRPO else []) + (["fco_all"] if engine in ALL_PAIRS else [])
+            runs += ["lora", "lora_fco"]
         command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml"]
         command += [str(SCRIPT), str(self.output(engine)), *runs] + (["--resume"] if resumed else [])
         env = {
@@ -153,9 +155,24 @@ def test_one_rank_needing_feedback_every_step(launches, engine, run):
         if run == "mulferl_fco":
             assert (entry["mulferl/fco/pairs"], entry["mulferl/fco/dropped_pairs"]) == (8.0, 0.0)
     assert len(step_logs(results[0])) == 2
+    # Rank 0 needs no feedback turn: under DDP it generates turn 0 only; where `generate` is collective (ZeRO-3 and
+    # FSDP gather or summon the parameters) it joins rank 1's regeneration with dummy rows.
+    sharded = engine in ("zero3", "fsdp2", "fsdp1")
+    assert [len(result["generation_calls"]) for result in results] == [4 if sharded else 2, 4]
     # One request per failed group, each asked by the rank that holds the group.
     assert not (launches.output(engine) / run / "requests_rank0.txt").exists()
     assert len((launches.output(engine) / run / "requests_rank1.txt").read_text().splitlines()) == 4 * 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(ALL_PAIRS))
+def test_all_pairs_fco(launches, engine):
+    """The all-pairs surrogate forwards the policy at generation time: every process as many rows (ZeRO-3, FSDP2)."""
+    results = launches.result(engine, "fco_all")
+    check_like_ddp(engine, results, launches.result("ddp", "fco_all"), fco=True)
+    for entry in step_logs(results[0]):
+        assert (entry["mulferl/route/fco"], entry["mulferl/fco/pairs"]) == (0.5, 4 * 4.0)
+    assert max_difference(results[0]["parameters"], launches.result(engine, "mulferl_fco")[0]["parameters"]) > 0
 
 
 @pytest.mark.slow

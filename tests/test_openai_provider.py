@@ -2,6 +2,7 @@
 
 import asyncio
 import random
+import re
 import time
 
 import pytest
@@ -10,12 +11,13 @@ from datasets import Dataset
 
 from tests.fault_server import FaultServer
 from tests.test_trainer import TINY_TRAINING, K, logged, marker_reward
-from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
-from trl_mulferl.feedback import FeedbackRequest, request_feedback
-from trl_mulferl.openai_provider import (
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation, make_generator
+from trl_mulferl.feedback import (
     FeedbackError,
+    FeedbackRequest,
     OpenAIFeedbackProvider,
     extract_feedback,
+    request_feedback,
     retry_delay,
     split_subgroups,
 )
@@ -86,6 +88,32 @@ def test_merge_request_exactly_when_there_are_several_subgroups(server):
     assert provider.pop_metrics() == {"feedback/prompt_tokens": 66, "feedback/completion_tokens": 42}
 
 
+def test_one_failed_review_costs_the_merge_only_its_subgroup(server):
+    provider = provider_for(server, group_size=1, **FAST_RETRIES)
+    completions = ["attempt 0 FAULT=malformed", "attempt 1", "attempt 2"]
+    merged = asyncio.run(provider("What is 40 + 2?", completions, [0.0] * 3))
+    assert merged == "Issue: MERGED reviews. Fix steps: 1. Add every term. 2. Recheck."
+    assert sorted(kind for _, _, kind in server.requests) == ["merge", "review", "review", "review"]
+    assert provider.pop_metrics()["feedback/failed_reviews"] == 1
+    server.requests.clear()
+    single = asyncio.run(provider("What is 40 + 2?", completions[:2], [0.0] * 2))  # one review left: no merge
+    assert single == "Issue: the sum drops a term. Fix steps: 1. Add every term."
+    assert sorted(kind for _, _, kind in server.requests) == ["review", "review"]
+    with pytest.raises(FeedbackError, match="malformed"):
+        asyncio.run(provider("What is 40 + 2?", ["a FAULT=malformed", "b FAULT=malformed"], [0.0] * 2))
+    assert provider.pop_metrics()["feedback/failed_reviews"] == 3
+
+
+def test_the_subgroup_split_is_drawn_from_seed_step_and_prompt_index(server):
+    provider = provider_for(server)
+    completions = [f"attempt {i}" for i in range(8)]
+    request = FeedbackRequest("What is 40 + 2?", completions, [0.0] * 8, {}, seed=5, step=3, prompt_index=1)
+    assert asyncio.run(request_feedback(provider, [request], max_concurrency=4))[0].text
+    reviewed = [message for message in server.attempts if "<<<ATTEMPT 1 " in message]
+    split = sorted(sorted(map(int, re.findall(r">>>\nattempt (\d)\n", message))) for message in reviewed)
+    assert split == sorted(split_subgroups(8, 2, make_generator(5, 3, 1)))
+
+
 def test_each_fault_ends_as_expected(server):
     provider = provider_for(server, **FAST_RETRIES)
     assert ask(provider, "500_then_ok").startswith("Issue: the sum drops a term")
@@ -96,10 +124,8 @@ def test_each_fault_ends_as_expected(server):
     assert second - first >= 0.95  # Retry-After: 1 honoured, not the 0.05 s backoff
     assert provider.pop_metrics()["feedback/retries"] == 1
 
-    start = time.perf_counter()
-    with pytest.raises(FeedbackError, match="APITimeoutError after 2 attempts"):
+    with pytest.raises(FeedbackError, match="APITimeoutError after 2 attempts"):  # 0.5 s attempts, not the 3 s hang
         ask(provider, "hang")
-    assert time.perf_counter() - start < 2.5
     with pytest.raises(FeedbackError, match="malformed"):
         ask(provider, "malformed")
     with pytest.raises(FeedbackError, match="no feedback"):
@@ -115,9 +141,9 @@ def test_64_groups_are_asked_concurrently(server):
     start = time.perf_counter()
     results = asyncio.run(request_feedback(provider, requests, max_concurrency=64))
     seconds = time.perf_counter() - start
-    print(f"64 groups, server latency 0.25 s: {seconds:.2f} s")
+    print(f"64 groups, server latency 0.25 s: {seconds:.2f} s, {server.peak_in_flight} at once at the server")
     assert all(result.text for result in results)
-    assert seconds < 2.0
+    assert server.peak_in_flight > 1  # sent together, not one after another
 
 
 def test_turn_deadline_leaves_slow_groups_unresolved():
@@ -126,9 +152,7 @@ def test_turn_deadline_leaves_slow_groups_unresolved():
         return "Issue: x. Fix steps: 1. y."
 
     requests = [FeedbackRequest(p, ["a"], [0.0], {}) for p in ("fast", "slow")]
-    start = time.perf_counter()
     results = asyncio.run(request_feedback(slow_provider, requests, max_concurrency=4, deadline=0.3))
-    assert time.perf_counter() - start < 1.0
     assert results[0].text and results[1].text is None and results[1].error == "deadline"
 
 

@@ -19,9 +19,17 @@ from trl_mulferl import (
     OpenAIFeedbackProvider,
     make_conversation,
 )
-from trl_mulferl.feedback import FeedbackRequest, problem_text, request_feedback
-from trl_mulferl.openai_provider import MERGE_PROMPT, REVIEWER_PROMPT, RateLimiter, merge_request, review_request
-from trl_mulferl.providers import aggregate_diagnostics
+from trl_mulferl.feedback import (
+    MERGE_PROMPT,
+    REVIEWER_PROMPT,
+    FeedbackRequest,
+    RateLimiter,
+    aggregate_diagnostics,
+    merge_request,
+    problem_text,
+    request_feedback,
+    review_request,
+)
 
 
 MARKER_HINT = f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."
@@ -270,8 +278,13 @@ def test_requests_per_minute_spaces_requests(server):
     unlimited = arrival_gaps()
     limited = arrival_gaps(requests_per_minute=300)
     print(f"arrival gaps (s): unlimited {[round(g, 3) for g in unlimited]}, 300 RPM {[round(g, 3) for g in limited]}")
-    assert sum(unlimited) < 0.5
-    assert len(limited) == 5 and min(limited) > 0.17 and sum(limited) == pytest.approx(1.0, abs=0.1)
+    assert len(limited) == 5 and min(limited) > 0.17  # never sooner than 60 / 300 s apart (late is a busy machine)
+
+
+def test_no_limit_never_waits():
+    waiting = RateLimiter().wait(10_000)
+    with pytest.raises(StopIteration):
+        waiting.send(None)  # the coroutine finished without suspending: it slept for nothing
 
 
 def test_tokens_per_minute_spaces_requests_by_their_tokens():
@@ -289,7 +302,7 @@ def test_tokens_per_minute_spaces_requests_by_their_tokens():
 
     gaps = asyncio.run(send([100, 200, 100, 50]))  # each request delays the next by its own tokens / rate
     print(f"TPM gaps (s): {[round(g, 3) for g in gaps]}")
-    assert gaps == [pytest.approx(expected, abs=0.03) for expected in (0.1, 0.2, 0.1)]
+    assert len(gaps) == 3 and all(gap > expected - 0.01 for gap, expected in zip(gaps, (0.1, 0.2, 0.1)))
 
 
 def test_cost_metric_is_tokens_times_price(server, tmp_path, tiny_tokenizer):

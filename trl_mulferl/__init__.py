@@ -17,11 +17,11 @@ _EXPORTS = {
     "fco_surrogate_coefficients": "losses",
     "MulFeRLConfig": "mulferl_config",
     "MulFeRLTrainer": "mulferl_trainer",
-    "OpenAIFeedbackProvider": "openai_provider",
-    "CheckerFeedbackProvider": "providers",
-    "ColumnFeedbackProvider": "providers",
-    "build_feedback_provider": "providers",
-    "SelfFeedbackProvider": "self_provider",
+    "OpenAIFeedbackProvider": "feedback",
+    "CheckerFeedbackProvider": "feedback",
+    "ColumnFeedbackProvider": "feedback",
+    "build_feedback_provider": "feedback",
+    "SelfFeedbackProvider": "feedback",
     "accuracy_reward": "rewards",
     "GroupState": "routing",
     "Route": "routing",
@@ -84,13 +84,18 @@ def __dir__():
 
 
 if TYPE_CHECKING:
+    from .feedback import (
+        CheckerFeedbackProvider,
+        ColumnFeedbackProvider,
+        OpenAIFeedbackProvider,
+        SelfFeedbackProvider,
+        build_feedback_provider,
+    )
     from .igrpo_config import IGRPOConfig
     from .igrpo_trainer import IGRPOTrainer
     from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
     from .mulferl_config import MulFeRLConfig
     from .mulferl_trainer import MulFeRLTrainer
-    from .openai_provider import OpenAIFeedbackProvider
-    from .providers import CheckerFeedbackProvider, ColumnFeedbackProvider, build_feedback_provider
     from .rewards import accuracy_reward
     from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
     from .schema import (
@@ -103,4 +108,3 @@ if TYPE_CHECKING:
         schema_compliant,
         truncate_to_tokens,
     )
-    from .self_provider import SelfFeedbackProvider

@@ -2,15 +2,9 @@ import torch
 from trl import GRPOTrainer
 
 from .igrpo_config import IGRPOConfig
-from .routing import make_generator
+from .routing import make_generator, weighted_rewards
 from .schema import append_to_prompt
-from .validation import (
-    check_dataset_columns,
-    check_reward_outputs,
-    refuse_unsupported,
-    resolve_args,
-    weighted_rewards,
-)
+from .validation import check_dataset_columns, check_reward_outputs, refuse_unsupported, resolve_args
 
 
 def append_draft(prompt, draft: str, template: str):
@@ -89,6 +83,7 @@ class IGRPOTrainer(GRPOTrainer):
             raise ValueError("IGRPOTrainer does not support vision-language models yet; use a text-only model.")
         check_dataset_columns("IGRPOTrainer", self.reward_funcs, self.reward_func_names, train_dataset)
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
+        self._stage2_prompts = None  # during Stage 2, this process's original prompts, one per row
 
     def _generate_and_score_completions(self, inputs):
         if not self.model.training:
@@ -126,9 +121,19 @@ class IGRPOTrainer(GRPOTrainer):
             draft = self._tokenizer.decode(kept_ids, skip_special_tokens=True)
             conditioned = {**row, "prompt": append_draft(row["prompt"], draft, self.args.draft_template)}
             conditioned_inputs += [conditioned] * group_size
-        output = super()._generate_and_score_completions(conditioned_inputs)
+        self._stage2_prompts = [row["prompt"] for row in prompt_rows for _ in range(group_size)]
+        try:
+            output = super()._generate_and_score_completions(conditioned_inputs)
+        finally:
+            self._stage2_prompts = None
         self._log_drafts(rewards.view(-1, num_drafts), local_rewards.gather(1, best.unsqueeze(1)).squeeze(1))
         return output
+
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        # Stage 2's reward functions (an LLM judge reading the question) see the original prompt, not q + draft.
+        if self._stage2_prompts is not None:
+            prompts = self._stage2_prompts
+        return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
 
     def _log_drafts(self, rewards: torch.Tensor, local_best_rewards: torch.Tensor):
         """Draft metrics over all processes (`rewards` is already gathered)."""

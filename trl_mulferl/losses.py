@@ -1,4 +1,5 @@
-"""Feedback-Contrastive Optimization (paper eqs. 13-15) and its per-sequence surrogate (decision 2 of the spec)."""
+"""Feedback-Contrastive Optimization (paper eqs. 13-17): scores, pair losses, pairings, and the per-sequence surrogate
+of the all-pairs loss (decision 2 of the spec)."""
 
 import torch
 import torch.nn.functional as F
@@ -29,13 +30,29 @@ def fco_score(
         `(B,)` scores. A sequence without any scored token gets 0 (and a zero gradient), never NaN; callers drop its
         pairs (decision 10).
     """
+    return sequence_logp(per_token_logps, mask, normalization) - sequence_logp(
+        ref_per_token_logps, mask, normalization
+    )
+
+
+def sequence_logp(per_token_logps: torch.Tensor, mask: torch.Tensor, normalization: str = "mean") -> torch.Tensor:
+    """One policy's side of the FCO score: `log pi(b(y)|c)` summed over the scored tokens, or their mean.
+
+    The score is linear in it, `s = sequence_logp(policy) - sequence_logp(reference)`, so the reference's side can be
+    computed once without grad and the policy's in the loss.
+
+    Args:
+        per_token_logps: `(B, T)` log-probs of each completion token under its own context.
+        mask: `(B, T)` 1 on the model-generated tokens b(y).
+        normalization: `"mean"` (eq. 13) or `"sum"` (released code).
+    """
     if normalization not in FCO_SCORE_NORMALIZATIONS:
         raise ValueError(f"normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got {normalization!r}.")
     mask = mask.to(per_token_logps.dtype)
-    log_ratio_sum = ((per_token_logps - ref_per_token_logps) * mask).sum(dim=-1)
+    total = (per_token_logps * mask).sum(dim=-1)
     if normalization == "sum":
-        return log_ratio_sum
-    return log_ratio_sum / mask.sum(dim=-1).clamp(min=1.0)
+        return total
+    return total / mask.sum(dim=-1).clamp(min=1.0)
 
 
 def fco_loss(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, margin: float) -> torch.Tensor:
@@ -52,7 +69,12 @@ def fco_loss(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, mar
     """
     if pos_scores.numel() == 0:
         return pos_scores.new_zeros(())
-    return F.softplus(-tau * (pos_scores - neg_scores - margin)).mean()
+    return fco_pair_losses(pos_scores, neg_scores, tau, margin).mean()
+
+
+def fco_pair_losses(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, margin: float) -> torch.Tensor:
+    """`-log sigmoid(tau * (s+ - s- - margin))` of each aligned pair (eq. 14), `(P,)`."""
+    return F.softplus(-tau * (pos_scores - neg_scores - margin))
 
 
 def drop_empty_pairs(

@@ -52,7 +52,9 @@ class MulFeRLConfig(GRPOConfig):
             model writes the whole answer.
         feedback_group_size (`int`, *optional*, defaults to `2`):
             Number of failed rollouts shown to the feedback model per request; the K rollouts of a failed group are
-            split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2.
+            split into `ceil(K / feedback_group_size)` random subgroups whose feedback is then merged. Paper: 2. For
+            the built-in `"openai"` and `"self"` providers only: a `feedback_provider` of your own gets the whole
+            group (a split needs a merge step that only the provider can define), and setting this warns.
         max_feedback_length (`int`, *optional*, defaults to `1024`):
             Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024. Also the
             reply budget per request of the `"openai"` and `"self"` providers.
@@ -178,7 +180,10 @@ class MulFeRLConfig(GRPOConfig):
     )
     feedback_group_size: int = field(
         default=2,
-        metadata={"help": "Failed rollouts per feedback request; subgroup feedback is merged (paper: 2)."},
+        metadata={
+            "help": "Failed rollouts per feedback request of the 'openai' and 'self' providers; subgroup feedback is "
+            "merged (paper: 2). A provider of your own gets the whole group."
+        },
     )
     max_feedback_length: int = field(
         default=1024,
@@ -424,21 +429,24 @@ class MulFeRLConfig(GRPOConfig):
 
         check_groups_within_process(self)
 
-        # FCO's gradient is precomputed at generation time with the parameters of that moment (decision 2).
         if self.fco_enabled:
             if self.sync_ref_model:
                 raise ValueError(
                     "sync_ref_model=True moves the reference policy towards the current one, but FCO scores against "
                     "the frozen starting policy (the paper's pi_ref). Set sync_ref_model=False, or fco_weight=0."
                 )
-            if self.num_iterations != 1:
+            # The all-pairs surrogate's coefficients come from the policy of generation time (decision 2); the
+            # permutation's pair losses are computed in the loss, exact at every iteration.
+            if self.fco_pairing == "all" and self.num_iterations != 1:
                 raise ValueError(
-                    f"num_iterations ({self.num_iterations}) must be 1 when fco_weight > 0: FCO scores are computed "
-                    "once per generation batch. Set num_iterations=1 or fco_weight=0."
+                    f"num_iterations ({self.num_iterations}) must be 1 with fco_pairing='all': its FCO gradient is "
+                    "computed from the policy of the generation step. Set num_iterations=1, or "
+                    "fco_pairing='permutation'."
                 )
-            if self.steps_per_generation != self.gradient_accumulation_steps:
+            if self.fco_pairing == "all" and self.steps_per_generation != self.gradient_accumulation_steps:
                 raise ValueError(
                     f"steps_per_generation ({self.steps_per_generation}) must equal gradient_accumulation_steps "
-                    f"({self.gradient_accumulation_steps}) when fco_weight > 0: FCO scores are computed with the "
-                    "parameters of the generation step. Leave steps_per_generation unset or set fco_weight=0."
+                    f"({self.gradient_accumulation_steps}) with fco_pairing='all': its FCO gradient is computed from "
+                    "the policy of the generation step. Leave steps_per_generation unset, or use "
+                    "fco_pairing='permutation'."
                 )

@@ -102,6 +102,16 @@ def route(states: Sequence[GroupState], num_turns: int, varies: bool = False) ->
     return Route.GRPO if varies else Route.UNRESOLVED
 
 
+def weighted_rewards(rewards_per_func: torch.Tensor, reward_weights: torch.Tensor) -> torch.Tensor:
+    """Weighted sum of the reward functions per rollout, combined as TRL combines them (decision 5).
+
+    A function that returned None (NaN) for a row is skipped (`nansum`), as in TRL's multi-task pattern; the row is
+    NaN (unscorable) only when every function returned None.
+    """
+    weighted = (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).nansum(dim=1)
+    return weighted.masked_fill(torch.isnan(rewards_per_func).all(dim=1), float("nan"))
+
+
 def make_generator(seed: int, global_step: int, prompt_index: int) -> torch.Generator:
     """A CPU generator seeded from `(seed, global_step, prompt_index)`, identical on every process.
 

@@ -2,12 +2,17 @@
 
 import functools
 import inspect
+import logging
 from dataclasses import field
 
 import torch
 from trl.trainer.utils import get_config_model_id, is_async_callable
 
 from .feedback import is_batched
+from .feedback.protocol import PROVIDER_KEYWORDS
+
+
+logger = logging.getLogger(__name__)
 
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
@@ -134,14 +139,28 @@ def check_reward_outputs(reward_funcs, reward_func_names):
     return [wrap(reward_func, name) for reward_func, name in zip(reward_funcs, reward_func_names, strict=True)]
 
 
-def check_feedback_provider(provider, dataset):
+def check_feedback_provider(provider, dataset, args):
     """The provider must be callable as `(prompt, completions, rewards, **columns)` with the dataset's columns (a
-    batched provider has `feedback_batch` instead), and the dataset must hold the columns it declares it needs."""
+    batched provider has `feedback_batch` instead), and the dataset must hold the columns it declares it needs.
+
+    `args.feedback_group_size` configures the built-in providers only (they have a `group_size`): a provider of your
+    own sees the whole group, since splitting it would need a merge step that only the provider can define. Setting
+    it for one is warned about.
+    """
     columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
-    if "feedback_turn" in columns:
+    reserved = [c for c in columns if c in PROVIDER_KEYWORDS]
+    if reserved:
         raise ValueError(
-            "The training dataset has a column 'feedback_turn', a name the trainer passes to feedback providers (the "
-            "turn the feedback is for). Rename the column."
+            f"The training dataset has a column {reserved[0]!r}, a name the trainer passes to feedback providers "
+            f"({', '.join(PROVIDER_KEYWORDS)}). Rename the column."
+        )
+    default_group_size = type(args).__dataclass_fields__["feedback_group_size"].default
+    if not hasattr(provider, "group_size") and args.feedback_group_size != default_group_size:
+        logger.warning(
+            "feedback_group_size=%d is ignored: it splits the group for the built-in 'openai' and 'self' providers, "
+            "and %r gets the whole group. Split inside the provider if it should see subgroups.",
+            args.feedback_group_size,
+            provider,
         )
     required = getattr(provider, "required_columns", ())
     missing = [c for c in required if c not in columns] if getattr(dataset, "column_names", None) is not None else []
@@ -170,13 +189,3 @@ def check_feedback_provider(provider, dataset):
             f"with the dataset's columns {columns}: {error}. Give it that signature, e.g. "
             "def provider(prompt, completions, rewards, **columns) -> str."
         ) from None
-
-
-def weighted_rewards(rewards_per_func: torch.Tensor, reward_weights: torch.Tensor) -> torch.Tensor:
-    """Weighted sum of the reward functions per rollout, combined as TRL combines them (decision 5).
-
-    A function that returned None (NaN) for a row is skipped (`nansum`), as in TRL's multi-task pattern; the row is
-    NaN (unscorable) only when every function returned None.
-    """
-    weighted = (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).nansum(dim=1)
-    return weighted.masked_fill(torch.isnan(rewards_per_func).all(dim=1), float("nan"))

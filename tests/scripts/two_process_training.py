@@ -5,12 +5,14 @@ Runs (one after the other in the same processes, each into `OUTPUT_DIR/<run>/`):
 - `mulferl`, `mulferl_fco`: rank 0's reward is mixed (GRPO, no feedback turn); rank 1's is 1 exactly when the feedback
   marker is in the response, so every group of rank 1 fails at turn 0, gets a feedback turn and is solved (FCO).
   `beta > 0`, so the reference policy runs under the engine even without FCO.
+- `fco_all`: `mulferl_fco` with `fco_pairing="all"` (the surrogate, with generation-time policy forwards), `beta = 0`.
 - `lora`, `lora_fco`: the same with a new LoRA adapter (FCO's reference is the adapter-disabled model).
 - `igrpo`: IGRPOTrainer with a reward that differs between ranks.
 `--resume` resumes each run from its `checkpoint-1` instead (a fresh process, as after a stop) and writes
 `resumed_rank{r}.json` and `resumed_requests_rank{r}.txt`.
 
-Each rank writes `result_rank{r}.json`: the engine actually in use, the log history and the full (gathered) weights.
+Each rank writes `result_rank{r}.json`: the engine actually in use, the log history, the full (gathered) weights and
+how many generation calls it made.
 The provider's calls go to `requests_rank{r}.txt`.
 """
 
@@ -118,6 +120,13 @@ def write_result(run_dir: Path, rank: int, result: dict, resumed: bool):
 
 def train(trainer_class, run_dir: Path, rank: int, resume: bool, **trainer_kwargs):
     trainer = trainer_class(**trainer_kwargs)
+    generation_calls, generate = [], trainer._generate_single_turn
+
+    def counted_generate(prompt_ids, *args, **kwargs):
+        generation_calls.append(len(prompt_ids))
+        return generate(prompt_ids, *args, **kwargs)
+
+    trainer._generate_single_turn = counted_generate
     initial = full_parameters(trainer)  # under ZeRO-3 the model is already partitioned when loaded
     trainer.train(resume_from_checkpoint=str(run_dir / "checkpoint-1") if resume else None)
     facts = engine_facts(trainer)
@@ -128,11 +137,12 @@ def train(trainer_class, run_dir: Path, rank: int, resume: bool, **trainer_kwarg
         "parameters": {name: p.flatten().tolist() for name, p in final.items()},
         # the largest change of any weight, so that "equal to DDP's within a tolerance" means something
         "moved": max((final[name] - p).abs().max().item() for name, p in initial.items()),
+        "generation_calls": generation_calls,
     }
     write_result(run_dir, rank, result, resume)
 
 
-def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: bool):
+def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: bool, **overrides):
     # 2 micro-batches per step: 4 groups per process and generation batch; 8 of the 16 prompts per step, so the
     # checkpoint after step 1 lies inside an epoch.
     settings = {**TINY_TRAINING, "max_steps": STEPS, "gradient_accumulation_steps": 2, "max_feedback_turns": 1}
@@ -142,6 +152,7 @@ def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: b
     settings |= {"activation_checkpointing": ACTIVATION_CHECKPOINTING}
     settings |= FCO if fco else {"fco_weight": 0.0}
     settings |= {"beta": 0.0} if lora else {"beta": 0.1}
+    settings |= overrides
     args = MulFeRLConfig(output_dir=str(run_dir), **settings)
     rank = args.process_index  # the config sets up the (CPU, gloo) process group
 
@@ -206,6 +217,7 @@ def igrpo(run_dir: Path, engine_kwargs: dict, resume: bool):
 RUNS = {
     "mulferl": lambda *a: mulferl(*a, fco=False, lora=False),
     "mulferl_fco": lambda *a: mulferl(*a, fco=True, lora=False),
+    "fco_all": lambda *a: mulferl(*a, fco=True, lora=False, fco_pairing="all", beta=0.0),
     "lora": lambda *a: mulferl(*a, fco=False, lora=True),
     "lora_fco": lambda *a: mulferl(*a, fco=True, lora=True),
     "igrpo": igrpo,

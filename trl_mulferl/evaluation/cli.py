@@ -172,7 +172,7 @@ def load_provider(args):
     """The feedback provider the arguments name."""
     spec = args.feedback_provider
     if spec == "openai":
-        from ..openai_provider import OpenAIFeedbackProvider
+        from ..feedback import OpenAIFeedbackProvider
 
         if not args.feedback_model:
             raise SystemExit("--feedback_provider openai needs --feedback_model (e.g. gpt-4o).")

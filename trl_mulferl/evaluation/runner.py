@@ -85,8 +85,7 @@ def _progress_bar(total: int, description: str, enabled: bool):
 
 def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettings, tokenizer) -> list[str | None]:
     """The cleaned feedback for each `(problem, sample, latest record)`, None where the provider gave none."""
-    from ..feedback import FeedbackRequest, problem_text, redact_answer_leak, request_feedback
-    from ..schema import sanitize_feedback, truncate_to_tokens
+    from ..feedback import FeedbackRequest, prepare_feedback, problem_text, request_feedback
 
     requests = [
         FeedbackRequest(
@@ -99,16 +98,12 @@ def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettin
     ]
     results = asyncio.run(request_feedback(settings.provider, requests, settings.max_concurrency, settings.deadline))
     special_tokens = tuple(tokenizer.all_special_tokens) if tokenizer is not None else ()
-    texts = []
-    for (problem, _, _), result in zip(work, results, strict=True):
-        text = result.text
-        if text is not None:
-            text, _ = redact_answer_leak(text, problem["solution"])
-            text = sanitize_feedback(text, special_tokens)
-            if tokenizer is not None:
-                text = sanitize_feedback(truncate_to_tokens(text, tokenizer, settings.max_length), special_tokens)
-        texts.append(text or None)
-    return texts
+    return [
+        None
+        if result.text is None
+        else prepare_feedback(result.text, problem["solution"], tokenizer, settings.max_length, special_tokens).text
+        for (problem, _, _), result in zip(work, results, strict=True)
+    ]
 
 
 def evaluate(

@@ -1,9 +1,8 @@
-"""Built-in feedback providers beyond a remote model, and the one place the config turns into a provider.
+"""Feedback without a model: precomputed in the dataset, or a checker's diagnostics.
 
 - [`ColumnFeedbackProvider`]: feedback or hints precomputed in a dataset column (SDPO's `privileged_context`).
 - [`CheckerFeedbackProvider`]: a checker's diagnostics of each failed attempt (a unit-test failure, a CAS result, a
   compiler error), aggregated over the group.
-- `build_feedback_provider`: the provider `MulFeRLConfig.feedback_provider` selects.
 """
 
 import asyncio
@@ -16,8 +15,7 @@ from collections.abc import Callable
 
 from trl.trainer.utils import is_async_callable
 
-from .openai_provider import OpenAIFeedbackProvider
-from .self_provider import SelfFeedbackProvider
+from .protocol import PROVIDER_KEYWORDS
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -88,7 +86,8 @@ class CheckerFeedbackProvider:
         return f"CheckerFeedbackProvider(check={getattr(self.check, '__name__', self.check)!r})"
 
     async def __call__(self, prompt: str, completions: list[str], rewards: list[float], **columns) -> str | None:
-        columns.pop("feedback_turn", None)  # `columns` given to the check are the row's dataset columns only
+        for keyword in PROVIDER_KEYWORDS:  # `columns` given to the check are the row's dataset columns only
+            columns.pop(keyword, None)
         if is_async_callable(self.check):
             diagnostics = await asyncio.gather(*(self.check(prompt, c, columns) for c in completions))
         else:
@@ -131,40 +130,3 @@ def load_checker(path: str) -> Callable:
             "a function check(problem, completion, columns) -> str, importable from the working directory."
         ) from None
     return check
-
-
-def build_feedback_provider(args) -> Callable | None:
-    """The built-in provider that `args.feedback_provider` selects, set up from the `feedback_*` fields of `args` (a
-    [`MulFeRLConfig`]); `None` for `None` and `"none"`."""
-    if args.feedback_provider == "openai":
-        return OpenAIFeedbackProvider(
-            model=args.feedback_model,
-            base_url=args.feedback_base_url,
-            api_key_env=args.feedback_api_key_env,
-            max_tokens=args.max_feedback_length,
-            temperature=args.feedback_temperature,
-            group_size=args.feedback_group_size,
-            max_concurrency=args.feedback_max_concurrency,
-            timeout=args.feedback_timeout,
-            max_retries=args.feedback_max_retries,
-            reasoning_model=args.feedback_reasoning_model,
-            seed=args.seed,
-            requests_per_minute=args.feedback_requests_per_minute,
-            tokens_per_minute=args.feedback_tokens_per_minute,
-        )
-    if args.feedback_provider == "self":
-        return SelfFeedbackProvider(
-            max_new_tokens=args.max_feedback_length,
-            temperature=args.feedback_temperature,
-            group_size=args.feedback_group_size,
-            seed=args.seed,
-        )
-    if args.feedback_provider == "column":
-        return ColumnFeedbackProvider(args.feedback_column)
-    if args.feedback_provider == "checker":
-        return CheckerFeedbackProvider(
-            load_checker(args.feedback_checker),
-            max_reports=args.feedback_checker_max_reports,
-            max_chars=args.feedback_checker_max_chars,
-        )
-    return None

@@ -1,32 +1,14 @@
-"""Calling feedback providers and checking what they return (decision 8 of the spec).
+"""The answer-leak guard (decision 8 of the spec) and the preparation of a feedback text for injection.
 
-A feedback provider is any callable, sync or async::
-
-    provider(prompt: str, completions: list[str], rewards: list[float], **columns) -> str | None
-
-called once per FAILED group with the problem text (the last user message), the group's full responses as decoded
-(prefix included), their rewards, and the dataset columns of that prompt (e.g. `solution`), as TRL passes them to
-reward functions. A provider that takes a `feedback_turn` parameter (or `**kwargs`) also gets the turn the feedback
-will condition: 1 for the first regeneration, 2 for the second. It returns the feedback text; `None`, an empty string
-or an exception leaves the group unresolved.
-
-A *batched* provider (e.g. `SelfFeedbackProvider`, which generates with the policy's own weights) instead has a method
-`feedback_batch(requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]`: the trainer calls it once per
-feedback turn on every process together, with this process's requests (possibly none), so that it can run
-collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP.
+`prepare_feedback` is the whole path from a provider's text to what is injected: the guard, the sanitiser (decision 6)
+and the cap on policy tokens, in an order that leaves no statement of the answer in the final text.
 """
 
 import ast
-import asyncio
-import functools
-import inspect
 import logging
 import math
 import numbers
 import re
-import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -34,138 +16,14 @@ from typing import Any
 
 import sympy
 from math_verify import parse, verify
-from trl.trainer.utils import is_async_callable
 
-from .rewards import as_latex_answer, math_verify_timeout
-from .schema import boxed_spans
+from ..evaluation.benchmarks import looks_like_worked_solution
+from ..rewards import as_latex_answer, math_verify_timeout
+from ..schema import boxed_spans, sanitize_feedback, truncate_to_tokens
+from .protocol import warn_once
 
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class FeedbackRequest:
-    """One FAILED group: what the provider is called with."""
-
-    prompt: str
-    completions: list[str]
-    rewards: list[float]
-    columns: dict[str, Any]
-    turn: int = 1  # the turn the feedback will condition (1 = the first regeneration)
-
-
-@dataclass
-class FeedbackResult:
-    text: str | None
-    latency_s: float
-    error: str | None = None
-
-
-def problem_text(prompt: str | list[dict[str, Any]]) -> str:
-    """The problem a provider is shown: the last user message of a conversation, or the plain prompt itself."""
-    if isinstance(prompt, str):
-        return prompt
-    content = next(message["content"] for message in reversed(prompt) if message["role"] == "user")
-    if isinstance(content, list):  # typed content blocks
-        return "".join(block.get("text", "") for block in content)
-    return content
-
-
-def is_batched(provider) -> bool:
-    """Whether the provider answers a whole feedback turn at once (`feedback_batch`), on every process together."""
-    return callable(getattr(provider, "feedback_batch", None))
-
-
-def takes_feedback_turn(provider: Callable) -> bool:
-    """Whether the provider accepts the `feedback_turn` keyword (by name or through `**kwargs`)."""
-    try:
-        parameters = inspect.signature(provider).parameters.values()
-    except (TypeError, ValueError):  # builtins and some C callables have no signature
-        return False
-    return any(
-        parameter.kind is inspect.Parameter.VAR_KEYWORD
-        or (parameter.name == "feedback_turn" and parameter.kind is not inspect.Parameter.POSITIONAL_ONLY)
-        for parameter in parameters
-    )
-
-
-async def _call(
-    provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore, executor: ThreadPoolExecutor | None
-) -> FeedbackResult:
-    async with semaphore:
-        start = time.perf_counter()
-        columns = (
-            {**request.columns, "feedback_turn": request.turn} if takes_feedback_turn(provider) else request.columns
-        )
-        try:
-            if executor is None:
-                text = await provider(request.prompt, request.completions, request.rewards, **columns)
-            else:
-                call = functools.partial(provider, request.prompt, request.completions, request.rewards, **columns)
-                text = await asyncio.get_running_loop().run_in_executor(executor, call)
-        except Exception as error:  # a failing provider must not stop training: the group becomes unresolved
-            logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
-            return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
-        latency = time.perf_counter() - start
-        if text is not None and not isinstance(text, str):
-            _warn_once(
-                f"The feedback provider returned a {type(text).__name__}, not a str; its groups are unresolved. Return "
-                "the feedback text (or None when there is none)."
-            )
-            return FeedbackResult(None, latency, error="not_a_string")
-        if text is None or not text.strip():
-            return FeedbackResult(None, latency, error="empty")
-        return FeedbackResult(text, latency)
-
-
-_warned: set[str] = set()
-
-
-def _warn_once(message: str):
-    if message not in _warned:
-        _warned.add(message)
-        logger.warning(message)
-
-
-async def request_feedback(
-    provider: Callable, requests: list[FeedbackRequest], max_concurrency: int, deadline: float | None = None
-) -> list[FeedbackResult]:
-    """Ask the provider about every request concurrently, at most `max_concurrency` at a time, in request order.
-
-    Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline").
-    """
-    if not requests:
-        return []
-    semaphore = asyncio.Semaphore(max_concurrency)
-    # A sync provider gets threads of its own, up to the bound: asyncio's default executor has min(32, CPUs + 4).
-    executor = None
-    if not is_async_callable(provider):
-        executor = ThreadPoolExecutor(min(max_concurrency, len(requests)), thread_name_prefix="mulferl-feedback")
-    tasks = [asyncio.ensure_future(_call(provider, request, semaphore, executor)) for request in requests]
-    try:
-        _, pending = await asyncio.wait(tasks, timeout=deadline)
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)  # calls past the deadline finish in the background
-    for task in pending:
-        task.cancel()
-    if pending:
-        logger.warning(
-            "%d feedback requests missed the %.0f s turn deadline; their groups are unresolved.",
-            len(pending),
-            deadline,
-        )
-    return [
-        task.result() if task not in pending else FeedbackResult(None, deadline, error="deadline") for task in tasks
-    ]
-
-
-def feedback_cost(prompt_tokens: int, completion_tokens: int, input_price: float, output_price: float) -> float:
-    """The cost of the feedback model's token usage, at `input_price` / `output_price` per 1M tokens."""
-    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000
-
-
-# The answer-leak guard (decision 8 of the spec): redact every statement of the reference answer in a feedback.
 
 REDACTED = "[redacted]"
 # A reference answer this long is redacted wherever it appears verbatim; shorter ones ("4") would hit step numbers.
@@ -304,7 +162,8 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     Args:
         feedback: The feedback text.
         reference: The reference answer: a string, a number, or a list, tuple or set of them (each one checked).
-            `None` or an empty string checks nothing.
+            A worked solution (MATH's `solution` column) is checked for its final answer (`final_answer`). `None`
+            or an empty string checks nothing.
 
     Returns:
         The redacted text and whether anything was redacted.
@@ -330,7 +189,30 @@ def _reference_texts(reference: Any) -> list[str]:
         text = repr(float(reference))
     else:
         text = str(reference)
-    return [text.strip()] if text.strip() else []
+    if not text.strip():
+        return []
+    answer = final_answer(text.strip())
+    if answer is None:
+        warn_once(
+            "A reference answer yields no final answer (a worked solution without \\boxed{} that math-verify cannot "
+            "parse); the answer-leak guard checks nothing for it. Put the final answer in feedback_reference_column."
+        )
+    return [] if answer is None else [answer]
+
+
+@lru_cache(maxsize=1024)
+def final_answer(reference: str) -> str | None:
+    r"""The final answer a reference states: the reference itself when it is a bare answer; for a worked solution
+    (several lines, a `\boxed{}`, a `####` marker or a run of words), its last `\boxed{}`, else the answer
+    math-verify extracts from it; `None` when it yields none."""
+    if not looks_like_worked_solution(reference):
+        return reference
+    spans = boxed_spans(reference)
+    if spans:
+        return spans[-1][2].strip() or None
+    parsed = parse(reference, parsing_timeout=math_verify_timeout())  # [expression, the text it was read from]
+    answer = str(parsed[1]).strip() if len(parsed) > 1 else ""
+    return answer or None
 
 
 @lru_cache(maxsize=1024)
@@ -590,3 +472,47 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
         pieces += [text[position:start], REDACTED]
         position = end
     return "".join(pieces) + text[position:]
+
+
+@dataclass(frozen=True)
+class PreparedFeedback:
+    text: str | None  # what is injected; None when nothing is left (the group is unresolved)
+    leaked: bool  # whether the guard redacted anything
+
+
+# Redacting can lengthen the text past the token cap, and cutting it can end it on a new statement of the answer
+# ("is 42" cut to "is 4"): cap and check again, a bounded number of times.
+_PREPARE_PASSES = 3
+
+
+def prepare_feedback(
+    text: str, reference: Any, tokenizer, max_tokens: int, special_tokens: tuple[str, ...] = ()
+) -> PreparedFeedback:
+    r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
+    schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
+
+    The guard runs on the raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps
+    it), then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and
+    capping. A guard that fails leaves nothing (the group is unresolved) instead of stopping training.
+
+    Args:
+        text: The provider's feedback.
+        reference: The reference answer (see `redact_answer_leak`); a worked solution is checked for its final answer.
+        tokenizer: The policy tokenizer the cap counts in; `None` for no cap.
+        max_tokens: The cap, in policy tokens.
+        special_tokens: Strings removed from the text (the tokenizer's special tokens, which would end the turn).
+    """
+    try:
+        text, leaked = redact_answer_leak(text, reference)
+        for _ in range(_PREPARE_PASSES):
+            text = sanitize_feedback(text, special_tokens)
+            if tokenizer is not None:
+                text = sanitize_feedback(truncate_to_tokens(text, tokenizer, max_tokens), special_tokens)
+            text, leaked_again = redact_answer_leak(text, reference)
+            leaked |= leaked_again
+            if not leaked_again:
+                return PreparedFeedback(text or None, leaked)
+    except Exception as error:  # the guard must never stop training: the group becomes unresolved
+        logger.warning("Answer-leak check failed, the group is unresolved: %s: %s", type(error).__name__, error)
+        return PreparedFeedback(None, False)
+    return PreparedFeedback(None, leaked)  # every cut ended on a statement of the answer

@@ -9,20 +9,28 @@ from transformers import GenerationConfig
 from trl.models.utils import unwrap_model_for_generation
 from trl.trainer.utils import use_adapter
 
-from .feedback import FeedbackRequest, FeedbackResult
-from .openai_provider import (
+from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,
     FeedbackError,
     extract_feedback,
     merge_request,
     review_request,
-    review_subgroups,
+    split_subgroups,
+    successful_reviews,
 )
+from .protocol import FeedbackRequest, FeedbackResult
 
 
 # What a process with no request of its own generates, one token long, so that every process calls `generate`.
 _DUMMY_CONVERSATION = [{"role": "user", "content": "."}]
+
+
+def _extracted(reply: str) -> str | FeedbackError:
+    try:
+        return extract_feedback(reply)
+    except FeedbackError as error:
+        return error
 
 
 def _conversation(system: str, user: str) -> list[dict[str, str]]:
@@ -62,10 +70,13 @@ class SelfFeedbackProvider:
     The writer is the trainer's FCO reference policy: its frozen reference model, or with PEFT the base model with
     the adapter disabled. It gets the reviewer and merge prompts of [`OpenAIFeedbackProvider`] (appendix A.4: random
     subgroups of `group_size` rollouts, one review each, then one merge), formatted with the tokenizer's chat
-    template. All reviews of a feedback turn are generated in one batched `generate` call and all merges in a
+    template; the split is drawn from each request's generator (`(seed, global_step, prompt index)`, decision 4), and a
+    review that comes back empty is left out of the merge (counted as `feedback/failed_reviews`). All reviews of a
+    feedback turn are generated in one batched `generate` call and all merges in a
     second one, without gradients, each reply stopped at `</feedback>`. This is a batched provider (see
-    `trl_mulferl.feedback`): every process makes both calls, with a one-token dummy request where it has none, so
-    that sharded engines (ZeRO-3, FSDP), whose forward passes are collective, cannot deadlock. It ignores
+    `trl_mulferl.feedback`): under sharded engines (ZeRO-3, FSDP), whose forward passes are collective, every process
+    makes both calls, with a one-token dummy request where it has none, so that none deadlocks; under DDP a process
+    without a request makes none. It ignores
     `feedback_turn_deadline` (a generation cannot be abandoned by one process alone), and with `sync_ref_model=True`
     the reference, and so the reviewer, follows the policy.
 
@@ -73,31 +84,31 @@ class SelfFeedbackProvider:
         max_new_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
         temperature (`float`, defaults to `0.0`): Sampling temperature; `0` is greedy decoding.
         group_size (`int`, defaults to `2`): Rollouts per review (paper: 2).
-        seed (`int`, defaults to `0`): Seeds the subgroup split, as for [`OpenAIFeedbackProvider`].
     """
 
-    def __init__(self, max_new_tokens: int = 1024, temperature: float = 0.0, group_size: int = 2, seed: int = 0):
+    def __init__(self, max_new_tokens: int = 1024, temperature: float = 0.0, group_size: int = 2):
         if max_new_tokens < 1 or temperature < 0 or group_size < 1:
             raise ValueError(
                 "SelfFeedbackProvider needs max_new_tokens >= 1, temperature >= 0 and group_size >= 1 (got "
                 f"{max_new_tokens}, {temperature}, {group_size})."
             )
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
-        self.group_size, self.seed = group_size, seed
+        self.group_size = group_size
         self._metrics = Counter()
 
     def __repr__(self):
         return f"SelfFeedbackProvider(max_new_tokens={self.max_new_tokens}, temperature={self.temperature})"
 
     def pop_metrics(self) -> Counter:
-        """Prompt and generated tokens since the last call; the trainer logs them as `mulferl/feedback/*`."""
+        """Prompt and generated tokens and failed reviews since the last call; the trainer logs them as
+        `mulferl/feedback/*`."""
         metrics, self._metrics = self._metrics, Counter()
         return metrics
 
     def feedback_batch(self, requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]:
         """The feedback for each of this process's requests; every process calls this together."""
         start = time.perf_counter()
-        splits = [review_subgroups(r.prompt, r.completions, self.group_size, self.seed) for r in requests]
+        splits = [split_subgroups(len(r.completions), self.group_size, r.generator()) for r in requests]
         replies = self._generate(
             trainer,
             [
@@ -106,32 +117,28 @@ class SelfFeedbackProvider:
                 for indices in subgroups
             ],
         )
-        reviews, errors, first = [], [], 0
+        reviews, first = [], 0
         for subgroups in splits:
             group_replies, first = replies[first : first + len(subgroups)], first + len(subgroups)
-            try:
-                reviews.append([extract_feedback(reply) for reply in group_replies])
-                errors.append(None)
-            except FeedbackError:  # as with the OpenAI provider, a group with an empty review is unresolved
-                reviews.append(None)
-                errors.append("empty")
-        to_merge = [index for index, texts in enumerate(reviews) if texts is not None and len(texts) > 1]
+            reviews.append(successful_reviews([_extracted(reply) for reply in group_replies]))
+            if len(reviews[-1]) < len(subgroups):
+                self._metrics["feedback/failed_reviews"] += len(subgroups) - len(reviews[-1])
+        to_merge = [index for index, texts in enumerate(reviews) if len(texts) > 1]
         merged = self._generate(
             trainer, [_conversation(MERGE_PROMPT, merge_request(requests[i].prompt, reviews[i])) for i in to_merge]
         )
-        texts = [texts[0] if texts is not None else None for texts in reviews]
+        texts = [texts[0] if texts else None for texts in reviews]
         for index, text in zip(to_merge, merged, strict=True):
-            try:
-                texts[index] = extract_feedback(text)
-            except FeedbackError:
-                texts[index], errors[index] = None, "empty"
+            texts[index] = _extracted(text)
+        texts = [None if isinstance(text, FeedbackError) else text for text in texts]
         latency = time.perf_counter() - start
-        return [FeedbackResult(text, latency, error) for text, error in zip(texts, errors, strict=True)]
+        return [FeedbackResult(text, latency, None if text is not None else "empty") for text in texts]
 
     def _generate(self, trainer, conversations: list[list[dict[str, str]]]) -> list[str]:
         """One batched `generate` of the frozen policy over the conversations, on every process; the replies."""
         accelerator = trainer.accelerator
-        if int(accelerator.gather(torch.tensor([len(conversations)], device=accelerator.device)).max()) == 0:
+        # `generate` on the transformers reference is a run of forwards: collective under ZeRO-3 and FSDP only.
+        if trainer.lockstep.forward_rows(len(conversations)) == 0:
             return []
         tokenizer = trainer.processing_class
         texts = tokenizer.apply_chat_template(

@@ -1,8 +1,8 @@
 """Feedback from any OpenAI-compatible chat endpoint: GPT-4o, `vllm serve`, `transformers serve` (paper appendix A.4).
 
-Per FAILED group, the K rollouts are split into random subgroups of `group_size`; each subgroup gets one reviewer
-request, and one merge request folds the reviews into the feedback that is injected (a single subgroup skips the
-merge). Requests are concurrent, bounded by `max_concurrency` and by optional requests- and tokens-per-minute
+Per FAILED group, the K rollouts are split into random subgroups of `group_size` (drawn from the generator the trainer
+seeds from `(seed, global_step, prompt index)`, decision 4); each subgroup gets one reviewer request, and one merge
+request folds the reviews that succeeded into the feedback that is injected (a single review skips the merge). Requests are concurrent, bounded by `max_concurrency` and by optional requests- and tokens-per-minute
 limits, and retried by our own loop (the client's retries are off) on 429 (honouring Retry-After), 5xx, timeouts and
 connection errors, with exponential backoff and jitter.
 
@@ -25,6 +25,8 @@ from collections import Counter
 
 import openai
 import torch
+
+from ..routing import make_generator
 
 
 logger = logging.getLogger(__name__)
@@ -79,13 +81,6 @@ def split_subgroups(num_rollouts: int, group_size: int, generator: torch.Generat
     """A random partition of the rollout indices into `ceil(num_rollouts / group_size)` subgroups."""
     order = torch.randperm(num_rollouts, generator=generator).tolist()
     return [sorted(order[start : start + group_size]) for start in range(0, num_rollouts, group_size)]
-
-
-def review_subgroups(prompt: str, completions: list[str], group_size: int, seed: int) -> list[list[int]]:
-    """The subgroups of a failed group that get one review each: a random split seeded by the group's own text."""
-    digest = hashlib.blake2b(f"{seed}\0{prompt}\0{chr(0).join(completions)}".encode(), digest_size=8)
-    generator = torch.Generator().manual_seed(int.from_bytes(digest.digest(), "little") % 2**63)
-    return split_subgroups(len(completions), group_size, generator)
 
 
 def fence_id(texts: list[str]) -> str:
@@ -190,7 +185,8 @@ class OpenAIFeedbackProvider:
         reasoning_model (`bool`, defaults to `False`): For models that reject `stop`, `temperature` and `max_tokens`
             (e.g. o-series): send none of them and no token limit (their reasoning counts against any limit); the
             trainer still caps the injected feedback at `max_feedback_length` policy tokens.
-        seed (`int`, defaults to `0`): Seeds the subgroup split, which is otherwise a function of the group only.
+        seed (`int`, defaults to `0`): Seeds the retry jitter, and the subgroup split of a call without a
+            `feedback_generator` (the trainer passes one seeded from `(seed, global_step, prompt index)`).
         requests_per_minute (`float`, *optional*): At most this many requests per minute from this process, evenly
             spaced (retries and merge requests count); `None`: no limit.
         tokens_per_minute (`float`, *optional*): At most this many tokens per minute from this process, each request
@@ -330,11 +326,34 @@ class OpenAIFeedbackProvider:
                 raise FeedbackError("the reply has no choices")
             return extract_feedback(response.choices[0].message.content)
 
-    async def __call__(self, prompt: str, completions: list[str], rewards: list[float], **columns) -> str:
-        subgroups = review_subgroups(prompt, completions, self.group_size, self.seed)
-        reviews = await asyncio.gather(
-            *(self._complete(REVIEWER_PROMPT, review_request(prompt, completions, rewards, s)) for s in subgroups)
+    async def __call__(
+        self,
+        prompt: str,
+        completions: list[str],
+        rewards: list[float],
+        feedback_generator: torch.Generator | None = None,
+        **columns,
+    ) -> str:
+        generator = feedback_generator if feedback_generator is not None else make_generator(self.seed, 0, 0)
+        subgroups = split_subgroups(len(completions), self.group_size, generator)
+        outcomes = await asyncio.gather(
+            *(self._complete(REVIEWER_PROMPT, review_request(prompt, completions, rewards, s)) for s in subgroups),
+            return_exceptions=True,
         )
+        reviews = successful_reviews(outcomes)
+        if len(reviews) < len(outcomes):
+            self._metrics["feedback/failed_reviews"] += len(outcomes) - len(reviews)
+        if not reviews:
+            raise outcomes[0]
         if len(reviews) == 1:
             return reviews[0]
         return await self._complete(MERGE_PROMPT, merge_request(prompt, reviews))
+
+
+def successful_reviews(outcomes: list) -> list[str]:
+    """The reviews among `outcomes` (a review, or the `FeedbackError` of a subgroup whose review failed): one failed
+    review costs the merge only its subgroup. Any other exception is raised."""
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, FeedbackError):
+            raise outcome
+    return [outcome for outcome in outcomes if not isinstance(outcome, FeedbackError)]

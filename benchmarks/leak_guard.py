@@ -1,0 +1,186 @@
+"""The answer-leak guard: recall and false positives on bare and worked-solution references, and its speed.
+
+Three measurements:
+
+- the bare-answer table of `tests/test_leak_guard.py` (feedback phrasings, reference final answers);
+- MATH-500 worked solutions (the `solution` column, as TRL's math datasets hold it) as the reference: for each problem,
+  feedback phrasings of our own that state the final answer (the `answer` column) in several ways, and as many that
+  do not (some quote a number from the problem). Rows: the guard before worked references were read for their final
+  answer (the whole solution as the reference), now, and with the bare `answer` column as the reference;
+- the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts).
+
+Prints tables and writes JSON.
+
+    python benchmarks/leak_guard.py --output benchmarks/leak_guard.json
+"""
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+from math_verify import parse, verify
+
+
+ROOT = Path(__file__).resolve().parents[1]
+MATH500 = ROOT.parent / "shared" / "data" / "math500" / "test.jsonl"
+
+STATING = {
+    "answer is": "Issue: you stopped one step early. The answer is {answer}.",
+    "should get": "Recompute the last step carefully, so you should get {answer}",
+    "boxed": "Fix steps: 1. Redo the algebra. 2. You should reach \\boxed{{{answer}}}.",
+    "is the result": "{answer} is the result you should reach after fixing the sign.",
+    "= at the end": "Simplify the last line correctly and you get = {answer} at the end.",
+    "math span": "The final line should read ${answer}$.",
+}
+NOT_STATING = {
+    "no number": "Issue: the second step drops a term. Fix steps: 1. Expand again. 2. Collect like terms.",
+    "given value": "Recheck how you used the given value {number}; the setup is right, the arithmetic is not.",
+    "step number": "Step 2 is wrong: you divided where you should have multiplied.",
+    "first line": "You wrote {number} in the first line; keep it, but the next step needs its square.",
+    "method": "Your approach is fine until the substitution; recheck the bounds of the sum.",
+    "cases": "Split into cases first, then count each case once; you counted one of them twice.",
+}
+
+
+def other_number(problem: str, answer: str) -> str | None:
+    """A number of the problem statement that is not the answer, or None."""
+    gold = parse(f"\\boxed{{{answer}}}")
+    for number in dict.fromkeys(re.findall(r"(?<![\d.])\d+(?![\d.])", problem)):
+        if not verify(gold, parse(f"\\boxed{{{number}}}")):
+            return number
+    return None
+
+
+def table_rows(problems: list[dict]) -> list[dict]:
+    rows = []
+    for problem in problems:
+        number = other_number(problem["problem"], problem["answer"])
+        for kind, template in STATING.items():
+            rows.append({**problem, "kind": kind, "leak": True, "feedback": template.format(answer=problem["answer"])})
+        for kind, template in NOT_STATING.items():
+            if "{number}" in template and number is None:
+                continue
+            rows.append({**problem, "kind": kind, "leak": False, "feedback": template.format(number=number)})
+    return rows
+
+
+def rates(rows: list[dict], flagged: list[bool]) -> dict:
+    leaks = [f for row, f in zip(rows, flagged, strict=True) if row["leak"]]
+    others = [f for row, f in zip(rows, flagged, strict=True) if not row["leak"]]
+    return {
+        "leaks": len(leaks),
+        "non_leaks": len(others),
+        "recall": sum(leaks) / len(leaks),
+        "false_positive_rate": sum(others) / len(others),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=MATH500, help="MATH-500's test.jsonl")
+    parser.add_argument("--problems", type=int, default=80, help="the first N problems")
+    parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "leak_guard.json")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from tests.test_leak_guard import LEAKS, NON_LEAKS
+    from tests.test_leak_guard import rates as table_rates
+    from trl_mulferl.feedback import guard, redact_answer_leak
+    from trl_mulferl.schema import sanitize_feedback
+
+    recall, false_positive_rate = table_rates(redact_answer_leak)
+    bare = {
+        "leaks": len(LEAKS),
+        "non_leaks": len(NON_LEAKS),
+        "recall": recall,
+        "false_positive_rate": false_positive_rate,
+    }
+
+    problems = [json.loads(line) for line in args.data.read_text().splitlines()[: args.problems]]
+    rows = table_rows(problems)
+    modes = {
+        # The guard before: the whole worked solution was the reference text.
+        "before: whole solution": lambda row: bool(
+            guard._leak_spans(row["feedback"], guard._reference(row["solution"]))
+        ),
+        "now: solution's final answer": lambda row: redact_answer_leak(row["feedback"], row["solution"])[1],
+        "bare answer column": lambda row: redact_answer_leak(row["feedback"], row["answer"])[1],
+    }
+    worked, by_kind, misses = {}, {}, {}
+    for mode, flags in modes.items():
+        flagged = [flags(row) for row in rows]
+        worked[mode] = rates(rows, flagged)
+        by_kind[mode] = {
+            kind: sum(f for row, f in zip(rows, flagged, strict=True) if row["kind"] == kind)
+            / sum(row["kind"] == kind for row in rows)
+            for kind in {**STATING, **NOT_STATING}
+        }
+        if not mode.startswith("before"):  # before, most leaks were missed: the rates say it
+            misses[mode] = [
+                {"unique_id": row["unique_id"], "feedback": row["feedback"]}
+                for row, f in zip(rows, flagged, strict=True)
+                if f != row["leak"]
+            ]
+
+    timings = {}
+    for reference in ("42", "2\\sqrt{3}", "x^2 + 3x - 10", problems[0]["solution"]):
+        redact_answer_leak(long_feedback(0), reference)  # first-use costs: imports, regex compilation
+        seconds = []
+        for seed in (1, 2, 3):  # fresh text each time: no cached comparison helps
+            feedback = long_feedback(seed)
+            start = time.perf_counter()
+            sanitize_feedback(redact_answer_leak(feedback, reference)[0], ("<|im_end|>",))
+            seconds.append(time.perf_counter() - start)
+        timings["MATH-500 #1 solution" if reference == problems[0]["solution"] else reference] = min(seconds) * 1000
+
+    print(f"bare-answer table: {bare['leaks']} leaks, {bare['non_leaks']} non-leaks")
+    print(f"  recall {bare['recall']:.3f}, false positives {bare['false_positive_rate']:.3f}")
+    print(
+        f"MATH-500 worked solutions, {len(problems)} problems: {worked['bare answer column']['leaks']} leaks, "
+        f"{worked['bare answer column']['non_leaks']} non-leaks"
+    )
+    print(f"  {'reference':<30} {'recall':>7} {'false pos.':>10}")
+    for mode, result in worked.items():
+        print(f"  {mode:<30} {result['recall']:>7.3f} {result['false_positive_rate']:>10.3f}")
+    print("  per phrasing (share flagged, now):")
+    for kind, share in by_kind["now: solution's final answer"].items():
+        print(f"    {'states' if kind in STATING else 'does not state':<15} {kind:<15} {share:.3f}")
+    print("1,000-token feedback, guard + sanitiser (best of 3):")
+    for reference, milliseconds in timings.items():
+        print(f"  {reference:<22} {milliseconds:6.1f} ms")
+    args.output.write_text(
+        json.dumps(
+            {
+                "settings": {"problems": len(problems), "stating": STATING, "not_stating": NOT_STATING},
+                "bare_answer_table": bare,
+                "worked_solutions": worked,
+                "worked_solutions_by_phrasing": by_kind,
+                "worked_solutions_errors": misses,
+                "milliseconds_per_1000_token_feedback": timings,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def long_feedback(seed: int) -> str:
+    """At least 1,000 tokens (words and symbols) of feedback: prose, step lists, numbers, equations and LaTeX."""
+    rng = random.Random(seed)
+    paragraphs = []
+    while len(re.findall(r"\w+|[^\w\s]", "".join(paragraphs))) < 1000:
+        a, b, c, d, e, f, g, h, k = (rng.randint(2, 999) for _ in range(9))
+        paragraphs.append(
+            f"Issue: in step {rng.randint(1, 9)} you wrote $x_{{{a}}} = {b}$ but the constraint gives $x + {c} = {d}$, "
+            f"so {a} \\cdot {b} = {a * b} is not what you need. Recheck the sign of the term {e}x^2 and the factor "
+            f"\\sqrt{{{f}}}; there are {rng.randint(2, 9)} cases to consider, and the ratio {g}/{h} simplifies. "
+            f"Fix steps: 1. Expand $(x + {k})^2$. 2. Compare with \\frac{{{g}}}{{{k}}} and 0.{h}.\n"
+        )
+    return "".join(paragraphs)
+
+
+if __name__ == "__main__":
+    main()

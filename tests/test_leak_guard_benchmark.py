@@ -1,0 +1,27 @@
+"""`benchmarks/leak_guard.py` on two MATH-500 problems runs end to end, so the benchmark cannot rot."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "leak_guard.py"
+
+
+def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
+    output = tmp_path / "leak_guard.json"
+    data = shared_data / "math500" / "test.jsonl"
+    command = [sys.executable, str(SCRIPT), "--data", str(data), "--problems", "2", "--output", str(output)]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(output.read_text())
+    assert result["bare_answer_table"]["leaks"] == 37 and result["bare_answer_table"]["non_leaks"] == 24
+    now = result["worked_solutions"]["now: solution's final answer"]
+    assert now["leaks"] == 2 * 6 and now["recall"] == 1.0 and now["false_positive_rate"] == 0.0
+    assert set(result["milliseconds_per_1000_token_feedback"]) == {
+        "42",
+        "2\\sqrt{3}",
+        "x^2 + 3x - 10",
+        "MATH-500 #1 solution",
+    }

@@ -1,0 +1,224 @@
+"""FCO in the trainer (spec decision 2): each FCO row carries its partner negative, and the loss forward scores both.
+
+At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
+sequence of its pair, and the reference's side of both scores (no grad). In the loss, the partners ride in the loss's
+own forward as extra rows, so the policy's side of every score comes from TRL's training forward:
+
+- `fco_pairing="permutation"` (default): pair j is (positive j, negative pi(j)), one row each, and its loss
+  `-log sigmoid(tau * (s+ - s- - margin))` is computed exactly, with autograd, at every iteration.
+- `fco_pairing="all"`: the K*K pairs span rows, so the loss takes the per-sequence surrogate `w * s` with
+  `w = dL/ds` from a generation-time policy forward (no grad); its gradient is the FCO gradient while the
+  parameters are those of generation time (`num_iterations == 1`).
+"""
+
+import torch
+import torch.nn.functional as F
+from trl.models.utils import disable_gradient_checkpointing
+from trl.trainer.utils import pad, use_adapter
+
+from .lockstep import padded
+from .losses import drop_empty_pairs, fco_pair_losses, fco_surrogate_coefficients, sequence_logp
+from .routing import Route, make_generator, sample_fco_pairs
+
+
+PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
+
+
+def reference_logps(trainer, forward: dict) -> torch.Tensor:
+    """Per-token log-probs of the frozen reference (TRL's forward), as TRL scores its KL."""
+    if trainer.ref_model is not None:
+        return trainer._get_per_token_logps_and_entropies(trainer.ref_model, **forward)[0]
+    # PEFT: the adapter-free base model, or TRL's frozen "ref" copy of an adapter passed in trained.
+    unwrapped = trainer.accelerator.unwrap_model(trainer.model)
+    with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
+        return trainer._get_per_token_logps_and_entropies(trainer.model, **forward)[0]
+
+
+def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> torch.Tensor | None:
+    """No-grad per-token log-probs of `rows` of `sequences` (the reference's, or the policy's with `policy`).
+
+    Every process forwards as many rows as `trainer.lockstep` says (dummies: row 0); None when it forwards none.
+    """
+    num_forwarded = trainer.lockstep.forward_rows(len(rows))
+    if num_forwarded == 0:
+        return None
+    selected = torch.tensor(padded(rows, num_forwarded), device=sequences["prompt_ids"].device)
+    forward = {
+        "input_ids": torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)[selected],
+        "attention_mask": torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)[selected],
+        "logits_to_keep": sequences["completion_ids"].size(1),
+        "batch_size": trainer.args.per_device_train_batch_size,
+    }
+    with torch.no_grad(), disable_gradient_checkpointing(trainer.model, trainer.args.gradient_checkpointing_kwargs):
+        if policy:
+            logps = trainer._get_per_token_logps_and_entropies(trainer.model, **forward)[0]
+        else:
+            logps = reference_logps(trainer, forward)
+    return logps[: len(rows)]
+
+
+def partner_tensors(negatives: list, num_rows: int, pad_token_id: int, device) -> dict[str, torch.Tensor]:
+    """The partner sequence of every row as padded tensors (a one-token pad where a row has none)."""
+    no_partner = ([pad_token_id], [pad_token_id], [0])
+    columns = list(zip(*[negatives[row] or no_partner for row in range(num_rows)], strict=True))
+    prompt_ids, completion_ids, score_mask = ([torch.tensor(v, device=device) for v in column] for column in columns)
+    return {
+        "prompt_ids": pad(prompt_ids, padding_value=pad_token_id, padding_side="left"),
+        "prompt_mask": pad([torch.ones_like(ids) for ids in prompt_ids], padding_side="left"),
+        "completion_ids": pad(completion_ids, padding_value=pad_token_id),
+        "completion_mask": pad([torch.ones_like(ids) for ids in completion_ids]),
+        "score_mask": pad(score_mask),
+    }
+
+
+def add_fco_rows(trainer, output: dict, rollout):
+    """Pairs, partners, reference scores and per-row weights of the FCO rows, as per-row keys of `output`.
+
+    The per-row weights add up, over the micro-batches of one optimizer step, to `fco_weight * (mean pair loss of
+    each FCO prompt) / (prompts in the step)`, the FCO term of spec decision 2.
+    """
+    args, group_size = trainer.args, trainer.num_generations
+    num_rows, device = output["prompt_ids"].size(0), output["prompt_ids"].device
+    num_groups = num_rows // group_size
+    groups_per_step = num_groups * args.gradient_accumulation_steps / args.steps_per_generation
+    scale = args.fco_weight / groups_per_step
+    positive_mask = output["completion_mask"] * output.get("tool_mask", 1)
+    first_group = trainer.accelerator.process_index * num_groups
+    fco_groups = rollout.groups(Route.FCO)
+
+    # Row j's partner: the negative of its pair (pi(j) for the permutation, j itself for the all-pairs surrogate).
+    pairs_of, negatives = {}, [None] * num_rows
+    for group in fco_groups:
+        first = group * group_size
+        generator = make_generator(args.seed, trainer.state.global_step, first_group + group)
+        pairs_of[group] = sample_fco_pairs(group_size, args.fco_pairing, generator)
+        for j in range(group_size):
+            partner = pairs_of[group][j, 1].item() if args.fco_pairing == "permutation" else j
+            negative = rollout.negatives[first + partner]
+            negatives[first + j] = (negative.prompt_ids, negative.completion_ids, negative.score_mask)
+    partners = partner_tensors(negatives, num_rows, trainer._tokenizer.pad_token_id, device)
+    for key, value in partners.items():
+        output[f"mulferl_partner_{key}"] = value
+
+    fco_rows = [row for group in fco_groups for row in range(group * group_size, (group + 1) * group_size)]
+    normalization = args.fco_score_normalization
+    reference = output.get("ref_per_token_logps")  # TRL's, when beta != 0
+    if reference is None:
+        reference = forward_rows(trainer, output, fco_rows, policy=False)
+    else:
+        reference = reference[fco_rows]
+    partner_reference = forward_rows(trainer, partners, fco_rows, policy=False)
+    if args.fco_pairing == "all":
+        policy = output.get("old_per_token_logps")  # TRL's forward for vLLM's importance sampling
+        policy = forward_rows(trainer, output, fco_rows, policy=True) if policy is None else policy[fco_rows]
+        partner_policy = forward_rows(trainer, partners, fco_rows, policy=True)
+
+    keys = ("fco_weight", "fco_ref_score", "partner_ref_score", "fco_coefficient", "partner_coefficient")
+    for key in (*keys, "partner_forwarded", "fco_loss_sum", "fco_gap_sum", "fco_pairs"):
+        output[f"mulferl_{key}"] = torch.zeros(num_rows, device=device)
+    if not fco_rows:
+        return
+    rows = torch.tensor(fco_rows, device=device)
+    has_tokens = positive_mask[rows].sum(dim=1) > 0
+    partner_has_tokens = partners["score_mask"][rows].sum(dim=1) > 0
+    ref_scores = sequence_logp(reference, positive_mask[rows], normalization)
+    partner_ref_scores = sequence_logp(partner_reference, partners["score_mask"][rows], normalization)
+    output["mulferl_fco_ref_score"][rows] = ref_scores
+    output["mulferl_partner_ref_score"][rows] = partner_ref_scores
+    if args.fco_pairing == "all":
+        scores = sequence_logp(policy, positive_mask[rows], normalization) - ref_scores
+        partner_scores = (
+            sequence_logp(partner_policy, partners["score_mask"][rows], normalization) - partner_ref_scores
+        )
+    for index, group in enumerate(fco_groups):
+        members = slice(index * group_size, (index + 1) * group_size)
+        group_rows = rows[members]
+        if args.fco_pairing == "permutation":
+            # Row j holds pair j whole: positive j and its partner; a pair with an empty side is dropped.
+            kept = has_tokens[members] & partner_has_tokens[members]
+            dropped = int((~kept).sum())
+            output["mulferl_fco_weight"][group_rows] = scale * kept.float() / kept.sum().clamp(min=1)
+            output["mulferl_fco_pairs"][group_rows] = kept.float()
+            output["mulferl_partner_forwarded"][group_rows] = kept.float()
+        else:
+            pos, neg = scores[members], partner_scores[members]
+            pairs, dropped = drop_empty_pairs(
+                pairs_of[group].to(device), has_tokens[members], partner_has_tokens[members]
+            )
+            pos_coefficients, neg_coefficients = fco_surrogate_coefficients(
+                pos, neg, pairs, args.fco_tau, args.fco_margin
+            )
+            output["mulferl_fco_coefficient"][group_rows] = scale * pos_coefficients
+            output["mulferl_partner_coefficient"][group_rows] = scale * neg_coefficients
+            output["mulferl_partner_forwarded"][group_rows] = (neg_coefficients != 0).float()
+            if len(pairs):
+                pair_losses = fco_pair_losses(pos[pairs[:, 0]], neg[pairs[:, 1]], args.fco_tau, args.fco_margin)
+                gaps = pos[pairs[:, 0]] - neg[pairs[:, 1]]
+                # Logged from the rows of each pair's positive; the weights carry the value of the loss.
+                for key, values in (("loss_sum", pair_losses), ("gap_sum", gaps), ("pairs", torch.ones_like(gaps))):
+                    output[f"mulferl_fco_{key}"].index_add_(0, group_rows[pairs[:, 0]], values)
+                output["mulferl_fco_weight"][group_rows] = scale * pair_losses.mean() / group_size
+        rollout.counts["fco/dropped_pairs"] += dropped
+
+
+def partner_rows(inputs) -> torch.Tensor:
+    """The rows of a micro-batch whose partner sequence the loss forwards."""
+    return inputs["mulferl_partner_forwarded"].nonzero().squeeze(1)
+
+
+def fco_term(args, inputs, logps: torch.Tensor, partner_logps: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
+    """The FCO term of one micro-batch from the loss forward's log-probs, and `[loss sum, gap sum, pairs]` to log.
+
+    Args:
+        args: The trainer's `MulFeRLConfig`.
+        inputs: The micro-batch (the `mulferl_*` keys of `add_fco_rows`).
+        logps: `(B, T)` the policy's per-token log-probs of the rows (with grad).
+        partner_logps: `(P, T')` those of the partners of `partner_rows(inputs)` (P may be 0).
+    """
+    rows, normalization = partner_rows(inputs), args.fco_score_normalization
+    scores = sequence_logp(logps, inputs["completion_mask"] * inputs.get("tool_mask", 1), normalization)
+    partner_scores = sequence_logp(partner_logps, inputs["mulferl_partner_score_mask"][rows], normalization)
+    if args.fco_pairing == "permutation":
+        gaps = (scores[rows] - inputs["mulferl_fco_ref_score"][rows]) - (
+            partner_scores - inputs["mulferl_partner_ref_score"][rows]
+        )
+        pair_losses = fco_pair_losses(gaps, torch.zeros_like(gaps), args.fco_tau, args.fco_margin)
+        term = (inputs["mulferl_fco_weight"][rows] * pair_losses).sum()
+        return term, [pair_losses.sum().item(), gaps.sum().item(), float(len(rows))]
+    # `s - s.detach()` is 0 with the gradient of s (the reference cancels); the weights carry the loss value.
+    term = (inputs["mulferl_fco_coefficient"] * (scores - scores.detach())).sum()
+    term = term + (inputs["mulferl_partner_coefficient"][rows] * (partner_scores - partner_scores.detach())).sum()
+    term = term + inputs["mulferl_fco_weight"].sum()
+    return term, [inputs[f"mulferl_fco_{key}"].sum().item() for key in ("loss_sum", "gap_sum", "pairs")]
+
+
+def join_partners(input_ids, attention_mask, logits_to_keep: int, partners: dict, pad_token_id: int):
+    """The loss forward's rows with the partner sequences appended as extra rows, on one common width.
+
+    Prompts are left-padded and completions right-padded to the longer of the two; rotary positions only shift, which
+    leaves attention unchanged. One forward and one backward carry both: a second forward into the same backward
+    reduces some gradients twice (ZeRO-3 with the reentrant checkpointing TRL uses for PEFT).
+
+    Returns:
+        `(input_ids, attention_mask, completion_width)` of the joined batch.
+    """
+    prompt_length = input_ids.size(1) - logits_to_keep
+    prompt_width = max(prompt_length, partners["prompt_ids"].size(1))
+    completion_width = max(logits_to_keep, partners["completion_ids"].size(1))
+
+    def arrange(prompt_ids, prompt_mask, completion_ids, completion_mask):
+        left, right = prompt_width - prompt_ids.size(1), completion_width - completion_ids.size(1)
+        ids = [F.pad(prompt_ids, (left, 0), value=pad_token_id), F.pad(completion_ids, (0, right), value=pad_token_id)]
+        mask = [F.pad(prompt_mask, (left, 0)), F.pad(completion_mask, (0, right))]
+        return torch.cat(ids, dim=1), torch.cat(mask, dim=1)
+
+    main = arrange(
+        input_ids[:, :prompt_length],
+        attention_mask[:, :prompt_length],
+        input_ids[:, prompt_length:],
+        attention_mask[:, prompt_length:],
+    )
+    partner = arrange(
+        partners["prompt_ids"], partners["prompt_mask"], partners["completion_ids"], partners["completion_mask"]
+    )
+    return torch.cat([main[0], partner[0]]), torch.cat([main[1], partner[1]]), completion_width

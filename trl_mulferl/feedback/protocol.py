@@ -1,0 +1,198 @@
+"""The feedback provider protocol, and calling providers (decision 8 of the spec).
+
+A feedback provider is any callable, sync or async::
+
+    provider(prompt: str, completions: list[str], rewards: list[float], **columns) -> str | None
+
+called once per FAILED group with the problem text (the last user message), the group's full responses as decoded
+(prefix included), their rewards, and the dataset columns of that prompt (e.g. `solution`), as TRL passes them to
+reward functions. A provider that takes a `feedback_turn` parameter (or `**kwargs`) also gets the turn the feedback
+will condition: 1 for the first regeneration, 2 for the second; one that takes `feedback_generator` (or `**kwargs`)
+gets a `torch.Generator` seeded from `(seed, global_step, prompt index)` for its random choices (decision 4), such as
+the subgroup split of [`OpenAIFeedbackProvider`]. It returns the feedback text; `None`, an empty string or an
+exception leaves the group unresolved.
+
+A *batched* provider (e.g. `SelfFeedbackProvider`, which generates with the policy's own weights) instead has a method
+`feedback_batch(requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]`: the trainer calls it once per
+feedback turn on every process together, with this process's requests (possibly none), so that it can run
+collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP.
+"""
+
+import asyncio
+import functools
+import inspect
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from trl.trainer.utils import is_async_callable
+
+from ..routing import make_generator
+
+
+logger = logging.getLogger(__name__)
+
+# Keywords the trainer passes to providers that accept them; a dataset column may not take these names.
+PROVIDER_KEYWORDS = ("feedback_turn", "feedback_generator")
+
+
+@dataclass
+class FeedbackRequest:
+    """One FAILED group: what the provider is called with."""
+
+    prompt: str
+    completions: list[str]
+    rewards: list[float]
+    columns: dict[str, Any]
+    turn: int = 1  # the turn the feedback will condition (1 = the first regeneration)
+    # Seed the provider's random choices (decision 4): the run's seed, the step and the prompt's index over processes.
+    seed: int = 0
+    step: int = 0
+    prompt_index: int = 0
+
+    def generator(self):
+        """A fresh `torch.Generator` seeded from `(seed, step, prompt_index)`, the same on every process."""
+        return make_generator(self.seed, self.step, self.prompt_index)
+
+
+@dataclass
+class FeedbackResult:
+    text: str | None
+    latency_s: float
+    error: str | None = None
+
+
+def problem_text(prompt: str | list[dict[str, Any]]) -> str:
+    """The problem a provider is shown: the last user message of a conversation, or the plain prompt itself."""
+    if isinstance(prompt, str):
+        return prompt
+    content = next(message["content"] for message in reversed(prompt) if message["role"] == "user")
+    if isinstance(content, list):  # typed content blocks
+        return "".join(block.get("text", "") for block in content)
+    return content
+
+
+def is_batched(provider) -> bool:
+    """Whether the provider answers a whole feedback turn at once (`feedback_batch`), on every process together."""
+    return callable(getattr(provider, "feedback_batch", None))
+
+
+def accepted_keywords(provider: Callable) -> tuple[str, ...]:
+    """The keywords of `PROVIDER_KEYWORDS` the provider accepts (by name or through `**kwargs`)."""
+    try:
+        parameters = inspect.signature(provider).parameters.values()
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return ()
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return PROVIDER_KEYWORDS
+    names = {p.name for p in parameters if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    return tuple(keyword for keyword in PROVIDER_KEYWORDS if keyword in names)
+
+
+def _provider_columns(request: FeedbackRequest, keywords: tuple[str, ...]) -> dict[str, Any]:
+    extra = {"feedback_turn": request.turn} if "feedback_turn" in keywords else {}
+    if "feedback_generator" in keywords:
+        extra["feedback_generator"] = request.generator()
+    return {**request.columns, **extra}
+
+
+async def _call(
+    provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore, executor: ThreadPoolExecutor | None
+) -> FeedbackResult:
+    async with semaphore:
+        start = time.perf_counter()
+        columns = _provider_columns(request, accepted_keywords(provider))
+        try:
+            if executor is None:
+                text = await provider(request.prompt, request.completions, request.rewards, **columns)
+            else:
+                call = functools.partial(provider, request.prompt, request.completions, request.rewards, **columns)
+                text = await asyncio.get_running_loop().run_in_executor(executor, call)
+        except Exception as error:  # a failing provider must not stop training: the group becomes unresolved
+            logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
+            return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
+        latency = time.perf_counter() - start
+        if text is not None and not isinstance(text, str):
+            warn_once(
+                f"The feedback provider returned a {type(text).__name__}, not a str; its groups are unresolved. Return "
+                "the feedback text (or None when there is none)."
+            )
+            return FeedbackResult(None, latency, error="not_a_string")
+        if text is None or not text.strip():
+            return FeedbackResult(None, latency, error="empty")
+        return FeedbackResult(text, latency)
+
+
+_warned: set[str] = set()
+
+
+def warn_once(message: str):
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
+
+
+async def request_feedback(
+    provider: Callable, requests: list[FeedbackRequest], max_concurrency: int, deadline: float | None = None
+) -> list[FeedbackResult]:
+    """Ask the provider about every request concurrently, at most `max_concurrency` at a time, in request order.
+
+    Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline").
+    """
+    if not requests:
+        return []
+    semaphore = asyncio.Semaphore(max_concurrency)
+    # A sync provider gets threads of its own, up to the bound: asyncio's default executor has min(32, CPUs + 4).
+    executor = None
+    if not is_async_callable(provider):
+        executor = ThreadPoolExecutor(min(max_concurrency, len(requests)), thread_name_prefix="mulferl-feedback")
+    tasks = [asyncio.ensure_future(_call(provider, request, semaphore, executor)) for request in requests]
+    try:
+        _, pending = await asyncio.wait(tasks, timeout=deadline)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)  # calls past the deadline finish in the background
+    for task in pending:
+        task.cancel()
+    if pending:
+        logger.warning(
+            "%d feedback requests missed the %.0f s turn deadline; their groups are unresolved.",
+            len(pending),
+            deadline,
+        )
+    return [
+        task.result() if task not in pending else FeedbackResult(None, deadline, error="deadline") for task in tasks
+    ]
+
+
+def collect_feedback(
+    provider,
+    requests: list[FeedbackRequest],
+    trainer,
+    run_async: Callable[[Coroutine], Any],
+    max_concurrency: int,
+    deadline: float | None,
+) -> list[FeedbackResult]:
+    """The results of one feedback turn, in request order, from a batched or a per-request provider.
+
+    A batched provider is called with `trainer` (on every process together); if it raises (e.g. out of memory), all
+    its requests come back as errors and training goes on. Any other provider gets every request concurrently
+    through `request_feedback`, run by `run_async` (the trainer's feedback event loop).
+    """
+    if not is_batched(provider):
+        return run_async(request_feedback(provider, requests, max_concurrency, deadline))
+    start = time.perf_counter()
+    try:
+        return provider.feedback_batch(requests, trainer)
+    except Exception as error:  # as for a per-request provider, a failure leaves the groups unresolved
+        logger.warning("Batched feedback provider failed: %s: %s", type(error).__name__, error)
+        latency = time.perf_counter() - start
+        return [FeedbackResult(None, latency, error=type(error).__name__) for _ in requests]
+
+
+def feedback_cost(prompt_tokens: int, completion_tokens: int, input_price: float, output_price: float) -> float:
+    """The cost of the feedback model's token usage, at `input_price` / `output_price` per 1M tokens."""
+    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000

@@ -1,0 +1,130 @@
+"""MulFeRL's metrics (`mulferl/...` in TRL's `_metrics`), reduced over processes by name so every process logs the
+same values: routing and feedback per generation batch, FCO per optimizer step."""
+
+import math
+from collections import Counter
+
+import torch
+from accelerate.utils import gather_object
+from trl.trainer.utils import nanstd
+
+from .feedback import feedback_totals
+from .routing import GroupState, Route, weighted_rewards
+
+
+TRAINED_ROUTES = (Route.GRPO, Route.FCO)
+LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
+# Counts reduced with max over processes; every other count is summed.
+_MAX_COUNTS = ("feedback/latency_max",)
+FEEDBACK_COUNTS = (
+    "requests",
+    "errors",
+    "leaks_redacted",
+    "retries",
+    "failed_reviews",
+    "prompt_tokens",
+    "completion_tokens",
+    "capped_groups",
+    "skipped_truncated",
+)
+
+
+def reduce_counts(counts: dict) -> Counter:
+    """Every process's counts, summed by name (maxima for `_MAX_COUNTS`); a collective."""
+    totals = Counter()
+    for process_counts in gather_object([dict(counts)]):
+        for name, value in process_counts.items():
+            totals[name] = max(totals[name], value) if name in _MAX_COUNTS else totals[name] + value
+    return totals
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else float("nan")
+
+
+def log_rollout(trainer, rollout):
+    """Routing, feedback and token metrics of one generation batch; also the run's feedback totals."""
+    group_size, args = trainer.num_generations, trainer.args
+    counts = Counter(rollout.counts)
+    for r in LOGGED_ROUTES:
+        counts[f"route/{r.value}"] = rollout.routes.count(r)
+    for turn in range(1 + args.max_feedback_turns):
+        reached = [h for h in rollout.histories if len(h) > turn]
+        counts[f"turn_{turn}/reached"] = len(reached)
+        counts[f"turn_{turn}/failed"] = sum(h[turn] == GroupState.FAILED for h in reached)
+    num_rows = len(rollout.routes) * group_size
+    first_row = trainer.accelerator.process_index * num_rows
+    local = weighted_rewards(rollout.final_rewards_per_func, trainer.reward_weights)[first_row : first_row + num_rows]
+    trained = [reward for reward, r in zip(local.tolist(), rollout.row_routes(group_size)) if r in TRAINED_ROUTES]
+    counts["reward_final/sum"], counts["reward_final/count"] = sum(trained), len(trained)
+    totals = reduce_counts(counts)
+
+    metrics = trainer._metrics["train"]
+    num_groups = sum(totals[f"route/{r.value}"] for r in LOGGED_ROUTES)
+    for r in LOGGED_ROUTES:
+        metrics[f"mulferl/route/{r.value}"].append(totals[f"route/{r.value}"] / num_groups)
+    metrics["mulferl/turn_0/success_rate"].append(ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"]))
+    for turn in range(1 + args.max_feedback_turns):
+        metrics[f"mulferl/turn_{turn}/failed_groups"].append(totals[f"turn_{turn}/failed"])
+        if turn > 0:  # groups regenerated at this turn: those that failed one turn earlier and got feedback
+            metrics[f"mulferl/turn_{turn}/reached_groups"].append(totals[f"turn_{turn}/reached"])
+            escaped = totals[f"turn_{turn}/reached"] - totals[f"turn_{turn}/failed"]
+            metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
+    metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
+    metrics["mulferl/reward_rows"].append(totals["reward_rows"])
+    # TRL's `num_tokens` (and `num_input_tokens_seen`) counted turn 0 in `_generate`; the feedback turns add theirs.
+    trainer.state.num_input_tokens_seen += totals["regenerated_tokens"]
+    metrics["num_tokens"] = [trainer.state.num_input_tokens_seen]
+    requests = totals["feedback/requests"]
+    for name in FEEDBACK_COUNTS:
+        metrics[f"mulferl/feedback/{name}"].append(totals[f"feedback/{name}"])
+    metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
+    metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
+    metrics["mulferl/feedback/max_turns"].append(rollout.num_turns - 1)
+    bill = feedback_totals(trainer)
+    bill.add(totals)
+    metrics["mulferl/feedback/cost"] = [bill.cost]  # a running total: the latest, not a mean
+    if args.fco_enabled:
+        metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
+    describe_turn_0(trainer, rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
+
+
+def describe_turn_0(trainer, turn0_rewards_per_func: torch.Tensor, final_rewards_per_func: torch.Tensor):
+    """Decision 9: TRL's reward metrics describe turn 0, as GRPO's would; its completions table the final rows.
+
+    TRL logged both from the rewards it was handed (GRPO-routed rows only): overwrite them.
+    """
+    for i, name in enumerate(trainer.reward_func_names):
+        column = trainer._logs["rewards"][name]
+        for _ in range(min(len(column), len(final_rewards_per_func))):
+            column.pop()
+        column.extend(final_rewards_per_func[:, i].tolist())
+    rewards_per_func = turn0_rewards_per_func
+    metrics = trainer._metrics["train"]
+    weighted = weighted_rewards(rewards_per_func, trainer.reward_weights)
+    metrics["reward"][-1] = torch.nanmean(weighted).item()
+    metrics["reward_std"][-1] = nanstd(weighted).item()
+    group_std = nanstd(weighted.view(-1, trainer.num_generations), dim=1)
+    metrics["frac_reward_zero_std"][-1] = torch.isclose(group_std, torch.zeros_like(group_std)).float().mean().item()
+    for i, name in enumerate(trainer.reward_func_names):
+        metrics[f"rewards/{name}/mean"][-1] = torch.nanmean(rewards_per_func[:, i]).item()
+        metrics[f"rewards/{name}/std"][-1] = nanstd(rewards_per_func[:, i]).item()
+
+
+class FCOWindow:
+    """The FCO loss, score gap and pair count of the micro-batches of one optimizer step, summed over processes."""
+
+    def __init__(self):
+        self.sums = torch.zeros(3)
+
+    def add(self, accelerator, loss_sum: float, gap_sum: float, pairs: float):
+        """Every process calls this at every micro-step with FCO keys (a collective)."""
+        local = torch.tensor([loss_sum, gap_sum, pairs], device=accelerator.device)
+        self.sums += accelerator.reduce(local, reduction="sum").cpu()
+
+    def flush(self, metrics):
+        loss_sum, gap_sum, pairs = self.sums.tolist()
+        metrics["mulferl/fco/loss"].append(loss_sum / pairs if pairs else math.nan)
+        metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else math.nan)
+        metrics["mulferl/fco/pairs"].append(pairs)
+        self.sums = torch.zeros(3)

@@ -1,0 +1,313 @@
+"""Algorithm 1's turn loop over one generation batch: score, route, ask for feedback, inject, regenerate, replace,
+rescore, route again, until every prompt has a route or the turns run out."""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import torch
+
+from .feedback import FeedbackRequest, collect_feedback, problem_text
+from .lockstep import padded
+from .rewards import completion_text
+from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
+from .schema import inject_feedback
+
+
+@dataclass
+class Rows:
+    """This process's rows of the generation batch, as TRL's `_generate` returns them; regenerated rows replace the
+    failed ones in place (decision 3), so the row count never changes."""
+
+    prompt_ids: list[list[int]]
+    completion_ids: list[list[int]]
+    tool_mask: list[list[int]]
+    completions: list
+    logprobs: list[list[float]] | None
+
+
+@dataclass
+class Negative:
+    """A row as it was one turn before its last: the FCO negative of a FAILED -> SOLVED prompt."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    score_mask: list[int]  # 1 on the tokens the model wrote, 0 on an injected prefill (and on a truncated row)
+
+
+@dataclass
+class Rollout:
+    """This process's groups through the turns of one generation batch (Algorithm 1's state)."""
+
+    rows: Rows
+    histories: list[list[GroupState]]  # per group, its state at each turn it reached
+    routes: list[Route]  # per group, updated after each turn
+    feedback: list[str]  # per group, the feedback its last turn was conditioned on ("" at turn 0)
+    final_rewards_per_func: torch.Tensor  # gathered over processes; a row's rewards at its group's last turn
+    turn0_rewards_per_func: torch.Tensor  # gathered over processes
+    num_turns: int  # 1 + this step's feedback turns (`max_feedback_turns`, or its annealed value)
+    feedback_groups_left: int | None = None  # this step's `max_feedback_groups_per_step` budget, over all processes
+    negatives: dict[int, Negative] = field(default_factory=dict)  # per local row of a regenerated group
+    counts: Counter = field(default_factory=Counter)  # local sums, logged as mulferl/<name> after a gather
+
+    def groups(self, route_: Route) -> list[int]:
+        return [group for group, r in enumerate(self.routes) if r == route_]
+
+    def row_routes(self, group_size: int) -> list[Route]:
+        return [r for r in self.routes for _ in range(group_size)]
+
+
+@dataclass
+class GenerationBatch:
+    """What one generation batch carries from TRL's `_generate_and_score_completions` through `_generate` (which
+    only receives the prompts) and back: the dataset rows, then the rollout and the rewards handed to TRL."""
+
+    inputs: list[dict]
+    rollout: Rollout | None = None
+    # The rewards of GRPO-routed rows (NaN elsewhere), which TRL's `_calculate_rewards` returns instead of scoring.
+    trained_rewards_per_func: torch.Tensor | None = None
+
+
+class TurnLoop:
+    """Runs the feedback turns of one generation batch on a `MulFeRLTrainer`, with its backends and providers."""
+
+    def __init__(self, trainer, inputs: list[dict], prompts: list):
+        self.trainer = trainer
+        self.args = trainer.args
+        self.inputs = inputs
+        self.prompts = prompts
+        self.group_size = trainer.num_generations
+        self.num_rows = len(prompts)
+
+    def run(self, rows: Rows) -> Rollout:
+        rollout = self.start(rows)
+        for turn in range(1, rollout.num_turns):
+            failed = rollout.groups(Route.REGENERATE)
+            feedback = self.ask_for_feedback(turn, failed, rollout)
+            regenerated = [group for group in failed if feedback[group] is not None]
+            for group in failed:
+                if feedback[group] is None:
+                    rollout.routes[group] = Route.UNRESOLVED
+            most_regenerated = self.trainer.lockstep.most(len(regenerated))  # another turn anywhere?
+            if most_regenerated == 0:
+                break
+            contexts = self.inject(regenerated, feedback)
+            new_rows = self.regenerate(contexts, rows)
+            self.replace_rows(rows, regenerated, new_rows, rollout)
+            self.rescore(rows, regenerated, rollout, most_regenerated * self.group_size)
+            for group in regenerated:
+                rollout.feedback[group] = feedback[group]
+            self.route(rollout, regenerated)
+        rollout.routes = [Route.UNRESOLVED if r == Route.REGENERATE else r for r in rollout.routes]
+        return rollout
+
+    def local_rows(self) -> slice:
+        """This process's rows within tensors gathered over processes."""
+        first_row = self.trainer.accelerator.process_index * self.num_rows
+        return slice(first_row, first_row + self.num_rows)
+
+    def group_rows(self, group: int) -> range:
+        return range(group * self.group_size, (group + 1) * self.group_size)
+
+    def start(self, rows: Rows) -> Rollout:
+        """Score turn 0 and route every group."""
+        trainer = self.trainer
+        rewards_per_func = trainer._calculate_rewards(self.inputs, self.prompts, rows.completions, rows.completion_ids)
+        trainer._warn_if_unscorable(rewards_per_func)
+        num_groups = self.num_rows // self.group_size
+        rollout = Rollout(
+            rows=rows,
+            histories=[[] for _ in range(num_groups)],
+            routes=[Route.REGENERATE] * num_groups,
+            feedback=[""] * num_groups,
+            final_rewards_per_func=rewards_per_func.clone(),
+            turn0_rewards_per_func=rewards_per_func,
+            num_turns=1 + self.args.feedback_turns_at(trainer.state.global_step),
+            feedback_groups_left=self.args.max_feedback_groups_per_step,
+        )
+        local = weighted_rewards(rewards_per_func[self.local_rows()], trainer.reward_weights)
+        scored = local[~torch.isnan(local)]
+        rollout.counts["turn_0/successes"] = (scored >= self.args.success_threshold).sum().item()
+        rollout.counts["turn_0/scored_rows"] = scored.numel()
+        rollout.counts["reward_rows"] = self.num_rows
+        self.route(rollout, range(num_groups))
+        return rollout
+
+    def route(self, rollout: Rollout, groups):
+        """Classify each group from its latest rewards and apply Algorithm 1 (with decision 12)."""
+        rewards = weighted_rewards(rollout.final_rewards_per_func[self.local_rows()], self.trainer.reward_weights)
+        for group in groups:
+            group_rewards = rewards[self.group_rows(group)]
+            rollout.histories[group].append(group_state(group_rewards, self.args.success_threshold))
+            rollout.routes[group] = route(rollout.histories[group], rollout.num_turns, rewards_vary(group_rewards))
+
+    def ask_for_feedback(self, turn: int, groups, rollout: Rollout) -> dict[int, str | None]:
+        """Feedback text for turn `turn` per failed group of this process (None when there is none), all at once.
+
+        A batched provider (self-feedback) is called on every process, even one with no request; any other provider
+        gets every request concurrently on the feedback event loop, under `feedback_turn_deadline`. A provider that
+        fails leaves its groups without feedback (unresolved).
+        """
+        trainer, rows = self.trainer, rollout.rows
+        asked = self.groups_to_ask(turn, groups, rollout)
+        local = rollout.final_rewards_per_func[self.local_rows()]
+        requests, first_group = [], trainer.accelerator.process_index * (self.num_rows // self.group_size)
+        for group in asked:
+            first = group * self.group_size
+            columns = {k: v for k, v in self.inputs[first].items() if k not in ("prompt", "completion")}
+            requests.append(
+                FeedbackRequest(
+                    prompt=problem_text(self.prompts[first]),
+                    completions=[completion_text(rows.completions[row]) for row in self.group_rows(group)],
+                    rewards=weighted_rewards(local[self.group_rows(group)], trainer.reward_weights).tolist(),
+                    columns=columns,
+                    turn=turn,
+                    seed=self.args.seed,
+                    step=trainer.state.global_step,
+                    prompt_index=first_group + group,
+                )
+            )
+        provider = trainer.feedback_provider
+        results = collect_feedback(
+            provider,
+            requests,
+            trainer,
+            trainer._run_async,
+            self.args.feedback_max_concurrency,
+            self.args.feedback_turn_deadline,
+        )
+        if hasattr(provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
+            rollout.counts.update(provider.pop_metrics())
+        feedback = dict.fromkeys(groups)
+        for group, request, result in zip(asked, requests, results, strict=True):
+            rollout.counts["feedback/requests"] += 1
+            rollout.counts["feedback/latency_sum"] += result.latency_s
+            rollout.counts["feedback/latency_max"] = max(rollout.counts["feedback/latency_max"], result.latency_s)
+            feedback[group] = None if result.text is None else trainer._prepare_feedback(result.text, request, rollout)
+            rollout.counts["feedback/errors"] += feedback[group] is None
+        return feedback
+
+    def groups_to_ask(self, turn: int, groups, rollout: Rollout) -> list[int]:
+        """The failed groups that get a feedback request; the others stay without feedback and end unresolved.
+
+        With `feedback_skip_truncated`, groups whose rollouts all hit the length limit are skipped. With
+        `max_feedback_groups_per_step`, groups beyond the step's budget are dropped at random, by a draw that every
+        process makes alike from the gathered counts (a collective: every process calls this at every turn).
+        """
+        trainer, rows = self.trainer, rollout.rows
+        if self.args.feedback_skip_truncated:
+            eos_and_pad = {*trainer.eos_token_ids, trainer._tokenizer.pad_token_id}
+
+            def hit_length_limit(row: int) -> bool:
+                return bool(rows.completion_ids[row]) and rows.completion_ids[row][-1] not in eos_and_pad
+
+            truncated = [group for group in groups if all(map(hit_length_limit, self.group_rows(group)))]
+            rollout.counts["feedback/skipped_truncated"] += len(truncated)
+            groups = [group for group in groups if group not in truncated]
+        if rollout.feedback_groups_left is None:
+            return groups
+        accelerator = trainer.accelerator
+        counts = accelerator.gather(torch.tensor([len(groups)], device=accelerator.device)).tolist()
+        budget, total = rollout.feedback_groups_left, sum(counts)
+        rollout.feedback_groups_left = max(0, budget - total)
+        if total <= budget:
+            return groups
+        generator = make_generator(self.args.seed, trainer.state.global_step, -turn)  # prompt indices are >= 0
+        first = sum(counts[: accelerator.process_index])
+        chosen = torch.randperm(total, generator=generator)[:budget].tolist()
+        kept = sorted(index - first for index in chosen if first <= index < first + len(groups))
+        rollout.counts["feedback/capped_groups"] += len(groups) - len(kept)
+        return [groups[index] for index in kept]
+
+    def inject(self, groups, feedback) -> list[tuple[int, object, str]]:
+        """`(row, context prompt, prefill)` for every row of the groups to regenerate."""
+        contexts = []
+        for group in groups:
+            for row in self.group_rows(group):
+                prompt, prefill = inject_feedback(self.prompts[row], feedback[group], self.args.feedback_injection)
+                contexts.append((row, prompt, prefill))
+        return contexts
+
+    def regenerate(self, contexts, rows: Rows):
+        """One batched generation for every row that needs the next turn.
+
+        Where generation is collective (see `Lockstep`), every process sends as many rows as the busiest one,
+        padding with dummy rows; elsewhere a process generates only its own rows, or nothing.
+
+        Returns:
+            Per regenerated row: its prompt ids, the prefill ids, the continuation ids and their sampling log-probs.
+        """
+        trainer = self.trainer
+        if self.args.feedback_injection == "plain" and contexts:
+            prompt_ids, _, _ = trainer._tokenize_prompts([prompt for _, prompt, _ in contexts])
+        else:
+            prompt_ids = [rows.prompt_ids[row] for row, _, _ in contexts]
+        prefills = [prefill for _, _, prefill in contexts]
+        prefill_ids = trainer._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
+        generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
+        num_generated = trainer.lockstep.generation_rows(len(generation_ids))
+        if num_generated == 0:
+            return []
+        dummies_only = not generation_ids
+        generation_ids += [rows.prompt_ids[0]] * (num_generated - len(generation_ids))
+        device = trainer.accelerator.device
+        # A process that only joins the collective keeps its random state, as where it skips the call (DDP).
+        with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else [], enabled=dummies_only):
+            continuation_ids, logprobs = trainer._generate_single_turn(generation_ids, None, {}, self.group_size)
+        logprobs = logprobs if logprobs is not None else [None] * len(continuation_ids)
+        return list(zip(prompt_ids, prefill_ids, continuation_ids, logprobs, strict=False))
+
+    def replace_rows(self, rows: Rows, groups, new_rows, rollout: Rollout):
+        """Overwrite the failed rows with the regenerated ones; the old rows become the FCO negatives."""
+        trainer = self.trainer
+        eos_and_pad = [*trainer.eos_token_ids, trainer._tokenizer.pad_token_id]
+        regenerated_rows = [row for group in groups for row in self.group_rows(group)]
+        for row, (prompt_ids, prefill_ids, continuation_ids, logprobs) in zip(
+            regenerated_rows, new_rows, strict=False
+        ):
+            scored = rows.tool_mask[row]
+            if trainer.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
+                scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
+            rollout.negatives[row] = Negative(rows.prompt_ids[row], rows.completion_ids[row], scored)
+            rows.prompt_ids[row] = prompt_ids
+            rows.completion_ids[row] = prefill_ids + continuation_ids
+            rows.tool_mask[row] = [0] * len(prefill_ids) + [1] * len(continuation_ids)
+            # TRL's `num_input_tokens_seen` counts turn 0's prompt and completion tokens; these count the same way.
+            rollout.counts["regenerated_tokens"] += len(prompt_ids) + len(prefill_ids) + len(continuation_ids)
+            if rows.logprobs is not None:
+                rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
+        texts = trainer._tokenizer.batch_decode(
+            [rows.completion_ids[row] for row in regenerated_rows], skip_special_tokens=True
+        )
+        for row, text in zip(regenerated_rows, texts, strict=True):
+            conversational = isinstance(rows.completions[row], list)
+            rows.completions[row] = [{"role": "assistant", "content": text}] if conversational else text
+
+    def rescore(self, rows: Rows, groups, rollout: Rollout, num_scored: int):
+        """Score the regenerated rows, and only them: each row is scored once per turn in which it was generated.
+
+        Every process scores `num_scored` rows (copies of its first row as padding), since TRL gathers the rewards
+        (equal counts). The completions table's columns that reward functions log (`log_extra`) are merged into the
+        final rows; the metrics they log (`log_metric`) stay those of turn 0, like TRL's own reward metrics.
+        """
+        trainer = self.trainer
+        regenerated = [row for group in groups for row in self.group_rows(group)]
+        scored = padded(regenerated, num_scored)
+        extra_logs, metrics = trainer._pending_extra_logs, trainer._pending_metrics
+        trainer._pending_extra_logs, trainer._pending_metrics = defaultdict(list), defaultdict(list)
+        rewards_per_func = trainer._calculate_rewards(
+            [self.inputs[row] for row in scored],
+            [self.prompts[row] for row in scored],
+            [rows.completions[row] for row in scored],
+            [rows.completion_ids[row] for row in scored],
+        )
+        for column, values in trainer._pending_extra_logs.items():
+            column_values = extra_logs.setdefault(column, [None] * self.num_rows)
+            for row, value in zip(regenerated, values, strict=False):
+                column_values[row] = value
+        trainer._pending_extra_logs, trainer._pending_metrics = extra_logs, metrics
+        first_row = self.local_rows().start
+        positions = padded([first_row + row for row in regenerated], num_scored, filler=-1)
+        positions = trainer.accelerator.gather(torch.tensor(positions, device=rewards_per_func.device))
+        scored_rows = positions >= 0
+        rollout.final_rewards_per_func[positions[scored_rows]] = rewards_per_func[scored_rows]
+        rollout.counts["reward_rows"] += len(regenerated)
