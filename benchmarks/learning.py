@@ -584,16 +584,16 @@ def main(argv=None):
     extra = {name: (overrides, args.seeds[:1]) for name, overrides in ABLATIONS.items() if args.ablations}
     extra |= {name: ((ABLATIONS | VARIANTS)[name], variant_seeds) for name in args.variants}
     own_plan_seeds = sorted({s for overrides, seeds in extra.values() if overrides.get("warm_start") for s in seeds})
-    # Jobs start in this order, each making the warm start it needs or waiting for the job making it; the own-plan
-    # warm starts come first, since their variants wait for them.
+    # Jobs start in this order, each making the warm start it needs or waiting for the job making it (or for a run
+    # another invocation is making): the own-plan warm starts first, since their variants wait for them.
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
         for seed in own_plan_seeds:
             pool.submit(warm_start_job, args, seed, True)
-        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
         variant_futures = {
             name: {seed: pool.submit(variant_job, args, seed, name, overrides) for seed in seeds}
             for name, (overrides, seeds) in extra.items()
         }
+        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
         per_seed = {seed: future.result() for seed, future in seed_futures.items()}
         variants = {
             name: {seed: f.result() for seed, f in futures.items()} for name, futures in variant_futures.items()
