@@ -514,6 +514,9 @@ def curve_table(summary: dict) -> list[str]:
     for name, variant in summary["variants"].items():
         if "warm_start" in variant:
             starts[name] = (variant["warm_start"]["no_feedback"], variant["warm_start"]["feedback"])
+        else:  # the warm starts of its own seeds
+            at_seeds = [summary["seeds"].index(seed) for seed in variant["seeds"]]
+            starts[name] = tuple(fmean(warm[s]["values"][i] for i in at_seeds) for s in ("no_feedback", "feedback"))
     steps = sorted({int(step) for c in curves.values() for step in c})
     lines = [
         "| step: pass@1 without / with feedback | " + " | ".join(curves) + " |",
