@@ -1,11 +1,12 @@
 """Does MulFeRL learn more than GRPO and iGRPO? Held-out pass@1 from the warm-started addition policy, over seeds.
 
-For each seed: a warm start (`trl_mulferl.warm_start`, its own seed and model), then MulFeRL for `--steps` steps,
+For each seed: a warm start (`trl_mulferl.demo.warm_start`, its own seed and model), then MulFeRL for `--steps` steps,
 then GRPO and iGRPO from the same warm start, seed and data, each run until it has sampled as many completions as
 MulFeRL did (MulFeRL regenerates failed groups, so it samples more per step) and measured twice: at MulFeRL's step
 count (matched steps) and at the end (matched rollout budget). Held-out pass@1 is without feedback (the paper's
-single-pass accuracy) on sums no run trains on; with `--split validation` every number comes from the validation
-sums instead, for choosing settings without looking at the test sums. On the first seed, the paper's Table 2
+single-pass accuracy) on sums no run trains on. Every run is evaluated on the validation and the test sums (the
+training is the same either way); `--split` says which the tables report: validation for choosing settings and for
+the diagnosis (with `--curve-every`, pass@1 through training), test for the chosen ones. On the first seed, the paper's Table 2
 ablations of MulFeRL: no regeneration (`max_feedback_turns=0`), no FCO (`fco_weight=0`), plain injection; and any
 `--variants` (settings tried, see `VARIANTS`), on the first seed or on each of `--variant-seeds`.
 
@@ -15,6 +16,7 @@ Every job's result is written to `--work-dir` as soon as it ends, so an interrup
 """
 
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -26,11 +28,14 @@ from multiprocessing import get_context
 from pathlib import Path
 from statistics import fmean
 
-from trl_mulferl.addition import KINDS
-from trl_mulferl.demo import METHODS, ROUTES, training_settings
+from trl_mulferl.demo.addition import KINDS
+from trl_mulferl.demo.compare import METHODS, ROUTES, training_settings
 
 
-# MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields.
+# MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields, and of the run itself: "feedback"
+# ("checker" or "vague"), "warm_start" ("standard" or "own plan", `WarmStartConfig.own_plan`), "method" ("MulFeRL" or
+# "GRPO") and "feedback_turn_grpo" (False: a group whose rewards are mixed after feedback is not trained, so feedback
+# trains through FCO alone).
 ABLATIONS = {
     "no regeneration": {"max_feedback_turns": 0},
     "no FCO": {"fco_weight": 0.0},
@@ -43,7 +48,13 @@ VARIANTS = {
     "FCO weight 10, tau 0.1": {"fco_weight": 10.0, "fco_tau": 0.1},
     "FCO mean scores, tau 0.2": {"fco_score_normalization": "mean", "fco_tau": 0.2},
     "vague feedback": {"feedback": "vague"},
+    "FCO only after feedback": {"feedback_turn_grpo": False},
+    # an own plan makes responses about 15 tokens longer
+    "own plan": {"warm_start": "own plan", "max_completion_length": 64},
+    "GRPO, own plan": {"method": "GRPO", "warm_start": "own plan", "max_completion_length": 64},
 }
+# The run a variant is also compared with, on its own seeds, when it starts from another warm start than GRPO's.
+VARIANT_BASELINES = {"own plan": "GRPO, own plan"}
 # The arguments a job's result depends on: a saved result made with others is not reused.
 RUN_SETTINGS = (
     "steps",
@@ -51,11 +62,14 @@ RUN_SETTINGS = (
     "prompts_per_step",
     "max_completion_length",
     "learning_rate",
-    "split",
     "held_out",
     "samples",
     "quick",
+    "curve_every",
 )
+# Every run is evaluated on both held-out splits (training does not depend on them): settings are chosen on the
+# validation sums, the table is read on the test sums. Pass@1 through training (`--curve-every`) is on validation only.
+SPLITS = ("validation", "test")
 # 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
 T_QUANTILE = {
     **{1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228},
@@ -68,17 +82,60 @@ def vague_feedback(prompt, completions, rewards, **columns) -> str:
     return "Issue: the answers are wrong. Fix steps: 1. Work the sum again carefully."
 
 
-def warm_start_job(args, seed: int) -> str:
+def warm_start_dir(args, seed: int, own_plan: bool = False) -> Path:
+    return args.work_dir / f"seed-{seed}" / ("warm-start-own-plan" if own_plan else "warm-start")
+
+
+def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
+    """The seed's warm start, made once: a job that needs one being made elsewhere (another job or invocation) waits
+    for it."""
     import torch
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.warm_start import WarmStartConfig, warm_start
+    from trl_mulferl.demo.addition import make_splits
+    from trl_mulferl.demo.warm_start import WarmStartConfig, warm_start
 
     torch.set_num_threads(1)
-    config = WarmStartConfig(seed=seed)
+    config = WarmStartConfig(seed=seed, own_plan=own_plan)
     if args.quick:
-        config = WarmStartConfig(seed=seed, hidden_size=32, num_layers=1, steps=4, batch_size=8, warmup_steps=1)
-    return warm_start(args.work_dir / f"seed-{seed}" / "warm-start", make_splits(seed).train, config, log=None)
+        quick = {"hidden_size": 32, "num_layers": 1, "steps": 4, "batch_size": 8, "warmup_steps": 1}
+        config = WarmStartConfig(seed=seed, own_plan=own_plan, **quick)
+    directory = warm_start_dir(args, seed, own_plan)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f"{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return warm_start(directory, make_splits(seed).train, config, log=None)
+
+
+def without_mixed_groups_after_feedback(group_size: int):
+    """The addition reward, except that a group answered after the checker's feedback whose rewards are mixed gets
+    none (unscorable), so MulFeRL trains it with no loss: feedback then trains through FCO alone. A group is K
+    consecutive rows of one reward call, as the trainer scores them on one process."""
+    from trl_mulferl.demo.addition import addition_reward
+    from trl_mulferl.rewards import completion_text
+
+    def reward(prompts, completions, **kwargs) -> list[float | None]:
+        rewards = addition_reward(prompts, completions, **kwargs)
+        for start in range(0, len(rewards), group_size):
+            group = rewards[start : start + group_size]
+            after_feedback = CHECKER_REPORT_HEAD in completion_text(completions[start])
+            if after_feedback and 0 < sum(group) < len(group):
+                rewards[start : start + group_size] = [None] * group_size
+        return rewards
+
+    reward.__name__ = "addition_reward"  # the name TRL logs rewards under
+    return reward
+
+
+# How the checker's feedback opens in the slot (`trl_mulferl.providers.aggregate_diagnostics`).
+CHECKER_REPORT_HEAD = "<feedback>The checker's reports on the"
+
+
+def escape_rates_by_window(history: list[dict], max_turns: int, window: int) -> dict[str, list[float]]:
+    """The escape rate per feedback turn over the run's first and last `window` steps: does training change how well
+    the policy reads feedback?"""
+    from trl_mulferl.demo.compare import escape_rates
+
+    return {"first": escape_rates(history[:window], max_turns), "last": escape_rates(history[-window:], max_turns)}
 
 
 def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps: int, eval_steps: list[int]) -> dict:
@@ -87,104 +144,144 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from transformers.utils import logging as transformers_logging
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.demo import make_trainer, summarize_run, training_problems
-    from trl_mulferl.warm_start import evaluate_policy
+    from trl_mulferl.demo.addition import addition_reward, make_splits
+    from trl_mulferl.demo.compare import make_trainer, summarize_run, training_problems
+    from trl_mulferl.demo.warm_start import evaluate_policy
 
     transformers_logging.set_verbosity_error()
     torch.set_num_threads(1)
     splits = make_splits(seed)
-    held_out = getattr(splits, args.split)[: args.held_out]
-    model_dir = str(args.work_dir / f"seed-{seed}" / "warm-start")
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": seed}
-    settings = {**training_settings(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
     overrides = dict(overrides)
     feedback = overrides.pop("feedback", "checker")
-    evaluations, eval_seconds = {}, [0.0]
+    own_plan = overrides.pop("warm_start", "standard") == "own plan"
+    method = overrides.pop("method", method)
+    feedback_turn_grpo = overrides.pop("feedback_turn_grpo", True)
+    model_dir = str(warm_start_dir(args, seed, own_plan))
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    settings = {**training_settings(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
+    max_new_tokens = overrides.get("max_completion_length", args.max_completion_length)
+    evaluation = {"samples": args.samples, "max_new_tokens": max_new_tokens, "seed": seed, "own_plan": own_plan}
+    evaluations, eval_seconds = {split: {} for split in SPLITS}, [0.0]
+    compared_steps = {args.steps, max_steps}  # the others are points of the validation curve
 
     class Evaluate(TrainerCallback):
         def on_step_end(self, state_args, state, control, model=None, **kwargs):
             if state.global_step in eval_steps:
                 start = time.perf_counter()
                 step = str(state.global_step)  # as JSON keeps it
-                evaluations[step] = evaluate_policy(model, tokenizer, held_out, **evaluation)
-                evaluations[step]["train_wall_time_s"] = start - run_start - eval_seconds[0]
+                for split in SPLITS if state.global_step in compared_steps else SPLITS[:1]:
+                    held_out = getattr(splits, split)[: args.held_out]
+                    evaluations[split][step] = evaluate_policy(model, tokenizer, held_out, **evaluation)
+                    evaluations[split][step]["train_wall_time_s"] = start - run_start - eval_seconds[0]
                 eval_seconds[0] += time.perf_counter() - start
 
-    dataset = training_problems(splits.train, per_difficulty=100)
+    dataset = training_problems(splits.train, per_difficulty=100, own_plan=own_plan)
     provider = vague_feedback if feedback == "vague" else None
-    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides, feedback_provider=provider)
+    reward = addition_reward if feedback_turn_grpo else without_mixed_groups_after_feedback(args.num_generations)
+    trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides, provider, reward)
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(Evaluate())
     run_start, cpu_start = time.perf_counter(), time.process_time()
     trainer.train()
     seconds = {"wall_time_s": time.perf_counter() - run_start - eval_seconds[0]}
     result = summarize_run(method, trainer, settings, seconds)
-    result.pop("history")
-    result.update(seed=seed, name=name, overrides=overrides | {"feedback": feedback}, evaluations=evaluations)
+    history = result.pop("history")
+    if "escape_rate" in result:
+        result["escape_rate_by_window"] = escape_rates_by_window(history, trainer.args.max_feedback_turns, 50)
+    run_options = {"feedback": feedback, "warm_start": "own plan" if own_plan else "standard", "method": method}
+    result.update(seed=seed, name=name, overrides=overrides | run_options, evaluations=evaluations)
+    result.update(feedback_turn_grpo=feedback_turn_grpo, matched_steps=args.steps)
     result["cpu_time_s"] = time.process_time() - cpu_start
     return result
 
 
-def warm_start_evaluation(args, seed: int) -> dict:
+def warm_start_evaluation(args, seed: int, own_plan: bool = False) -> dict:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from trl_mulferl.addition import make_splits
-    from trl_mulferl.warm_start import evaluate_policy
+    from trl_mulferl.demo.addition import make_splits
+    from trl_mulferl.demo.warm_start import evaluate_policy
 
     torch.set_num_threads(1)
-    model_dir = args.work_dir / f"seed-{seed}" / "warm-start"
-    held_out = getattr(make_splits(seed), args.split)[: args.held_out]
-    model = AutoModelForCausalLM.from_pretrained(model_dir)
-    evaluation = {"samples": args.samples, "max_new_tokens": args.max_completion_length, "seed": seed}
-    result = evaluate_policy(model, AutoTokenizer.from_pretrained(model_dir), held_out, **evaluation)
-    return {**result, "fine_tuning": json.loads((model_dir / "warm_start.json").read_text())}
+    model_dir = warm_start_dir(args, seed, own_plan)
+    splits = make_splits(seed)
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(model_dir), AutoTokenizer.from_pretrained(model_dir)
+    max_new_tokens = VARIANTS["own plan"]["max_completion_length"] if own_plan else args.max_completion_length
+    evaluation = {"samples": args.samples, "max_new_tokens": max_new_tokens, "seed": seed, "own_plan": own_plan}
+    result = {
+        split: evaluate_policy(model, tokenizer, getattr(splits, split)[: args.held_out], **evaluation)
+        for split in SPLITS
+    }
+    return {"evaluations": result, "fine_tuning": json.loads((model_dir / "warm_start.json").read_text())}
 
 
-def cached(path: Path, job, args, *job_args):
-    """The job's result from `path` when it was made with the same settings, else run it and save it there."""
-    warm_start_record = args.work_dir / f"seed-{job_args[0]}" / "warm-start" / "warm_start.json"
+def on_split(result: dict, split: str) -> dict:
+    """A job's result with the evaluations on `split` only: a warm start's evaluation, or a run's by step."""
+    if "fine_tuning" in result:
+        return {**result["evaluations"][split], "fine_tuning": result["fine_tuning"]}
+    return {**result, "evaluations": result["evaluations"][split]}
+
+
+def cached(path: Path, job, args, *job_args, own_plan: bool = False):
+    """The job's result from `path` when it was made with the same settings, else run it and save it there; a job
+    being run elsewhere (another invocation) is waited for."""
+    warm_start_record = warm_start_dir(args, job_args[0], own_plan) / "warm_start.json"
     settings = {name: getattr(args, name) for name in RUN_SETTINGS} | {"job": [str(a) for a in job_args]}
     settings["warm_start"] = json.loads(warm_start_record.read_text())["settings"]  # a new warm start reruns the job
-    if path.is_file():
-        saved = json.loads(path.read_text())
-        if saved["job_settings"] == settings:
-            return saved
-    result = {**job(args, *job_args), "job_settings": settings}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.is_file():
+            saved = json.loads(path.read_text())
+            if saved["job_settings"] == settings:
+                return saved
+        result = {**job(args, *job_args), "job_settings": settings}
+        path.write_text(json.dumps(result, indent=2) + "\n")
+        return result
 
 
 def seed_job(args, seed: int) -> dict:
     """Warm start, MulFeRL, then GRPO and iGRPO to MulFeRL's rollout budget, evaluated at its step count too."""
-    folder = args.work_dir / f"seed-{seed}" / args.split
+    folder = args.work_dir / f"seed-{seed}" / "runs"
     warm_start_job(args, seed)
     results = {"warm_start": cached(folder / "warm_start.json", warm_start_evaluation, args, seed)}
-    mulferl = cached(folder / "MulFeRL.json", run_job, args, seed, "MulFeRL", "MulFeRL", {}, args.steps, [args.steps])
+    mulferl_steps = evaluation_steps(args, args.steps)
+    mulferl = cached(folder / "MulFeRL.json", run_job, args, seed, "MulFeRL", "MulFeRL", {}, args.steps, mulferl_steps)
     results["MulFeRL"] = mulferl
     rollouts_per_grpo_step = args.prompts_per_step * args.num_generations
     matched = max(args.steps, math.ceil(mulferl["rollouts"] / rollouts_per_grpo_step))
-    for method in ("GRPO", "iGRPO"):
-        eval_steps = sorted({args.steps, matched})
+    for method in (m for m in args.methods if m != "MulFeRL"):
+        eval_steps = sorted({*evaluation_steps(args, args.steps), matched})
         results[method] = cached(
             folder / f"{method}.json", run_job, args, seed, method, method, {}, matched, eval_steps
         )
-    return results
+    return {name: on_split(result, args.split) for name, result in results.items()}
+
+
+def evaluation_steps(args, steps: int) -> list[int]:
+    """The steps a run is evaluated at: its last, and every `--curve-every` steps before (pass@1 through training)."""
+    curve = range(args.curve_every, steps, args.curve_every) if args.curve_every else []
+    return sorted({*curve, steps})
 
 
 def variant_job(args, seed: int, name: str, overrides: dict) -> dict:
-    folder = args.work_dir / f"seed-{seed}" / args.split
-    warm_start_job(args, seed)
+    folder = args.work_dir / f"seed-{seed}" / "runs"
+    own_plan = overrides.get("warm_start") == "own plan"
+    warm_start_job(args, seed, own_plan)
     file_name = name.replace(" ", "_").replace(",", "") + ".json"
-    return cached(folder / file_name, run_job, args, seed, name, "MulFeRL", overrides, args.steps, [args.steps])
+    job = (seed, name, "MulFeRL", overrides, args.steps, evaluation_steps(args, args.steps))
+    result = cached(folder / file_name, run_job, args, *job, own_plan=own_plan)
+    if own_plan:
+        warm_start = cached(
+            folder / "warm_start_own_plan.json", warm_start_evaluation, args, seed, True, own_plan=True
+        )
+        result = {**result, "warm_start_evaluation": on_split(warm_start, args.split)}
+    return on_split(result, args.split)
 
 
 def seed_interval(values: list[float]) -> dict:
     """Mean over seeds and its 95% Student-t interval (none for a single seed)."""
-    from trl_mulferl.warm_start import mean_interval
+    from trl_mulferl.demo.warm_start import mean_interval
 
     if len(values) < 2:
         return {"mean": sum(values) / len(values), "low": math.nan, "high": math.nan, "values": values}
@@ -194,45 +291,78 @@ def seed_interval(values: list[float]) -> dict:
 def evaluation_at(run: dict, budget: str) -> dict:
     """A run's held-out evaluation at MulFeRL's step count (`"matched_steps"`) or at the end of its run, when it has
     sampled as many completions as MulFeRL (`"matched_rollouts"`; MulFeRL's own run ends there)."""
-    steps = sorted(map(int, run["evaluations"]))
-    return run["evaluations"][str(steps[0] if budget == "matched_steps" else steps[-1])]
+    if budget == "matched_steps":
+        return run["evaluations"][str(run["matched_steps"])]
+    return run["evaluations"][str(max(map(int, run["evaluations"])))]
 
 
-def summarize_variant(per_seed: dict, runs_by_seed: dict) -> dict:
-    """A MulFeRL variant over the seeds it ran on: its held-out pass@1 after MulFeRL's steps (with the interval over
-    held-out sums when it ran on one seed) and its difference to GRPO's at the same steps, within each seed."""
+def summarize_variant(per_seed: dict, runs_by_seed: dict, baseline: dict | None = None) -> dict:
+    """A variant over the seeds it ran on: its held-out pass@1 after MulFeRL's steps (with the interval over held-out
+    sums when it ran on one seed) and its difference to GRPO's at the same steps, within each seed; also to the
+    `baseline` variant's runs (by seed) when it has one."""
     runs = list(runs_by_seed.values())
     evaluations = [evaluation_at(run, "matched_steps") for run in runs]
     pass_at_1 = [e["no_feedback"]["mean"] for e in evaluations]
-    grpo = [evaluation_at(per_seed[seed]["GRPO"], "matched_steps")["no_feedback"]["mean"] for seed in runs_by_seed]
 
-    return {
+    def difference_to(runs_of: dict) -> dict:
+        other = [evaluation_at(runs_of[seed], "matched_steps")["no_feedback"]["mean"] for seed in runs_by_seed]
+        return seed_interval([p - o for p, o in zip(pass_at_1, other, strict=True)])
+
+    summary = {
         "seeds": list(runs_by_seed),
         "overrides": runs[0]["overrides"],
         "pass@1": evaluations[0]["no_feedback"] if len(runs) == 1 else seed_interval(pass_at_1),
-        "difference_vs_GRPO": seed_interval([p - g for p, g in zip(pass_at_1, grpo)]),
+        "pass@1_per_seed": pass_at_1,
+        "difference_vs_GRPO": difference_to({seed: per_seed[seed]["GRPO"] for seed in runs_by_seed}),
         "pass@1_with_feedback": fmean([e["feedback"]["mean"] for e in evaluations]),
         "pass@1_by_difficulty": {
             kind: fmean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in KINDS
         },
         "signal_share": fmean([run["signal_share"] for run in runs]),
-        "routes": {route: fmean([run[route] for run in runs]) for route in ROUTES},
-        "escape_rate": [fmean(rates) for rates in zip(*(run["escape_rate"] for run in runs))],
+        "curve": curve(runs),
         "wall_time_s": fmean([run["wall_time_s"] for run in runs]),
+    }
+    if baseline is not None and set(runs_by_seed) <= set(baseline):
+        summary["difference_vs_baseline"] = difference_to(baseline)
+    if "escape_rate" in runs[0]:
+        summary["routes"] = {route: fmean([run[route] for run in runs]) for route in ROUTES}
+        summary["escape_rate"] = [fmean(rates) for rates in zip(*(run["escape_rate"] for run in runs))]
+        summary["escape_rate_by_window"] = {
+            window: [fmean(rates) for rates in zip(*(run["escape_rate_by_window"][window] for run in runs))]
+            for window in ("first", "last")
+        }
+    if "warm_start_evaluation" in runs[0]:
+        summary["warm_start"] = {
+            setting: fmean([run["warm_start_evaluation"][setting]["mean"] for run in runs])
+            for setting in ("no_feedback", "feedback")
+        }
+    return summary
+
+
+def curve(runs: list[dict]) -> dict[str, dict[str, float]]:
+    """Held-out pass@1 without and with one turn of feedback at each evaluated step, means over the runs' seeds."""
+    steps = sorted(set.intersection(*(set(map(int, run["evaluations"])) for run in runs)))
+    return {
+        str(step): {
+            setting: fmean([run["evaluations"][str(step)][setting]["mean"] for run in runs])
+            for setting in ("no_feedback", "feedback")
+        }
+        for step in steps
     }
 
 
 def summarize(per_seed: dict, variants: dict) -> dict:
     """Means over seeds with Student-t 95% intervals; differences to GRPO are taken within each seed."""
     seeds = list(per_seed.values())
-    summary = {"seeds": list(per_seed), "warm_start": {}, "difference_vs_GRPO": {}}
+    methods = [m for m in METHODS if m in seeds[0]]
+    summary = {"seeds": list(per_seed), "methods": methods, "warm_start": {}, "difference_vs_GRPO": {}}
     for setting in ("no_feedback", "feedback"):
         summary["warm_start"][setting] = seed_interval([s["warm_start"][setting]["mean"] for s in seeds])
     summary["warm_start"]["no_feedback_by_difficulty"] = {
         kind: seed_interval([s["warm_start"]["no_feedback_by_difficulty"].get(kind, math.nan) for s in seeds])
         for kind in KINDS
     }
-    for method in METHODS:
+    for method in methods:
         runs = [s[method] for s in seeds]
         result = {}
         for budget in ("matched_steps", "matched_rollouts"):
@@ -252,14 +382,19 @@ def summarize(per_seed: dict, variants: dict) -> dict:
             [evaluation_at(r, "matched_steps")["train_wall_time_s"] for r in runs]
         )
         result["cpu_time_s"] = seed_interval([r["cpu_time_s"] for r in runs])
+        result["curve"] = curve(runs)
         if method == "MulFeRL":
             result["escape_rate"] = [
                 seed_interval([r["escape_rate"][turn] for r in runs]) for turn in range(len(runs[0]["escape_rate"]))
             ]
             result["routes"] = {route: seed_interval([r[route] for r in runs]) for route in ROUTES}
             result["feedback_requests"] = [r["feedback_requests"] for r in runs]
+            result["escape_rate_by_window"] = {
+                window: [fmean(rates) for rates in zip(*(r["escape_rate_by_window"][window] for r in runs))]
+                for window in ("first", "last")
+            }
         summary[method] = result
-    for method in ("MulFeRL", "iGRPO"):
+    for method in (m for m in methods if m != "GRPO"):
         for budget in ("matched_steps", "matched_rollouts"):
             summary["difference_vs_GRPO"][f"{method}, {budget.replace('_', ' ')}"] = seed_interval(
                 [
@@ -268,7 +403,10 @@ def summarize(per_seed: dict, variants: dict) -> dict:
                     for s in seeds
                 ]
             )
-    summary["variants"] = {name: summarize_variant(per_seed, runs) for name, runs in variants.items()}
+    summary["variants"] = {
+        name: summarize_variant(per_seed, runs, variants.get(VARIANT_BASELINES.get(name)))
+        for name, runs in variants.items()
+    }
     return summary
 
 
@@ -283,39 +421,44 @@ def markdown(summary: dict, steps: int) -> str:
 
     warm = summary["warm_start"]
     mulferl = summary["MulFeRL"]
+    methods = summary["methods"]
+    only_mulferl = ["-" if m != "MulFeRL" else None for m in methods]  # cells of MulFeRL's own metrics
     lines = [
-        row("", METHODS),
-        "|---|---|---|---|",
-        row("held-out pass@1, warm start", [cell(warm["no_feedback"])] + ["same"] * 2),
-        row("  with one turn of feedback", [cell(warm["feedback"])] + ["same"] * 2),
+        row("", methods),
+        "|---" * (len(methods) + 1) + "|",
+        row("held-out pass@1, warm start", [cell(warm["no_feedback"])] + ["same"] * (len(methods) - 1)),
+        row("  with one turn of feedback", [cell(warm["feedback"])] + ["same"] * (len(methods) - 1)),
         row(
-            f"held-out pass@1 after {steps} steps", [cell(summary[m]["matched_steps"]["no_feedback"]) for m in METHODS]
+            f"held-out pass@1 after {steps} steps", [cell(summary[m]["matched_steps"]["no_feedback"]) for m in methods]
         ),
         row(
             "held-out pass@1 at MulFeRL's rollout budget",
-            [cell(summary[m]["matched_rollouts"]["no_feedback"]) for m in METHODS],
+            [cell(summary[m]["matched_rollouts"]["no_feedback"]) for m in methods],
         ),
         row(
             f"  with one turn of feedback, {steps} steps",
-            [cell(summary[m]["matched_steps"]["feedback"]) for m in METHODS],
+            [cell(summary[m]["matched_steps"]["feedback"]) for m in methods],
         ),
         row(
             f"  by kind, {steps} steps: no carry / carry / 100 or more",
             [
                 " / ".join(f"{summary[m]['matched_steps']['no_feedback_by_difficulty'][k]['mean']:.2f}" for k in KINDS)
-                for m in METHODS
+                for m in methods
             ],
         ),
-        row("prompts with a training signal", [cell(summary[m]["signal_share"], 2) for m in METHODS]),
+        row("prompts with a training signal", [cell(summary[m]["signal_share"], 2) for m in methods]),
         row(
             "steps to MulFeRL's rollout budget",
-            [", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in METHODS],
+            [", ".join(map(str, summary[m]["steps_to_matched_rollouts"])) for m in methods],
         ),
-        row(f"wall time of {steps} steps (s)", [cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in METHODS]),
-        row("escape rate, feedback turn 1 / 2", ["-", " / ".join(cell(e, 2) for e in mulferl["escape_rate"]), "-"]),
+        row(f"wall time of {steps} steps (s)", [cell(summary[m]["wall_time_s_at_matched_steps"], 0) for m in methods]),
+        row(
+            "escape rate, feedback turn 1 / 2",
+            [c or " / ".join(cell(e, 2) for e in mulferl["escape_rate"]) for c in only_mulferl],
+        ),
         row(
             "routes: GRPO / FCO / solved / unresolved",
-            ["-", " / ".join(f"{mulferl['routes'][r]['mean']:.2f}" for r in ROUTES), "-"],
+            [c or " / ".join(f"{mulferl['routes'][r]['mean']:.2f}" for r in ROUTES) for c in only_mulferl],
         ),
         "",
         "| held-out pass@1, difference to GRPO (same seed) | mean (95% interval) |",
@@ -325,19 +468,68 @@ def markdown(summary: dict, steps: int) -> str:
     if summary["variants"]:
         lines += [
             "",
-            "| MulFeRL variant | seeds | held-out pass@1 | difference to GRPO | with feedback | 100 or more | signal "
-            "| FCO | escape rate |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| variant | seeds | held-out pass@1 | difference to GRPO | difference to its baseline | with feedback "
+            "| 100 or more | signal | FCO | escape rate, first / last 50 steps |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, variant in summary["variants"].items():
-            escape = " / ".join(f"{e:.2f}" for e in variant["escape_rate"]) or "-"
+            baseline = variant.get("difference_vs_baseline")
+            windows = variant.get("escape_rate_by_window", {})
+            escape = " / ".join(f"{window[0]:.2f}" for window in windows.values() if window) or "-"
+            fco = f"{variant['routes']['fco']:.2f}" if "routes" in variant else "-"
             lines.append(
                 f"| {name} | {', '.join(map(str, variant['seeds']))} | {cell(variant['pass@1'])} | "
-                f"{cell(variant['difference_vs_GRPO'])} | {variant['pass@1_with_feedback']:.3f} | "
-                f"{variant['pass@1_by_difficulty']['hundreds']:.3f} | {variant['signal_share']:.2f} | "
-                f"{variant['routes']['fco']:.2f} | {escape} |"
+                f"{cell(variant['difference_vs_GRPO'])} | {cell(baseline) if baseline else '-'} | "
+                f"{variant['pass@1_with_feedback']:.3f} | {variant['pass@1_by_difficulty']['hundreds']:.3f} | "
+                f"{variant['signal_share']:.2f} | {fco} | {escape} |"
             )
+    lines += ["", *per_seed_table(summary), "", *curve_table(summary)]
     return "\n".join(lines)
+
+
+def per_seed_table(summary: dict) -> list[str]:
+    """Held-out pass@1 after MulFeRL's steps, per seed: every method and variant that ran on it."""
+    runs = {
+        m: dict(zip(summary["seeds"], summary[m]["matched_steps"]["no_feedback"]["values"]))
+        for m in summary["methods"]
+    }
+    runs |= {name: dict(zip(v["seeds"], v["pass@1_per_seed"])) for name, v in summary["variants"].items()}
+    lines = ["| seed | " + " | ".join(runs) + " |", "|---" * (len(runs) + 1) + "|"]
+    for seed in summary["seeds"]:
+        cells = [f"{run[seed]:.3f}" if seed in run else "-" for run in runs.values()]
+        lines.append(f"| {seed} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def curve_table(summary: dict) -> list[str]:
+    """Held-out pass@1 without / with one turn of feedback through training (means over seeds); step 0 is the warm
+    start."""
+    curves = {m: summary[m]["curve"] for m in summary["methods"]} | {
+        n: v["curve"] for n, v in summary["variants"].items()
+    }
+    if all(len(c) < 2 for c in curves.values()):
+        return []
+    warm = summary["warm_start"]
+    starts = dict.fromkeys(curves, (warm["no_feedback"]["mean"], warm["feedback"]["mean"]))
+    for name, variant in summary["variants"].items():
+        if "warm_start" in variant:
+            starts[name] = (variant["warm_start"]["no_feedback"], variant["warm_start"]["feedback"])
+        else:  # the warm starts of its own seeds
+            at_seeds = [summary["seeds"].index(seed) for seed in variant["seeds"]]
+            starts[name] = tuple(fmean(warm[s]["values"][i] for i in at_seeds) for s in ("no_feedback", "feedback"))
+    steps = sorted({int(step) for c in curves.values() for step in c})
+    lines = [
+        "| step: pass@1 without / with feedback | " + " | ".join(curves) + " |",
+        "|---" * (len(curves) + 1) + "|",
+        "| 0 | " + " | ".join(f"{a:.3f} / {b:.3f}" for a, b in starts.values()) + " |",
+    ]
+    for step in steps:
+        cells = [
+            f"{c[str(step)]['no_feedback']:.3f} / {c[str(step)]['feedback']:.3f}" if str(step) in c else "-"
+            for c in curves.values()
+        ]
+        lines.append(f"| {step} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def cpu_time_of_jobs(per_seed: dict, variants: dict) -> float:
@@ -358,10 +550,19 @@ def main(argv=None):
     parser.add_argument("--max-completion-length", type=int, default=40)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--split", choices=("test", "validation"), default="test")
+    parser.add_argument(
+        "--methods", nargs="+", choices=METHODS, default=list(METHODS), help="MulFeRL, GRPO and the others to run"
+    )
     parser.add_argument("--held-out", type=int, default=300, help="held-out sums")
     parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
     parser.add_argument("--ablations", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument("--variants", nargs="*", default=[], choices=list(VARIANTS), metavar="NAME")
+    parser.add_argument("--variants", nargs="*", default=[], choices=[*ABLATIONS, *VARIANTS], metavar="NAME")
+    parser.add_argument(
+        "--curve-every",
+        type=int,
+        default=0,
+        help="also evaluate every N steps (pass@1 through training; 0: at the end)",
+    )
     parser.add_argument(
         "--variant-seeds", type=int, nargs="+", default=None, help="seeds of the variants (default: the first seed)"
     )
@@ -372,6 +573,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.seeds) - 1 > max(T_QUANTILE):
         parser.error(f"--seeds: at most {max(T_QUANTILE) + 1} seeds (the Student-t quantiles of the 95% intervals)")
+    if not {"MulFeRL", "GRPO"} <= set(args.methods):
+        parser.error(
+            "--methods: MulFeRL and GRPO must be among them (GRPO is the comparison, MulFeRL sets the budget)"
+        )
     variant_seeds = args.variant_seeds or args.seeds[:1]
     if not set(variant_seeds) <= set(args.seeds):
         parser.error("--variant-seeds: every variant seed must be one of --seeds (its GRPO run is the comparison)")
@@ -380,14 +585,18 @@ def main(argv=None):
 
     # The paper's ablations run on one seed, variants on the seeds asked for.
     extra = {name: (overrides, args.seeds[:1]) for name, overrides in ABLATIONS.items() if args.ablations}
-    extra |= {name: (VARIANTS[name], variant_seeds) for name in args.variants}
+    extra |= {name: ((ABLATIONS | VARIANTS)[name], variant_seeds) for name in args.variants}
+    own_plan_seeds = sorted({s for overrides, seeds in extra.values() if overrides.get("warm_start") for s in seeds})
+    # Jobs start in this order, each making the warm start it needs or waiting for the job making it (or for a run
+    # another invocation is making): the own-plan warm starts first, since their variants wait for them.
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
-        list(pool.map(warm_start_job, [args] * len(args.seeds), args.seeds))
-        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
+        for seed in own_plan_seeds:
+            pool.submit(warm_start_job, args, seed, True)
         variant_futures = {
             name: {seed: pool.submit(variant_job, args, seed, name, overrides) for seed in seeds}
             for name, (overrides, seeds) in extra.items()
         }
+        seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
         per_seed = {seed: future.result() for seed, future in seed_futures.items()}
         variants = {
             name: {seed: f.result() for seed, f in futures.items()} for name, futures in variant_futures.items()

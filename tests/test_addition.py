@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from trl_mulferl.addition import (
+from trl_mulferl.demo.addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
     EXTRA_CARRY,

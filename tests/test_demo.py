@@ -1,12 +1,14 @@
 import json
 import math
 import re
+import subprocess
+import sys
 
 import pytest
 
-from trl_mulferl.addition import difficulty, make_splits, operands
 from trl_mulferl.cli import main as cli
-from trl_mulferl.demo import escape_rates, signal_share, training_problems
+from trl_mulferl.demo.addition import difficulty, make_splits, operands
+from trl_mulferl.demo.compare import escape_rates, signal_share, training_problems
 from trl_mulferl.tiny import checker_feedback, digit_reward, given_digit, sum_problems, sum_question
 
 
@@ -65,6 +67,15 @@ def test_demo_rejects_a_run_without_steps(capsys):
         cli(["demo", "--steps", "0"])
     assert exit.value.code == 2
     assert "argument --steps: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_demo_runs_as_a_module():
+    """`python -m trl_mulferl.demo` is the demo command (the subpackage's `__main__`)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "trl_mulferl.demo", "--steps", "0"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "trl-mulferl demo: error: argument --steps: must be at least 1, got 0" in result.stderr
 
 
 def test_demo_quick_run_end_to_end(tmp_path, capsys):

@@ -4,6 +4,7 @@ import math
 import os
 import subprocess
 import sys
+from argparse import Namespace
 from pathlib import Path
 
 import pytest
@@ -39,12 +40,34 @@ def test_variant_seeds_must_have_a_grpo_run(capsys):
 
 
 def test_vague_feedback_names_no_mistake():
-    from trl_mulferl.addition import MISTAKE_DIAGNOSES
+    from trl_mulferl.demo.addition import MISTAKE_DIAGNOSES
 
     learning = load_benchmark()
     text = learning.vague_feedback("What is 47 + 38?", ["<thinking>"], [0.0])
     assert not any(diagnosis in text for diagnosis in MISTAKE_DIAGNOSES.values())
     assert not any(sentence in text for diagnosis in MISTAKE_DIAGNOSES.values() for sentence in diagnosis.split(". "))
+
+
+def test_fco_only_drops_mixed_groups_after_feedback():
+    """Groups of K = 2 rows: after the checker's feedback a mixed group gets no rewards (MulFeRL does not train it); a
+    group solved after feedback keeps its rewards (FCO), and so does a mixed group at turn 0 (GRPO)."""
+    from trl_mulferl.demo.addition import question, response
+    from trl_mulferl.schema import feedback_prefill
+
+    learning = load_benchmark()
+    reward = learning.without_mixed_groups_after_feedback(group_size=2)
+    feedback = "The checker's reports on the 2 failed attempts, most frequent first:\n1. The carry was dropped."
+    right, wrong = response(47, 38), response(47, 38, ("dropped_carry",))
+    after = [feedback_prefill(feedback) + text.removeprefix(feedback_prefill("")) for text in (right, wrong)]
+    completions = [right, wrong, after[0], after[1], after[0], after[0]]
+    assert reward([question(47, 38)] * 6, completions) == [1.0, 0.0, None, None, 1.0, 1.0]
+    assert reward.__name__ == "addition_reward"
+
+
+def test_evaluation_steps_add_the_curve():
+    learning = load_benchmark()
+    assert learning.evaluation_steps(Namespace(curve_every=50), 150) == [50, 100, 150]
+    assert learning.evaluation_steps(Namespace(curve_every=0), 150) == [150]
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from trl_mulferl.addition import (
+from trl_mulferl.demo.addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
     MISTAKE_DIAGNOSES,
@@ -19,23 +19,28 @@ from trl_mulferl.addition import (
     possible_mistakes,
     question,
 )
-from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill
-from trl_mulferl.warm_start import (
+from trl_mulferl.demo.warm_start import (
     FEEDBACK_SLIP_RATE,
+    GENERIC_PLAN,
     HUNDREDS_HABIT,
     MAX_REPORTS,
     NOISE,
+    OWN_PLAN_SYSTEM_PROMPT,
+    PLAN_NAMES_A_SLIP,
+    PLAN_NAMES_HUNDREDS,
     WarmStartConfig,
     checker_report,
     evaluate_policy,
     failed_responses,
     mean_interval,
+    planned_response,
     sample_mistakes,
     sft_example,
     tokenize_example,
     warm_start,
 )
+from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill, schema_compliant
 
 
 def slip_of(mistakes: tuple[str, ...]) -> str | None:
@@ -104,6 +109,32 @@ def test_examples_of_every_kind():
             kinds["turn_0"] += 1
             assert example.target.startswith("<thinking><feedback></feedback> ")
     assert set(kinds) == {"turn_0", "structured", "plain", "draft"}
+
+
+def test_own_plan_names_a_mistake_and_the_working_avoids_it():
+    """The own-plan pupil's plan: generic, or one usual slip (PLAN_NAMES_A_SLIP), or the missing hundreds digit
+    only as often as the habit breaks; a named mistake never comes, so a group of hundreds still mostly fails."""
+    rng = random.Random(0)
+    plans, right, draws = Counter(), 0, 4000
+    for _ in range(draws):
+        text = planned_response(78, 56, rng)  # a carry and a hundreds digit
+        assert schema_compliant(text) and text.startswith("<thinking><feedback>")
+        plan = text.split("<feedback>")[1].split("</feedback>")[0]
+        named = [m for m in MISTAKES if MISTAKE_DIAGNOSES[m] in plan]
+        assert plan == GENERIC_PLAN or plan == f"Pitfall: {MISTAKE_DIAGNOSES[named[0]]}"
+        assert not named or find_mistake(78, 56, text) != named[0]
+        plans[named[0] if named else None] += 1
+        right += addition_reward([question(78, 56)], [text])[0]
+    assert plans[DROPPED_HUNDREDS] / draws == pytest.approx(PLAN_NAMES_HUNDREDS, abs=0.006)
+    slips = [m for m in possible_mistakes(78, 56) if m in NOISE["hundreds"]]
+    for slip in slips:  # the rest of the plans: a usual slip at PLAN_NAMES_A_SLIP, uniformly
+        expected = (1 - PLAN_NAMES_HUNDREDS) * PLAN_NAMES_A_SLIP / len(slips)
+        assert plans[slip] / draws == pytest.approx(expected, abs=0.02), slip
+    # right only when the habit breaks or the plan names the hundreds digit, and no slip comes
+    assert right / draws < 2 * (1 - HUNDREDS_HABIT) + PLAN_NAMES_HUNDREDS
+    example = sft_example(78, 56, random.Random(3), own_plan=True)
+    assert example.prompt[0] == {"role": "system", "content": OWN_PLAN_SYSTEM_PROMPT}
+    assert operands(example.prompt) == (78, 56)
 
 
 def test_checker_report_names_the_failed_responses_mistakes():

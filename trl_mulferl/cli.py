@@ -35,7 +35,8 @@ COMMANDS = {
         "pass@1 / pass@k of a model on the paper's benchmarks, with optional test-time feedback",
     ),
     "demo": Command(
-        "trl_mulferl.demo", "GRPO, MulFeRL and iGRPO from a policy fine-tuned here, offline, on CPU (about 4 minutes)"
+        "trl_mulferl.demo.compare",
+        "GRPO, MulFeRL and iGRPO from a policy fine-tuned here, offline, on CPU (about 4 minutes)",
     ),
 }
 

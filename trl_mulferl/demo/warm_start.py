@@ -2,7 +2,7 @@
 
 No pretrained model can be downloaded offline, and a random model cannot read feedback, so MulFeRL would have nothing
 to work with. This module makes one: a tokenizer trained on the task, a small Qwen2, and supervised fine-tuning on
-responses in MulFeRL's schema (`trl_mulferl.addition`) that imitate a pupil who makes the task's characteristic
+responses in MulFeRL's schema (`trl_mulferl.demo.addition`) that imitate a pupil who makes the task's characteristic
 mistakes at a rate that depends on the kind of sum (`NOISE`, `HUNDREDS_HABIT`), and who, given a checker's diagnosis
 in the feedback slot, avoids the named mistakes. The examples are of four kinds (`SFT_MIX`):
 
@@ -12,6 +12,13 @@ in the feedback slot, avoids the named mistakes. The examples are of four kinds 
 - plain feedback: the same report appended to the question (MulFeRL's "plain" injection ablation);
 - a draft: the question with a previous attempt appended (iGRPO's Stage 2 prompt); a right draft is confirmed, a
   wrong one gets a fresh noisy attempt, since a draft says nothing about what is wrong with it.
+
+With `WarmStartConfig(own_plan=True)` the pupil fills the feedback slot itself at turn 0, as the authors' released
+code asks its policy to ("likely pitfalls", then fix steps): a plan that is mostly generic, sometimes names one of
+its usual slips, and only as rarely as the hundreds habit breaks names the missing hundreds digit; its working then
+avoids what the plan names. The plan is the checker's own sentence, so what RL teaches the policy to do after the
+checker's words applies when it writes them itself, and RL trains the plan's tokens (`OWN_PLAN_SYSTEM_PROMPT` asks
+for the plan; every prompt of such a policy carries it).
 
 The loss covers what the policy writes, never the prompt or an injected prefill. `warm_start` caches the result in a
 folder and reuses it when the settings match; `evaluate_policy` measures held-out pass@1 without and with test-time
@@ -28,6 +35,12 @@ from pathlib import Path
 
 import torch
 
+from ..evaluation.metrics import mean_std
+from ..feedback import CheckerFeedbackProvider, aggregate_diagnostics
+from ..igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from ..igrpo_trainer import append_draft
+from ..schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
+from ..tiny import build_qwen2, train_tokenizer
 from .addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
@@ -44,12 +57,6 @@ from .addition import (
     response,
     working,
 )
-from .evaluation.metrics import mean_std
-from .feedback import CheckerFeedbackProvider, aggregate_diagnostics
-from .igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from .igrpo_trainer import append_draft
-from .schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
-from .tiny import build_qwen2, train_tokenizer
 
 
 # The pupil's slips without feedback, per kind of sum: relative weights of at most one slip in the working (None: no
@@ -73,18 +80,26 @@ MAX_REPORTS = 2
 # Failed responses a diagnosis is written about: a training group (K = 8, or its subgroups) or a single test-time one.
 FEEDBACK_GROUP_SIZES = (1, 1, 2, 4, 8, 8)
 TEMPLATE = "qwen3_instruct_2507"  # no default system prompt: the questions stay a dozen tokens long
+# The own-plan pupil's system prompt and its plan when it names no mistake.
+OWN_PLAN_SYSTEM_PROMPT = "First write the likely pitfalls and how to avoid them in the feedback slot."
+GENERIC_PLAN = "Pitfalls: none seen."
+# How often the own plan names one of the pupil's usual slips (one of the sum's `NOISE`, uniformly), and how often it
+# names the missing hundreds digit: as often as the habit breaks, so that without feedback a group still fails whole.
+PLAN_NAMES_A_SLIP = 0.3
+PLAN_NAMES_HUNDREDS = 1 - HUNDREDS_HABIT
 
 
-def sample_mistakes(a: int, b: int, rng: random.Random, avoid=frozenset()) -> tuple[str, ...]:
+def sample_mistakes(a: int, b: int, rng: random.Random, avoid=frozenset(), own_plan: bool = False) -> tuple[str, ...]:
     """The pupil's mistakes on a + b (none: the sum is right): a slip drawn from `NOISE` and the hundreds habit.
 
     After feedback that named the mistakes `avoid`, none of those comes back, another slip comes in at
-    `FEEDBACK_SLIP_RATE`, and the hundreds habit stays unless it was named.
+    `FEEDBACK_SLIP_RATE`, and the hundreds habit stays unless it was named. When the pupil's own plan named them
+    (`own_plan`), the other slips keep their `NOISE` weights.
     """
     possible = possible_mistakes(a, b)
     weights = NOISE[difficulty(a, b)]
     slips = [m for m in possible if m in weights and m not in avoid]  # the hundreds habit comes on top
-    if avoid:
+    if avoid and not own_plan:
         slip = rng.choice(slips) if slips and rng.random() < FEEDBACK_SLIP_RATE else None
     else:
         choices = [None, *slips]
@@ -104,6 +119,27 @@ def failed_responses(a: int, b: int, rng: random.Random, count: int) -> list[str
         if total != a + b:
             responses.append(f"{feedback_prefill('')} {continuation(text, total)}")
     return responses
+
+
+def planned_response(a: int, b: int, rng: random.Random) -> str:
+    """A turn-0 response of the own-plan pupil: its plan in the feedback slot, then a working that avoids what the
+    plan names."""
+    possible = possible_mistakes(a, b)
+    usual_slips = [m for m in possible if m in NOISE[difficulty(a, b)]]
+    named = ()
+    if DROPPED_HUNDREDS in possible and rng.random() < PLAN_NAMES_HUNDREDS:
+        named = (DROPPED_HUNDREDS,)
+    elif usual_slips and rng.random() < PLAN_NAMES_A_SLIP:
+        named = (rng.choice(usual_slips),)
+    plan = f"Pitfall: {MISTAKE_DIAGNOSES[named[0]]}" if named else GENERIC_PLAN
+    mistakes = sample_mistakes(a, b, rng, avoid=frozenset(named), own_plan=True)
+    return response(a, b, mistakes, feedback=plan, rng=rng)
+
+
+def prompt_messages(a: int, b: int, own_plan: bool = False) -> list[dict[str, str]]:
+    """The question as a conversation; an own-plan policy's carries `OWN_PLAN_SYSTEM_PROMPT`."""
+    system = [{"role": "system", "content": OWN_PLAN_SYSTEM_PROMPT}] if own_plan else []
+    return [*system, {"role": "user", "content": question(a, b)}]
 
 
 def checker_report(a: int, b: int, responses: list[str]) -> tuple[str, frozenset[str]]:
@@ -127,10 +163,13 @@ class Example:
     target: str  # written by the policy: the loss
 
 
-def sft_example(a: int, b: int, rng: random.Random) -> Example:
-    """One supervised example for a + b, of a kind drawn from `SFT_MIX`."""
+def sft_example(a: int, b: int, rng: random.Random, own_plan: bool = False) -> Example:
+    """One supervised example for a + b, of a kind drawn from `SFT_MIX`; at turn 0 the own-plan pupil writes its
+    plan (`planned_response`)."""
     kind = rng.choices(list(SFT_MIX), weights=list(SFT_MIX.values()))[0]
-    prompt = [{"role": "user", "content": question(a, b)}]
+    prompt = prompt_messages(a, b, own_plan)
+    if kind == "turn_0" and own_plan:
+        return Example(prompt, "", planned_response(a, b, rng))
     if kind == "turn_0":
         return Example(prompt, "", response(a, b, sample_mistakes(a, b, rng), rng=rng))
     if kind == "draft":
@@ -145,14 +184,15 @@ def sft_example(a: int, b: int, rng: random.Random) -> Example:
     return Example(prompt, feedback_prefill(report), " " + continuation(*working(a, b, mistakes, rng)))
 
 
-def tokenizer_corpus(pairs: list[tuple[int, int]], seed: int) -> list[str]:
+def tokenizer_corpus(pairs: list[tuple[int, int]], seed: int, own_plan: bool = False) -> list[str]:
     """Text to train the tokenizer on: every kind of example, the chat template's markers and every diagnosis."""
     rng = random.Random(seed)
     texts = []
     for a, b in pairs:
-        example = sft_example(a, b, rng)
+        example = sft_example(a, b, rng, own_plan)
         texts += [message["content"] for message in example.prompt] + [example.prefill, example.target]
-    return texts + ["<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
+    markers = ["<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
+    return texts + markers + (["<|im_start|>system\n"] if own_plan else [])
 
 
 @dataclass
@@ -167,6 +207,8 @@ class WarmStartConfig:
     batch_size: int = 32
     learning_rate: float = 4e-3
     warmup_steps: int = 30
+    # Turn 0 writes the pupil's own plan in the feedback slot instead of leaving it empty (`planned_response`).
+    own_plan: bool = False
 
 
 def tokenize_example(tokenizer, example: Example) -> tuple[list[int], list[int]]:
@@ -198,7 +240,8 @@ def fine_tune(model, tokenizer, pairs: list[tuple[int, int]], config: WarmStartC
     batches = []
     for step in range(config.steps):
         if not batches:
-            batches = length_buckets(tokenizer, pairs, rng, config.batch_size, count=min(8, config.steps - step))
+            count = min(8, config.steps - step)
+            batches = length_buckets(tokenizer, pairs, rng, config.batch_size, count, config.own_plan)
         loss = completion_loss(model, batches.pop(), tokenizer.pad_token_id)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -212,9 +255,11 @@ def fine_tune(model, tokenizer, pairs: list[tuple[int, int]], config: WarmStartC
     return losses
 
 
-def length_buckets(tokenizer, pairs, rng: random.Random, batch_size: int, count: int) -> list[list]:
+def length_buckets(tokenizer, pairs, rng: random.Random, batch_size: int, count: int, own_plan: bool) -> list[list]:
     """`count` batches of fresh tokenized examples, made of examples of similar length (less padding), shuffled."""
-    examples = [tokenize_example(tokenizer, sft_example(*rng.choice(pairs), rng)) for _ in range(batch_size * count)]
+    examples = [
+        tokenize_example(tokenizer, sft_example(*rng.choice(pairs), rng, own_plan)) for _ in range(batch_size * count)
+    ]
     examples.sort(key=lambda example: len(example[0]))
     batches = [examples[i : i + batch_size] for i in range(0, len(examples), batch_size)]
     rng.shuffle(batches)
@@ -240,6 +285,8 @@ def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: Warm
     directory = Path(directory)
     # The pupil's noise and the example mix make the data as much as the settings do: a change to them is a new policy.
     data = {"noise": NOISE, "habit": HUNDREDS_HABIT, "feedback_slip_rate": FEEDBACK_SLIP_RATE, "mix": SFT_MIX}
+    if config.own_plan:
+        data["own_plan"] = [OWN_PLAN_SYSTEM_PROMPT, GENERIC_PLAN, PLAN_NAMES_A_SLIP, PLAN_NAMES_HUNDREDS]
     settings = {**asdict(config), "pairs": len(pairs), "data_hash": fingerprint([pairs, data, TEMPLATE])}
     record = directory / "warm_start.json"
     if record.is_file() and json.loads(record.read_text())["settings"] == settings:
@@ -247,7 +294,8 @@ def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: Warm
             log(f"warm start: reusing {directory}")
         return str(directory)
     start, cpu_start = time.perf_counter(), time.process_time()
-    tokenizer = train_tokenizer(tokenizer_corpus(pairs, config.seed), config.vocab_size, template=TEMPLATE)
+    corpus = tokenizer_corpus(pairs, config.seed, config.own_plan)
+    tokenizer = train_tokenizer(corpus, config.vocab_size, template=TEMPLATE)
     model = build_qwen2(tokenizer, hidden_size=config.hidden_size, num_layers=config.num_layers, seed=config.seed)
     losses = fine_tune(model, tokenizer, pairs, config, log)
     model.save_pretrained(directory)
@@ -261,13 +309,13 @@ def fingerprint(value) -> str:
     return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:16]
 
 
-def addition_problems(pairs: list[tuple[int, int]], benchmark: str = "addition") -> list[dict]:
+def addition_problems(pairs: list[tuple[int, int]], benchmark: str = "addition", own_plan: bool = False) -> list[dict]:
     """Rows for `trl_mulferl.evaluation.runner.evaluate`."""
     return [
         {
             "benchmark": benchmark,
             "problem_id": f"{a}+{b}",
-            "prompt": [{"role": "user", "content": question(a, b)}],
+            "prompt": prompt_messages(a, b, own_plan),
             "solution": str(a + b),
             "answer_type": "math",
         }
@@ -276,7 +324,13 @@ def addition_problems(pairs: list[tuple[int, int]], benchmark: str = "addition")
 
 
 def evaluate_policy(
-    model, tokenizer, pairs: list[tuple[int, int]], samples: int, max_new_tokens: int, seed: int = 0
+    model,
+    tokenizer,
+    pairs: list[tuple[int, int]],
+    samples: int,
+    max_new_tokens: int,
+    seed: int = 0,
+    own_plan: bool = False,
 ) -> dict:
     """Held-out pass@1 without feedback and after one turn of test-time checker feedback, with 95% intervals.
 
@@ -284,15 +338,15 @@ def evaluate_policy(
     injected as the trainer injects it (`<thinking><feedback>...</feedback>` prefilled) and is answered again.
     The interval is mean +- 1.96 standard errors over sums (each sum's mean over its samples).
     """
-    from .evaluation.backends import TransformersBackend
-    from .evaluation.metrics import standing
-    from .evaluation.runner import FeedbackSettings, evaluate
+    from ..evaluation.backends import TransformersBackend
+    from ..evaluation.metrics import standing
+    from ..evaluation.runner import FeedbackSettings, evaluate
 
     backend = TransformersBackend(model, tokenizer, max_tokens=max_new_tokens, temperature=1.0, batch_size=256)
     with torch.random.fork_rng(devices=[]):  # a run evaluated halfway trains on as if it had not been
         torch.manual_seed(seed)
         records = evaluate(
-            addition_problems(pairs),
+            addition_problems(pairs, own_plan=own_plan),
             backend,
             num_samples=samples,
             feedback_turns=1,

@@ -1,8 +1,8 @@
 """Offline demo: GRPO, MulFeRL and iGRPO from the same warm-started policy, seed and data, on CPU in minutes.
 
-The task is two-digit addition worked column by column (`trl_mulferl.addition`). The policy is a tiny Qwen2
+The task is two-digit addition worked column by column (`trl_mulferl.demo.addition`). The policy is a tiny Qwen2
 fine-tuned here to add with a pupil's characteristic mistakes, and to avoid the mistakes a checker names in its
-feedback slot (`trl_mulferl.warm_start`); it is cached in the output folder, so a rerun there starts training at
+feedback slot (`trl_mulferl.demo.warm_start`); it is cached in the output folder, so a rerun there starts training at
 once. The feedback provider is that checker (`CheckerFeedbackProvider(diagnose)`): what went wrong and how to fix it,
 never the answer. Every run starts from the warm start and is measured on held-out sums before and after, without
 feedback and with one turn of test-time feedback.
@@ -24,51 +24,56 @@ from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback, TrainerCallback
 from transformers.utils import logging as transformers_logging
 
-from .addition import addition_reward, difficulty, make_splits, question
-from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, warm_start
+from .addition import addition_reward, difficulty, make_splits
+from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, prompt_messages, warm_start
 
 
 METHODS = ("GRPO", "MulFeRL", "iGRPO")
 ROUTES = ("grpo", "fco", "solved_skip", "unresolved")
 
 
-def training_problems(pairs: list[tuple[int, int]], per_difficulty: int) -> Dataset:
+def training_problems(pairs: list[tuple[int, int]], per_difficulty: int, own_plan: bool = False) -> Dataset:
     """`per_difficulty` sums of each kind from `pairs`, interleaved, as a conversational dataset with the reference
-    answer in `solution` (the column the answer-leak guard reads)."""
+    answer in `solution` (the column the answer-leak guard reads); for an own-plan policy, with its system prompt."""
     by_kind = {}
     for a, b in pairs:
         by_kind.setdefault(difficulty(a, b), []).append((a, b))
     chosen = [pair for group in zip(*(v[:per_difficulty] for v in by_kind.values())) for pair in group]
-    return Dataset.from_list(
-        [{"prompt": [{"role": "user", "content": question(a, b)}], "solution": str(a + b)} for a, b in chosen]
-    )
+    return Dataset.from_list([{"prompt": prompt_messages(a, b, own_plan), "solution": str(a + b)} for a, b in chosen])
 
 
 def make_trainer(
-    method: str, model_dir: str, tokenizer, dataset: Dataset, settings: dict, overrides=None, feedback_provider=None
+    method: str,
+    model_dir: str,
+    tokenizer,
+    dataset: Dataset,
+    settings: dict,
+    overrides=None,
+    feedback_provider=None,
+    reward_func=addition_reward,
 ):
     """A GRPO, MulFeRL or iGRPO trainer on the same model, data and settings.
 
     `settings` are GRPOConfig fields shared by all three; `num_generations` is the group size K of GRPO and MulFeRL,
     and iGRPO splits the same rollouts per prompt between K/2 drafts and K/2 trained completions (the paper's matched
     budget). `overrides` are fields of the method's own config (e.g. MulFeRL's `fco_weight`); MulFeRL's feedback comes
-    from `feedback_provider`, by default the task's checker.
+    from `feedback_provider`, by default the task's checker; `reward_func` scores every method's rollouts.
     """
     from trl import GRPOConfig, GRPOTrainer
 
-    from .igrpo_config import IGRPOConfig
-    from .igrpo_trainer import IGRPOTrainer
-    from .mulferl_config import MulFeRLConfig
-    from .mulferl_trainer import MulFeRLTrainer
+    from ..igrpo_config import IGRPOConfig
+    from ..igrpo_trainer import IGRPOTrainer
+    from ..mulferl_config import MulFeRLConfig
+    from ..mulferl_trainer import MulFeRLTrainer
 
     settings = {**settings, **(overrides or {})}
     common = {"train_dataset": dataset, "processing_class": tokenizer}
     if method == "GRPO":
-        return GRPOTrainer(model_dir, addition_reward, args=GRPOConfig(**settings), **common)
+        return GRPOTrainer(model_dir, reward_func, args=GRPOConfig(**settings), **common)
     if method == "MulFeRL":
         args = MulFeRLConfig(**settings)
         provider = (feedback_provider or checker_provider()) if args.max_feedback_turns > 0 else None
-        return MulFeRLTrainer(model_dir, addition_reward, args=args, feedback_provider=provider, **common)
+        return MulFeRLTrainer(model_dir, reward_func, args=args, feedback_provider=provider, **common)
     if method == "iGRPO":
         group_size = settings["num_generations"]
         prompts = settings["per_device_train_batch_size"] // group_size
@@ -79,7 +84,7 @@ def make_trainer(
             "per_device_train_batch_size": prompts * (group_size - group_size // 2),
             "sampling_budget": group_size,
         }
-        return IGRPOTrainer(model_dir, addition_reward, args=IGRPOConfig(**igrpo), **common)
+        return IGRPOTrainer(model_dir, reward_func, args=IGRPOConfig(**igrpo), **common)
     raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
 
 
