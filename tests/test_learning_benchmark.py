@@ -129,7 +129,7 @@ def test_learning_benchmark_runs_and_resumes(tmp_path):
             assert runs[method]["steps"] == matched and runs[method]["rollouts"] >= runs["MulFeRL"]["rollouts"]
             assert sorted(map(int, runs[method]["evaluations"])) == sorted({2, matched})
     assert "| held-out pass@1 after 2 steps |" in report["table"]
-    first = (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime
+    first = (tmp_path / "runs" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime
     subprocess.run(command, check=True, env=environment, capture_output=True)
-    assert (tmp_path / "runs" / "seed-0" / "test" / "MulFeRL.json").stat().st_mtime == first
+    assert (tmp_path / "runs" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime == first
     assert json.loads((tmp_path / "learning.json").read_text())["table"] == report["table"]

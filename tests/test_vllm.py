@@ -127,7 +127,8 @@ def test_feedback_turns_through_vllm_route_as_transformers(tmp_path, colocate, v
 
     assert [rows for _, rows in vllm_calls] == [rows for _, rows in transformers_calls] == [14, 8, 4]
     assert [len(prompts) for prompts, _ in colocate.generate_calls] == [14, 8, 4]  # what reached vLLM, unbatched
-    assert mulferl_metrics(on_vllm) == pytest.approx(mulferl_metrics(reference), abs=1e-6)  # FCO: float noise
+    # FCO's score gap is float noise of summed scores, a few 1e-6 (the policy's side in the joined loss batch).
+    assert mulferl_metrics(on_vllm) == pytest.approx(mulferl_metrics(reference), abs=1e-5)
     assert mulferl_metrics(on_vllm)["mulferl/route/fco"] == pytest.approx(2 / 7)
     vllm_prompts = {tuple(ids) for prompts, _ in colocate.generate_calls[1:] for ids in prompts}
     # fco_turn1 and grpo_turn1 rows at turn 1, fco_turn2 and unresolved rows at turn 2: 8 rows with feedback.
@@ -319,7 +320,7 @@ def test_feedback_turns_through_trl_vllm_serve(tmp_path, monkeypatch, vllm_serve
     reference, _, _ = oracle_run(tmp_path / "transformers", vllm_model_dir, tiny_tokenizer)
 
     assert [rows for _, rows in calls] == [14, 8, 4]
-    assert mulferl_metrics(on_server) == pytest.approx(mulferl_metrics(reference), abs=1e-6)
+    assert mulferl_metrics(on_server) == pytest.approx(mulferl_metrics(reference), abs=1e-5)  # FCO: float noise
     assert check_prefill_is_prompt_and_masked(batch, None, tiny_tokenizer) == 8
 
 
