@@ -23,7 +23,6 @@ from .lockstep import Lockstep
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
-from .routing import Route
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -197,9 +196,7 @@ class MulFeRLTrainer(GRPOTrainer):
         finally:
             self._generation_batch = None
         rollout = batch.rollout
-        grpo_rows = torch.tensor(
-            [r == Route.GRPO for r in rollout.row_routes(self.num_generations)], device=output["advantages"].device
-        )
+        grpo_rows = rollout.grpo_rows(self.num_generations, output["advantages"].device)
         mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
         output["advantages"] = output["advantages"] * mask
         output["mulferl_grpo_rows"] = grpo_rows.float()
@@ -233,10 +230,7 @@ class MulFeRLTrainer(GRPOTrainer):
         Every other row is NaN, i.e. unscorable for TRL, so every statistic TRL's advantages take (group and batch
         std, `normalize_then_sum`) covers the GRPO rows alone, and the other rows get zero advantage.
         """
-        grpo_rows = torch.tensor(
-            [r == Route.GRPO for r in rollout.row_routes(self.num_generations)], device=self.accelerator.device
-        )
-        grpo_rows = self.accelerator.gather(grpo_rows)
+        grpo_rows = self.accelerator.gather(rollout.grpo_rows(self.num_generations, self.accelerator.device))
         return rollout.final_rewards_per_func.masked_fill(~grpo_rows.unsqueeze(1), torch.nan)
 
     # Hand TRL the turn loop's rewards for the final rows, so routing and advantages use the same values.

@@ -58,6 +58,10 @@ class Rollout:
     def row_routes(self, group_size: int) -> list[Route]:
         return [r for r in self.routes for _ in range(group_size)]
 
+    def grpo_rows(self, group_size: int, device) -> torch.Tensor:
+        """`(rows,)` bool, True on the rows of GRPO-routed groups."""
+        return torch.tensor([r == Route.GRPO for r in self.row_routes(group_size)], device=device)
+
 
 @dataclass
 class GenerationBatch:
