@@ -1,9 +1,12 @@
 """FCO training (paper eqs. 13-17, spec decision 2): gradient, end to end, PEFT, and the ablation switches."""
 
+from collections import defaultdict
+
 import pytest
 import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM
+from trl import GRPOTrainer
 
 from tests.test_trainer import (
     MARKER,
@@ -15,7 +18,7 @@ from tests.test_trainer import (
     marker_provider,
     marker_reward,
 )
-from trl_mulferl import make_generator, sample_fco_pairs
+from trl_mulferl import MulFeRLTrainer, make_generator, sample_fco_pairs
 from trl_mulferl.fco import forward_rows
 
 
@@ -116,6 +119,62 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
     atol = 1e-7 if normalization == "mean" else 5e-6
     for got, expected in zip(fco_gradients, expected_gradients, strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
+
+
+@pytest.mark.parametrize(
+    ("pairing", "gradient_checkpointing"),
+    [("permutation", False), ("all", False), ("permutation", True)],
+    ids=["permutation", "all", "permutation_checkpointing"],
+)
+def test_split_partner_backward_equals_the_joined_forward(
+    tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch, pairing, gradient_checkpointing
+):
+    """One process and DDP back-propagate the partners in a pass of their own before TRL's loss forward (with the
+    positives' scores from a no-grad forward), so that no graph holds both sequences of a pair: the gradient, the
+    returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run."""
+    trainer, batch = train_one_fco_step(
+        tmp_path,
+        tiny_tokenizer,
+        tiny_model_dir,
+        fco_pairing=pairing,
+        fco_margin=0.1,
+        temperature=0.7,
+        fco_score_normalization="sum",
+        gradient_checkpointing=gradient_checkpointing,
+    )
+    model, original = trainer.model, GRPOTrainer._get_per_token_logps_and_entropies
+    model.train()
+
+    def run(split: bool):
+        monkeypatch.setattr(MulFeRLTrainer, "_split_fco_partners", split)
+        forwards = []  # (with grad, rows) of every forward of the model
+
+        def counted(self, model, input_ids, *args, **kwargs):
+            forwards.append((torch.is_grad_enabled(), input_ids.size(0)))
+            return original(self, model, input_ids, *args, **kwargs)
+
+        monkeypatch.setattr(GRPOTrainer, "_get_per_token_logps_and_entropies", counted)
+        metrics = trainer._metrics["train"] = defaultdict(list)
+        model.zero_grad()
+        loss = trainer._compute_loss(model, batch)
+        loss.backward()
+        return loss.detach(), [p.grad.clone() for p in model.parameters()], dict(metrics), forwards
+
+    split_loss, split_gradients, split_metrics, split_forwards = run(split=True)
+    joined_loss, joined_gradients, joined_metrics, joined_forwards = run(split=False)
+
+    rows, partners = batch["prompt_ids"].size(0), int(batch["mulferl_partner_forwarded"].sum())
+    assert partners == rows  # every row is an FCO positive with a partner
+    assert joined_forwards == [(True, rows + partners)]
+    no_grad_positives = [(False, partners)] if pairing == "permutation" else []
+    assert split_forwards == [*no_grad_positives, (True, partners), (True, rows)]
+    torch.testing.assert_close(split_loss, joined_loss, rtol=1e-6, atol=1e-7)  # the pair loss counted once
+    assert split_metrics.keys() == joined_metrics.keys() >= {"mulferl/fco/loss", "mulferl/fco/score_gap"}
+    for key, values in joined_metrics.items():
+        assert split_metrics[key] == pytest.approx(values, rel=1e-6, abs=1e-7), key
+    assert sum(g.abs().sum() for g in joined_gradients) > 1e-3
+    for got, expected in zip(split_gradients, joined_gradients, strict=True):
+        torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_tokenizer, tiny_model_dir):

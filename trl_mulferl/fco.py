@@ -1,14 +1,19 @@
-"""FCO in the trainer (spec decision 2): each FCO row carries its partner negative, and the loss forward scores both.
+"""FCO in the trainer (spec decision 2): each FCO row carries its partner negative, and the loss scores both.
 
 At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
-sequence of its pair, and the reference's side of both scores (no grad). In the loss, the partners ride in the loss's
-own forward as extra rows, so the policy's side of every score comes from TRL's training forward:
+sequence of its pair, and the reference's side of both scores (no grad). In the loss, the policy's side of every score
+comes from a training forward:
 
 - `fco_pairing="permutation"` (default): pair j is (positive j, negative pi(j)), one row each, and its loss
   `-log sigmoid(tau * (s+ - s- - margin))` is computed exactly, with autograd, at every iteration.
 - `fco_pairing="all"`: the K*K pairs span rows, so the loss takes the per-sequence surrogate `w * s` with
   `w = dL/ds` from a generation-time policy forward (no grad); its gradient is the FCO gradient while the
   parameters are those of generation time (`num_iterations == 1`).
+
+Under DeepSpeed and FSDP (one backward per micro-step) the partners ride in TRL's loss forward as extra rows
+(`join_partners`), so one graph holds both sequences of every pair. Elsewhere (one process, DDP) they get a forward
+and backward of their own first (`partner_term`, with the positives' scores from a no-grad forward), and the loss's
+term then takes their scores detached: one graph at a time, so peak memory stays near GRPO's.
 """
 
 import torch
@@ -166,30 +171,62 @@ def partner_rows(inputs) -> torch.Tensor:
     return inputs["mulferl_partner_forwarded"].nonzero().squeeze(1)
 
 
-def fco_term(args, inputs, logps: torch.Tensor, partner_logps: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
-    """The FCO term of one micro-batch from the loss forward's log-probs, and `[loss sum, gap sum, pairs]` to log.
+def positive_scores(args, inputs, logps: torch.Tensor, rows=slice(None)) -> torch.Tensor:
+    """The scores `s = log pi - log pi_ref` of the micro-batch's `rows` (all by default) from the policy's per-token
+    log-probs of those rows, `(len(rows), T)`."""
+    mask = (inputs["completion_mask"] * inputs.get("tool_mask", 1))[rows]
+    return sequence_logp(logps, mask, args.fco_score_normalization) - inputs["mulferl_fco_ref_score"][rows]
+
+
+def partner_scores(args, inputs, partner_logps: torch.Tensor) -> torch.Tensor:
+    """The scores of the partners of `partner_rows(inputs)` from the policy's per-token log-probs of them, `(P, T')`
+    (P may be 0)."""
+    rows = partner_rows(inputs)
+    mask = inputs["mulferl_partner_score_mask"][rows]
+    return sequence_logp(partner_logps, mask, args.fco_score_normalization) - inputs["mulferl_partner_ref_score"][rows]
+
+
+def surrogate(coefficients: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """`sum c * (s - s.detach())`: 0, with the gradient of `sum c * s` (the reference's side of `s` cancels)."""
+    return (coefficients * (scores - scores.detach())).sum()
+
+
+def fco_term(args, inputs, scores: torch.Tensor, partner: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
+    """The FCO term of one micro-batch, and `[loss sum, gap sum, pairs]` to log.
+
+    The gradient flows through whichever scores carry one: both sides when the partners joined the loss's forward;
+    the positives' only when the partners had a backward of their own (`partner_term`) and come here detached.
 
     Args:
         args: The trainer's `MulFeRLConfig`.
         inputs: The micro-batch (the `mulferl_*` keys of `add_fco_rows`).
-        logps: `(B, T)` the policy's per-token log-probs of the rows (with grad).
-        partner_logps: `(P, T')` those of the partners of `partner_rows(inputs)` (P may be 0).
+        scores: `(B,)` every row's score (`positive_scores`).
+        partner: `(P,)` the scores of the partners of `partner_rows(inputs)` (`partner_scores`).
     """
-    rows, normalization = partner_rows(inputs), args.fco_score_normalization
-    scores = sequence_logp(logps, inputs["completion_mask"] * inputs.get("tool_mask", 1), normalization)
-    partner_scores = sequence_logp(partner_logps, inputs["mulferl_partner_score_mask"][rows], normalization)
+    rows = partner_rows(inputs)
     if args.fco_pairing == "permutation":
-        gaps = (scores[rows] - inputs["mulferl_fco_ref_score"][rows]) - (
-            partner_scores - inputs["mulferl_partner_ref_score"][rows]
-        )
-        pair_losses = fco_pair_losses(gaps, torch.zeros_like(gaps), args.fco_tau, args.fco_margin)
+        pair_losses = fco_pair_losses(scores[rows], partner, args.fco_tau, args.fco_margin)
         term = (inputs["mulferl_fco_weight"][rows] * pair_losses).sum()
-        return term, [pair_losses.sum().item(), gaps.sum().item(), float(len(rows))]
-    # `s - s.detach()` is 0 with the gradient of s (the reference cancels); the weights carry the loss value.
-    term = (inputs["mulferl_fco_coefficient"] * (scores - scores.detach())).sum()
-    term = term + (inputs["mulferl_partner_coefficient"][rows] * (partner_scores - partner_scores.detach())).sum()
-    term = term + inputs["mulferl_fco_weight"].sum()
+        return term, [pair_losses.sum().item(), (scores[rows] - partner).sum().item(), float(len(rows))]
+    # The weights carry the loss value.
+    term = surrogate(inputs["mulferl_fco_coefficient"], scores)
+    term = term + surrogate(inputs["mulferl_partner_coefficient"][rows], partner) + inputs["mulferl_fco_weight"].sum()
     return term, [inputs[f"mulferl_fco_{key}"].sum().item() for key in ("loss_sum", "gap_sum", "pairs")]
+
+
+def partner_term(args, inputs, partner: torch.Tensor, positive: torch.Tensor | None) -> torch.Tensor:
+    """The partners' side of `fco_term`, for a backward of their own: its gradient is `fco_term`'s with respect to
+    the partner scores `partner`, and it has none with respect to the positives.
+
+    Args:
+        positive: `(P,)` the scores of the positives of `partner_rows(inputs)` (permutation; their values only),
+            else None.
+    """
+    rows = partner_rows(inputs)
+    if args.fco_pairing == "permutation":
+        pair_losses = fco_pair_losses(positive.detach(), partner, args.fco_tau, args.fco_margin)
+        return (inputs["mulferl_fco_weight"][rows] * pair_losses).sum()
+    return surrogate(inputs["mulferl_partner_coefficient"][rows], partner)
 
 
 def join_partners(input_ids, attention_mask, logits_to_keep: int, partners: dict, pad_token_id: int):

@@ -10,7 +10,17 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
 from .agentic import check_generation_owners, merge_extra_fields
 from .environment_provider import check_environment_provider, hide_feedback_methods
-from .fco import PARTNER_KEYS, add_fco_rows, fco_term, join_partners, partner_rows
+from .fco import (
+    PARTNER_KEYS,
+    add_fco_rows,
+    fco_term,
+    forward_rows,
+    join_partners,
+    partner_rows,
+    partner_scores,
+    partner_term,
+    positive_scores,
+)
 from .feedback import (
     FeedbackRequest,
     FeedbackTotals,
@@ -39,8 +49,8 @@ _REFERENCE_ONLY_BETA = 1.0
 
 @dataclass
 class _LossForward:
-    """What `_compute_loss` hands to the forward TRL's loss runs: the FCO partners to append as extra rows, and the
-    inputs whose reference log-probs it aligns; after the forward, the policy log-probs FCO scores."""
+    """What `_compute_loss` hands to the forward TRL's loss runs: the FCO partners to append as extra rows (DeepSpeed,
+    FSDP), and the inputs whose reference log-probs it aligns; after the forward, the policy log-probs FCO scores."""
 
     inputs: dict
     partners: dict[str, torch.Tensor] | None
@@ -273,17 +283,25 @@ class MulFeRLTrainer(GRPOTrainer):
         super().log(logs, start_time)
 
     # ----------------------------------------------------------------------------------------------------------------
-    # The loss: TRL's GRPO term (advantages and KL zero off the GRPO rows), plus FCO from the same forward
+    # The loss: TRL's GRPO term (advantages and KL zero off the GRPO rows), plus FCO from the same policy
+
+    @property
+    def _split_fco_partners(self) -> bool:
+        """Whether the FCO partners get a forward and backward of their own before the loss's, so that no graph holds
+        both sequences of a pair (peak memory near GRPO's). DeepSpeed and FSDP allow one backward per micro-step, and
+        a forward there may be a collective: the partners join the loss's forward instead."""
+        return not (self.is_deepspeed_enabled or self.is_fsdp_enabled)
 
     def _compute_loss(self, model, inputs):
         fco = "mulferl_partner_forwarded" in inputs
         if "mulferl_grpo_rows" not in inputs:
             return super()._compute_loss(model, inputs)
         inputs = dict(inputs)  # the forward aligns its reference log-probs
-        partners = None
-        if fco:
-            rows = partner_rows(inputs)
-            partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS} if len(rows) else None
+        partners, partner = None, None
+        if fco and len(rows := partner_rows(inputs)):
+            partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
+            if self._split_fco_partners:
+                partner, partners = self._backward_fco_partners(model, inputs, partners), None
         self._loss_forward = forward = _LossForward(inputs, partners)
         try:
             loss = super()._compute_loss(model, inputs)
@@ -291,17 +309,41 @@ class MulFeRLTrainer(GRPOTrainer):
             self._loss_forward = None
         if not fco:
             return loss
-        partner_logps = forward.partner_logps
-        if partner_logps is None:
-            partner_logps = forward.logps.new_zeros(0, 1)
-        term, logged = fco_term(self.args, inputs, forward.logps, partner_logps)
+        if partner is None:
+            partner_logps = forward.partner_logps
+            partner = partner_scores(
+                self.args, inputs, forward.logps.new_zeros(0, 1) if partner_logps is None else partner_logps
+            )
+        term, logged = fco_term(self.args, inputs, positive_scores(self.args, inputs, forward.logps), partner)
         self._fco_window.add(self.accelerator, *logged)
         if self.accelerator.sync_gradients:
             self._fco_window.flush(self._metrics["train"])
         return loss + term
 
-    # The loss forward also scores the FCO partners (extra rows, one forward and one backward) and keeps the policy's
-    # log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
+    def _backward_fco_partners(self, model, inputs, partners: dict) -> torch.Tensor:
+        """The partners' FCO gradient from a forward and backward of their own; returns their scores, detached.
+
+        The forward runs on the unwrapped model before TRL's loss forward: under DDP no forward of this micro-step
+        has prepared the reducer yet, so these gradients accumulate locally and the loss's backward all-reduces their
+        sum, whichever processes have partners.
+        """
+        args, rows = self.args, partner_rows(inputs)
+        positive = None
+        if args.fco_pairing == "permutation":
+            # The exact pair loss needs the value of s+ before either backward: a no-grad forward over the positives.
+            positive = positive_scores(args, inputs, forward_rows(self, inputs, rows.tolist(), policy=True), rows)
+        logps = self._get_per_token_logps_and_entropies(
+            self.accelerator.unwrap_model(model),
+            torch.cat([partners["prompt_ids"], partners["completion_ids"]], dim=1),
+            torch.cat([partners["prompt_mask"], partners["completion_mask"]], dim=1),
+            partners["completion_ids"].size(1),
+        )[0]
+        partner = partner_scores(args, inputs, logps)
+        self.accelerator.backward(partner_term(args, inputs, partner, positive))
+        return partner.detach()
+
+    # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows, one forward and one
+    # backward); it keeps the policy's log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         forward, self._loss_forward = self._loss_forward, None
         if forward is None:
