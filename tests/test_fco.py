@@ -184,14 +184,26 @@ def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_to
         trainer = make_trainer(
             tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, fco_pairing=pairing
         )
-        forwards, original = [], trainer._get_per_token_logps_and_entropies
+        forwards, generating = [], []  # whether each generation-time forward was the policy's
+        original_forward, original_generate = (
+            trainer._get_per_token_logps_and_entropies,
+            trainer._generate_and_score_completions,
+        )
 
         def counted(model, *args, **kwargs):
-            if not torch.is_grad_enabled():
+            if generating:
                 forwards.append(model is trainer.model)
-            return original(model, *args, **kwargs)
+            return original_forward(model, *args, **kwargs)
+
+        def generate(inputs):
+            generating.append(True)
+            try:
+                return original_generate(inputs)
+            finally:
+                generating.clear()
 
         trainer._get_per_token_logps_and_entropies = counted
+        trainer._generate_and_score_completions = generate
         trainer.train()
         assert logged(trainer, "mulferl/route/fco") == [1.0]
         assert (sum(forwards), len(forwards) - sum(forwards)) == (expected_policy_forwards, 2)
