@@ -3,8 +3,10 @@
 Each case runs in a fresh process (so peaks do not mix): GRPOTrainer with a reward that is mixed in every group,
 MulFeRLTrainer with the same reward (every prompt routed to GRPO), and MulFeRLTrainer with a scripted feedback marker
 that turns every group from all-failed into all-solved (every prompt routed to FCO: two generations, the reference's
-scores at generation time, and the negatives joined to the loss's forward as extra rows). Prints a table and writes
-JSON.
+scores at generation time, and, as on one process and DDP, a no-grad forward over the positives and a forward and
+backward of the negatives before the loss's), and the same all-FCO step with the negatives joined to the loss's
+forward as extra rows, the path DeepSpeed and FSDP take (`mulferl_fco_joined`), to compare the two paths' peak memory
+on one process. Prints a table and writes JSON.
 
     python benchmarks/fco_memory.py --output benchmarks/fco_memory.json
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco")
+CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco", "mulferl_fco_joined")
 MARKER = "MARKERWORD"
 
 
@@ -84,7 +86,14 @@ def run_case(case: str, settings: dict) -> dict:
         )
     else:
         reward = mixed_reward if case == "mulferl_grpo" else marker_reward
-        trainer = MulFeRLTrainer(
+        trainer_class = MulFeRLTrainer
+        if case == "mulferl_fco_joined":
+
+            class JoinedForwardTrainer(MulFeRLTrainer):
+                _split_fco_partners = False  # the one-backward path of DeepSpeed and FSDP, here without them
+
+            trainer_class = JoinedForwardTrainer
+        trainer = trainer_class(
             str(model_dir),
             reward,
             args=MulFeRLConfig(**common, max_feedback_turns=1),
