@@ -342,8 +342,8 @@ class MulFeRLTrainer(GRPOTrainer):
         self.accelerator.backward(partner_term(args, inputs, partner, positive))
         return partner.detach()
 
-    # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows, one forward and one
-    # backward); it keeps the policy's log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
+    # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward).
+    # It keeps the policy's log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         forward, self._loss_forward = self._loss_forward, None
         if forward is None:
