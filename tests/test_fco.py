@@ -1,6 +1,8 @@
 """FCO training (paper eqs. 13-17, spec decision 2): gradient, end to end, PEFT, and the ablation switches."""
 
+import math
 from collections import defaultdict
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -19,7 +21,7 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import MulFeRLTrainer, make_generator, sample_fco_pairs
-from trl_mulferl.fco import forward_rows
+from trl_mulferl.fco import fco_term, forward_rows, partner_term
 
 
 def direct_logps(model, prompt_ids, prompt_mask, completion_ids, completion_mask, temperature):
@@ -119,6 +121,42 @@ def test_fco_gradient_is_the_gradient_of_eq15(tmp_path, tiny_tokenizer, tiny_mod
     atol = 1e-7 if normalization == "mean" else 5e-6
     for got, expected in zip(fco_gradients, expected_gradients, strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
+
+
+@pytest.mark.parametrize("pairing", ["permutation", "all"])
+def test_partner_term_and_the_detached_fco_term_split_the_fco_gradient(pairing):
+    """The partners' own backward (`partner_term`) and `fco_term` with the partners' scores detached: together the
+    gradient of `fco_term` on both sides, and the value of the pair losses once."""
+    args = SimpleNamespace(fco_pairing=pairing, fco_tau=2.0, fco_margin=0.1)
+    torch.manual_seed(0)
+    inputs = {
+        "mulferl_partner_forwarded": torch.tensor([1.0, 0.0, 1.0, 1.0]),
+        "mulferl_fco_weight": torch.tensor([0.1, 0.0, 0.2, 0.3]),
+        "mulferl_fco_coefficient": torch.randn(4),
+        "mulferl_partner_coefficient": torch.randn(4) * torch.tensor([1.0, 0.0, 1.0, 1.0]),
+        **{f"mulferl_fco_{key}": torch.rand(4) for key in ("loss_sum", "gap_sum", "pairs")},
+    }
+    rows = torch.tensor([0, 2, 3])
+    scores, partner = torch.randn(4, requires_grad=True), torch.randn(3, requires_grad=True)
+    joined, joined_logged = fco_term(args, inputs, scores, partner)
+    expected_scores, expected_partner = torch.autograd.grad(joined, [scores, partner])
+
+    own = partner_term(args, inputs, partner, scores[rows] if pairing == "permutation" else None)
+    got_partner, got_positive = torch.autograd.grad(own, [partner, scores], allow_unused=True)
+    assert got_positive is None
+    main, main_logged = fco_term(args, inputs, scores, partner.detach())
+    (got_scores,) = torch.autograd.grad(main, [scores])
+    torch.testing.assert_close(got_partner, expected_partner)
+    torch.testing.assert_close(got_scores, expected_scores)
+    assert main_logged == joined_logged
+    torch.testing.assert_close(main, joined)
+    if pairing == "permutation":  # sum of w * -log sigmoid(tau * (s+ - s- - margin)), by hand
+        gaps = scores.detach()[rows] - partner.detach() - args.fco_margin
+        by_hand = sum(
+            w * -math.log(1 / (1 + math.exp(-args.fco_tau * gap)))
+            for w, gap in zip(inputs["mulferl_fco_weight"][rows].tolist(), gaps.tolist(), strict=True)
+        )
+        assert main.item() == pytest.approx(by_hand, rel=1e-6)
 
 
 @pytest.mark.parametrize(
