@@ -149,6 +149,22 @@ class MulFeRLConfig(GRPOConfig):
             How positives (the solved group) are paired with negatives (the failed group before it).
             `"permutation"` (paper default): K pairs `(y+_j, y-_pi(j))` under a uniformly random permutation, an
             unbiased estimate of the all-pairs mean. `"all"`: all K*K pairs.
+
+        > Parameters beyond the paper: transfer to the feedback-free context (off by default)
+
+        feedback_replay (`bool`, *optional*, defaults to `False`):
+            Train the rows regenerated after feedback as samples of the feedback-free context: when a prompt is
+            trained at a feedback turn (GRPO on its mixed group, or FCO), the injected text is removed from the slot
+            of its rows (and of its FCO negatives), keeping the empty `<thinking><feedback></feedback>` the policy
+            writes at turn 0, so its losses train the policy that answers without feedback instead of the one that
+            reads it. The rows are then off-policy (sampled under the feedback); `feedback_replay_shaping` weighs
+            them. Not in the paper, whose gains with feedback can stay conditional on it; in the spirit of
+            Critique-GRPO's refinements (arXiv:2506.03106). Needs `feedback_injection="structured"`.
+        feedback_replay_shaping (`float` or `None`, *optional*, defaults to `0.1`):
+            gamma of Critique-GRPO's policy shaping for the replayed rows: each of their tokens gets the gradient of
+            `f(p) = p / (p + gamma)` (p its probability under the policy) where an on-policy token gets that of its
+            ratio, i.e. `gamma / (p + gamma)**2` times it, which damps the tokens the feedback-free policy finds
+            unlikely and those it already writes. Critique-GRPO: 0.1. `None`: the plain ratio, as on-policy.
     """
 
     gradient_checkpointing: bool | None = gradient_checkpointing_field()
@@ -326,6 +342,20 @@ class MulFeRLConfig(GRPOConfig):
             "choices": list(FCO_PAIRINGS),
         },
     )
+    feedback_replay: bool = field(
+        default=False,
+        metadata={
+            "help": "Beyond the paper: train the rows of a prompt trained after feedback with the feedback removed "
+            "from their slot, as off-policy samples of the feedback-free context (also its FCO negatives)."
+        },
+    )
+    feedback_replay_shaping: float | None = field(
+        default=0.1,
+        metadata={
+            "help": "gamma of the policy shaping f(p) = p / (p + gamma) whose gradient the replayed tokens get "
+            "instead of their ratio's (Critique-GRPO: 0.1). None: the plain ratio."
+        },
+    )
 
     def feedback_turns_at(self, global_step: int) -> int:
         """The number of feedback turns at this global step: `max_feedback_turns`, or its annealed value."""
@@ -425,6 +455,22 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(
                 f"fco_score_normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got "
                 f"{self.fco_score_normalization!r}."
+            )
+
+        if self.feedback_replay and self.feedback_injection != "structured":
+            raise ValueError(
+                "feedback_replay removes the feedback from the answer's <feedback> slot, so it needs "
+                f"feedback_injection='structured' (got {self.feedback_injection!r})."
+            )
+        if self.feedback_replay_shaping is not None and self.feedback_replay_shaping <= 0:
+            raise ValueError(
+                f"feedback_replay_shaping must be > 0 or None (the plain ratio), got {self.feedback_replay_shaping}."
+            )
+        if self.feedback_replay and self.use_vllm and self.vllm_importance_sampling_correction:
+            raise ValueError(
+                "feedback_replay trains rows vLLM sampled under the feedback as rows of the context without it, so "
+                "vLLM's log-probs are not theirs: set vllm_importance_sampling_correction=False (the replayed rows' "
+                "off-policy weight is feedback_replay_shaping)."
             )
 
         check_groups_within_process(self)

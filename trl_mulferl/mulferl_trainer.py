@@ -20,6 +20,7 @@ from .feedback import (
     prepare_feedback,
 )
 from .lockstep import Lockstep
+from .losses import policy_shaped_logps
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
@@ -116,6 +117,11 @@ class MulFeRLTrainer(GRPOTrainer):
                 )
             check_feedback_provider(feedback_provider, train_dataset, args)
             check_environment_provider(feedback_provider, environment_factory)
+            if args.feedback_replay and (tools or environment_factory is not None):
+                raise ValueError(
+                    "feedback_replay does not support tools or environment_factory: an episode regenerated after "
+                    "feedback depends on the feedback beyond its first turn. Set feedback_replay=False."
+                )
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
@@ -200,6 +206,8 @@ class MulFeRLTrainer(GRPOTrainer):
         mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
         output["advantages"] = output["advantages"] * mask
         output["mulferl_grpo_rows"] = grpo_rows.float()
+        if self.args.feedback_replay:
+            output["mulferl_replayed"] = rollout.replayed_rows(output["advantages"].device)
         if self.args.fco_enabled:
             add_fco_rows(self, output, rollout)
         log_rollout(self, rollout)
@@ -323,6 +331,10 @@ class MulFeRLTrainer(GRPOTrainer):
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
         forward.logps = logps
+        if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
+            # The GRPO loss is linear in the ratio: the replayed rows' tokens get the shaping's gradient instead.
+            replayed = forward.inputs["mulferl_replayed"].bool().unsqueeze(1)
+            logps = torch.where(replayed, policy_shaped_logps(logps, self.args.feedback_replay_shaping), logps)
         if self.beta != 0.0:
             # TRL adds beta * KL(ref, policy) on every row; a row outside the GRPO route gets no loss (the paper's
             # skip), so its reference is the policy itself: KL 0, gradient 0.
