@@ -5,6 +5,7 @@ import math
 
 import pytest
 import torch
+from datasets import Dataset
 
 from tests.test_trainer import (
     MARKER,
@@ -16,7 +17,7 @@ from tests.test_trainer import (
     marker_provider,
     marker_reward,
 )
-from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation
 from trl_mulferl.losses import policy_shaped_logps
 from trl_mulferl.rollout import without_prefill
 
@@ -154,3 +155,43 @@ def test_replay_refuses_tools(tmp_path, tiny_tokenizer, tiny_model_dir):
             feedback_provider=marker_provider,
             tools=[multiply],
         )
+
+
+def test_replay_on_every_branch_of_three_turns(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """The scripted oracle of Algorithm 1's branches: exactly the prompts trained at a feedback turn are replayed,
+    and an FCO negative from turn 1 loses its feedback too; unresolved rows keep theirs (they train nothing)."""
+    from tests.test_trainer import SCRIPTED_REWARDS, TINY_TRAINING, round_provider, scripted_reward, turn_of
+
+    kinds = list(SCRIPTED_REWARDS)
+    dataset = Dataset.from_list([{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in kinds])
+    trainer = MulFeRLTrainer(
+        model=tiny_model_dir,
+        reward_funcs=scripted_reward,
+        args=MulFeRLConfig(
+            **{**TINY_TRAINING, "per_device_train_batch_size": 2 * len(kinds), "max_steps": 1},
+            output_dir=str(tmp_path),
+            feedback_replay=True,
+        ),
+        train_dataset=dataset,
+        processing_class=tiny_tokenizer,
+        feedback_provider=round_provider,
+    )
+    outputs = capture_generation_outputs(trainer)
+    trainer.train()
+    batch = outputs[0]
+    slot = feedback_prefill("")
+    decode = tiny_tokenizer.decode
+    for row in range(batch["prompt_ids"].size(0)):
+        kind = next(kind for kind in kinds if f"Question {kind}?" in decode(batch["prompt_ids"][row]))
+        text = decode(batch["completion_ids"][row][batch["completion_mask"][row].bool()])
+        replayed = kind in ("grpo_turn1", "fco_turn1", "fco_turn2")
+        assert batch["mulferl_replayed"][row].item() == float(replayed)
+        if replayed:
+            assert text.startswith(slot) and turn_of(text) == 0
+        if kind == "unresolved":
+            assert turn_of(text) == 2
+        if kind == "fco_turn2":
+            partner = batch["mulferl_partner_completion_ids"][row][
+                batch["mulferl_partner_completion_mask"][row].bool()
+            ]
+            assert decode(partner).startswith(slot) and turn_of(decode(partner)) == 0
