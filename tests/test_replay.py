@@ -20,6 +20,7 @@ from tests.test_trainer import (
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation
 from trl_mulferl.losses import policy_shaped_logps
 from trl_mulferl.rollout import without_prefill
+from trl_mulferl.routing import union_advantages
 
 
 def test_policy_shaped_logps_keeps_values_and_takes_the_shaping_gradient():
@@ -34,6 +35,22 @@ def test_policy_shaped_logps_keeps_values_and_takes_the_shaping_gradient():
     assert ratio_gradient.tolist() == pytest.approx(expected, rel=1e-12)
     (direct,) = torch.autograd.grad((logps.exp() / (logps.exp() + gamma)).sum(), logps)
     assert torch.allclose(ratio_gradient, direct)
+
+
+def test_union_advantages_against_the_union_by_hand():
+    turn0 = torch.tensor([[0.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.0]])
+    trained = torch.tensor([[1.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    for group in range(2):
+        union = turn0[group].tolist() + trained[group].tolist()
+        mean = sum(union) / 8
+        std = math.sqrt(sum((r - mean) ** 2 for r in union) / 7)
+        expected = [(r - mean) / (std + 1e-4) for r in trained[group].tolist()]
+        assert union_advantages(turn0, trained, scale=True)[group].tolist() == pytest.approx(expected, rel=1e-6)
+        unscaled = [r - mean for r in trained[group].tolist()]
+        assert union_advantages(turn0, trained, scale=False)[group].tolist() == pytest.approx(unscaled, rel=1e-6)
+    # An unscorable row (NaN) is left out of the baseline.
+    with_nan = union_advantages(torch.tensor([[0.0, float("nan")]]), torch.tensor([[1.0, 0.0]]), scale=False)
+    assert with_nan[0].tolist() == pytest.approx([2 / 3, -1 / 3])
 
 
 def test_without_prefill_puts_the_empty_slot_in_place_of_the_feedback():
@@ -69,7 +86,13 @@ def test_replay_trains_the_feedback_turn_without_the_feedback(tmp_path, tiny_tok
             replayed["tool_mask"][row][: len(slot)].eq(0).all() and replayed["tool_mask"][row][len(slot) :].eq(1).all()
         )
         assert torch.equal(replayed["prompt_ids"][row], plain["prompt_ids"][row])
-    assert torch.equal(replayed["advantages"], plain["advantages"])
+    # Over the union with turn 0's rewards (0, 0): (r - mean) / (std + 1e-4), by hand.
+    if reward is marker_reward:  # turn 1: (1, 1); union (0, 0, 1, 1): mean 0.5, std sqrt(1/3)
+        expected = [0.5 / (math.sqrt(1 / 3) + 1e-4)] * 4
+    else:  # turn 1: (1, 0); union (0, 0, 1, 0): mean 0.25, std 0.5
+        expected = [0.75 / 0.5001, -0.25 / 0.5001] * 2
+    assert replayed["advantages"].tolist() == pytest.approx(expected, rel=1e-6)
+    assert replayed["mulferl_grpo_rows"].tolist() == [1.0] * 4  # an FCO prompt's replayed rows are GRPO rows too
     if reward is marker_reward:  # the FCO negatives, turn 0's rows, had no feedback to remove
         for key in ("completion_ids", "score_mask"):
             assert torch.equal(replayed[f"mulferl_partner_{key}"], plain[f"mulferl_partner_{key}"])
@@ -127,6 +150,8 @@ def test_replay_config_errors():
             use_cpu=True,
             bf16=False,
         )
+    with pytest.raises(ValueError, match="scale_rewards='group' or 'none'"):
+        MulFeRLConfig(output_dir="out", feedback_replay=True, scale_rewards="batch", report_to="none", use_cpu=True)
     with pytest.raises(ValueError, match="feedback_replay_shaping must be > 0"):
         MulFeRLConfig(output_dir="out", feedback_replay_shaping=0.0, report_to="none", use_cpu=True, bf16=False)
     with pytest.raises(ValueError, match="vllm_importance_sampling_correction=False"):

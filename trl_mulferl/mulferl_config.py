@@ -157,9 +157,13 @@ class MulFeRLConfig(GRPOConfig):
             trained at a feedback turn (GRPO on its mixed group, or FCO), the injected text is removed from the slot
             of its rows (and of its FCO negatives), keeping the empty `<thinking><feedback></feedback>` the policy
             writes at turn 0, so its losses train the policy that answers without feedback instead of the one that
-            reads it. The rows are then off-policy (sampled under the feedback); `feedback_replay_shaping` weighs
-            them. Not in the paper, whose gains with feedback can stay conditional on it; in the spirit of
-            Critique-GRPO's refinements (arXiv:2506.03106). Needs `feedback_injection="structured"`.
+            reads it. Their advantages are taken over the union of the prompt's turn-0 rows (feedback-free, all
+            failed) and the replayed ones, as Critique-GRPO (arXiv:2506.03106) takes them over initial responses and
+            refinements, so an FCO prompt (all solved after feedback) is trained by GRPO too; the turn-0 rows only
+            enter the baseline. The replayed rows are off-policy (sampled under the feedback);
+            `feedback_replay_shaping` weighs them. Not in the paper, whose gains with feedback can stay conditional
+            on it. Needs `feedback_injection="structured"` and group-wise advantages (`scale_rewards` "group" or
+            "none", `multi_objective_aggregation="sum_then_normalize"`).
         feedback_replay_shaping (`float` or `None`, *optional*, defaults to `0.1`):
             gamma of Critique-GRPO's policy shaping for the replayed rows: each of their tokens gets the gradient of
             `f(p) = p / (p + gamma)` (p its probability under the policy) where an on-policy token gets that of its
@@ -346,7 +350,8 @@ class MulFeRLConfig(GRPOConfig):
         default=False,
         metadata={
             "help": "Beyond the paper: train the rows of a prompt trained after feedback with the feedback removed "
-            "from their slot, as off-policy samples of the feedback-free context (also its FCO negatives)."
+            "from their slot, as off-policy samples of the feedback-free context (also its FCO negatives), with "
+            "advantages over the union with its turn-0 group (Critique-GRPO)."
         },
     )
     feedback_replay_shaping: float | None = field(
@@ -461,6 +466,14 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(
                 "feedback_replay removes the feedback from the answer's <feedback> slot, so it needs "
                 f"feedback_injection='structured' (got {self.feedback_injection!r})."
+            )
+        if self.feedback_replay and (
+            self.scale_rewards == "batch" or self.multi_objective_aggregation != "sum_then_normalize"
+        ):
+            raise ValueError(
+                "feedback_replay takes a replayed group's advantages over the union with its turn-0 group, group by "
+                "group: it needs scale_rewards='group' or 'none' and multi_objective_aggregation='sum_then_normalize' "
+                f"(got {self.scale_rewards!r}, {self.multi_objective_aggregation!r})."
             )
         if self.feedback_replay_shaping is not None and self.feedback_replay_shaping <= 0:
             raise ValueError(

@@ -24,6 +24,7 @@ from .losses import policy_shaped_logps
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
+from .routing import union_advantages, weighted_rewards
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -205,13 +206,32 @@ class MulFeRLTrainer(GRPOTrainer):
         grpo_rows = rollout.grpo_rows(self.num_generations, output["advantages"].device)
         mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
         output["advantages"] = output["advantages"] * mask
-        output["mulferl_grpo_rows"] = grpo_rows.float()
         if self.args.feedback_replay:
-            output["mulferl_replayed"] = rollout.replayed_rows(output["advantages"].device)
+            grpo_rows = self._replay_advantages(output, rollout, grpo_rows)
+        output["mulferl_grpo_rows"] = grpo_rows.float()
         if self.args.fco_enabled:
             add_fco_rows(self, output, rollout)
         log_rollout(self, rollout)
         return output
+
+    def _replay_advantages(self, output: dict, rollout: Rollout, grpo_rows: torch.Tensor) -> torch.Tensor:
+        """`feedback_replay`: the replayed rows' advantages over the union with their turn-0 group, which makes them
+        GRPO rows (an FCO prompt's too); returns the GRPO rows."""
+        replayed = rollout.replayed_rows(grpo_rows.device)
+        output["mulferl_replayed"] = replayed
+        first_row, k = self.accelerator.process_index * len(replayed), self.num_generations
+        local = slice(first_row, first_row + len(replayed))
+        turn0, final = (
+            weighted_rewards(rewards[local], self.reward_weights).view(-1, k)
+            for rewards in (rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
+        )
+        advantages = union_advantages(turn0, final, scale=self.scale_rewards != "none").flatten()
+        replayed = replayed.bool()
+        if output["advantages"].dim() == 1:
+            output["advantages"] = torch.where(replayed, advantages, output["advantages"])
+        else:
+            output["advantages"] = torch.where(replayed.unsqueeze(1), advantages.unsqueeze(1), output["advantages"])
+        return grpo_rows | replayed
 
     def _generate(self, prompts):
         hide_feedback_methods(self)  # from this batch's tool dicts, which TRL has just built
