@@ -49,6 +49,9 @@ VARIANTS = {
     "FCO mean scores, tau 0.2": {"fco_score_normalization": "mean", "fco_tau": 0.2},
     "vague feedback": {"feedback": "vague"},
     "FCO only after feedback": {"feedback_turn_grpo": False},
+    # `feedback_replay`: the prompts trained after feedback are trained without it (Critique-GRPO's shaping, or not)
+    "feedback replay": {"feedback_replay": True},
+    "feedback replay, plain ratio": {"feedback_replay": True, "feedback_replay_shaping": None},
     # an own plan makes responses about 15 tokens longer
     "own plan": {"warm_start": "own plan", "max_completion_length": 64},
     "GRPO, own plan": {"method": "GRPO", "warm_start": "own plan", "max_completion_length": 64},

@@ -124,3 +124,14 @@ def fco_surrogate_coefficients(
     pos_coefficients.index_add_(0, pairs[:, 0], d_loss_d_gap)
     neg_coefficients.index_add_(0, pairs[:, 1], -d_loss_d_gap)
     return pos_coefficients, neg_coefficients
+
+
+def policy_shaped_logps(per_token_logps: torch.Tensor, gamma: float) -> torch.Tensor:
+    """The log-probs with their values, and the gradient of Critique-GRPO's policy shaping `f(p) = p / (p + gamma)`.
+
+    `d f(exp(l)) / dl = gamma * p / (p + gamma)**2`, so a loss linear in the ratio `exp(l - l_old)` gets, at ratio 1,
+    the gradient of `f(p)` in place of that of the ratio: the off-policy weight of the `feedback_replay` rows.
+    """
+    detached = per_token_logps.detach()
+    probs = detached.exp()
+    return detached + gamma * probs / (probs + gamma) ** 2 * (per_token_logps - detached)

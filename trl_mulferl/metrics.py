@@ -89,6 +89,8 @@ def log_rollout(trainer, rollout):
     metrics["mulferl/feedback/cost"] = [bill.cost]  # a running total: the latest, not a mean
     if args.fco_enabled:
         metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
+    if args.feedback_replay:
+        metrics["mulferl/replayed_rows"].append(totals["replayed_rows"])
     describe_turn_0(trainer, rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
 
 

@@ -149,6 +149,26 @@ class MulFeRLConfig(GRPOConfig):
             How positives (the solved group) are paired with negatives (the failed group before it).
             `"permutation"` (paper default): K pairs `(y+_j, y-_pi(j))` under a uniformly random permutation, an
             unbiased estimate of the all-pairs mean. `"all"`: all K*K pairs.
+
+        > Parameters beyond the paper: transfer to the feedback-free context (off by default)
+
+        feedback_replay (`bool`, *optional*, defaults to `False`):
+            Train the rows regenerated after feedback as samples of the feedback-free context: when a prompt is
+            trained at a feedback turn (GRPO on its mixed group, or FCO), the injected text is removed from the slot
+            of its rows (and of its FCO negatives), keeping the empty `<thinking><feedback></feedback>` the policy
+            writes at turn 0, so its losses train the policy that answers without feedback instead of the one that
+            reads it. Their advantages are taken over the union of the prompt's turn-0 rows (feedback-free, all
+            failed) and the replayed ones, as Critique-GRPO (arXiv:2506.03106) takes them over initial responses and
+            refinements, so an FCO prompt (all solved after feedback) is trained by GRPO too; the turn-0 rows only
+            enter the baseline. The replayed rows are off-policy (sampled under the feedback);
+            `feedback_replay_shaping` weighs them. Not in the paper, whose gains with feedback can stay conditional
+            on it. Needs `feedback_injection="structured"` and group-wise advantages (`scale_rewards` "group" or
+            "none", `multi_objective_aggregation="sum_then_normalize"`).
+        feedback_replay_shaping (`float` or `None`, *optional*, defaults to `0.1`):
+            gamma of Critique-GRPO's policy shaping for the replayed rows: each of their tokens gets the gradient of
+            `f(p) = p / (p + gamma)` (p its probability under the policy) where an on-policy token gets that of its
+            ratio, i.e. `gamma / (p + gamma)**2` times it, which damps the tokens the feedback-free policy finds
+            unlikely and those it already writes. Critique-GRPO: 0.1. `None`: the plain ratio, as on-policy.
     """
 
     gradient_checkpointing: bool | None = gradient_checkpointing_field()
@@ -326,6 +346,21 @@ class MulFeRLConfig(GRPOConfig):
             "choices": list(FCO_PAIRINGS),
         },
     )
+    feedback_replay: bool = field(
+        default=False,
+        metadata={
+            "help": "Beyond the paper: train the rows of a prompt trained after feedback with the feedback removed "
+            "from their slot, as off-policy samples of the feedback-free context (also its FCO negatives), with "
+            "advantages over the union with its turn-0 group (Critique-GRPO)."
+        },
+    )
+    feedback_replay_shaping: float | None = field(
+        default=0.1,
+        metadata={
+            "help": "gamma of the policy shaping f(p) = p / (p + gamma) whose gradient the replayed tokens get "
+            "instead of their ratio's (Critique-GRPO: 0.1). None: the plain ratio."
+        },
+    )
 
     def feedback_turns_at(self, global_step: int) -> int:
         """The number of feedback turns at this global step: `max_feedback_turns`, or its annealed value."""
@@ -425,6 +460,30 @@ class MulFeRLConfig(GRPOConfig):
             raise ValueError(
                 f"fco_score_normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got "
                 f"{self.fco_score_normalization!r}."
+            )
+
+        if self.feedback_replay and self.feedback_injection != "structured":
+            raise ValueError(
+                "feedback_replay removes the feedback from the answer's <feedback> slot, so it needs "
+                f"feedback_injection='structured' (got {self.feedback_injection!r})."
+            )
+        if self.feedback_replay and (
+            self.scale_rewards == "batch" or self.multi_objective_aggregation != "sum_then_normalize"
+        ):
+            raise ValueError(
+                "feedback_replay takes a replayed group's advantages over the union with its turn-0 group, group by "
+                "group: it needs scale_rewards='group' or 'none' and multi_objective_aggregation='sum_then_normalize' "
+                f"(got {self.scale_rewards!r}, {self.multi_objective_aggregation!r})."
+            )
+        if self.feedback_replay_shaping is not None and self.feedback_replay_shaping <= 0:
+            raise ValueError(
+                f"feedback_replay_shaping must be > 0 or None (the plain ratio), got {self.feedback_replay_shaping}."
+            )
+        if self.feedback_replay and self.use_vllm and self.vllm_importance_sampling_correction:
+            raise ValueError(
+                "feedback_replay trains rows vLLM sampled under the feedback as rows of the context without it, so "
+                "vLLM's log-probs are not theirs: set vllm_importance_sampling_correction=False (the replayed rows' "
+                "off-policy weight is feedback_replay_shaping)."
             )
 
         check_groups_within_process(self)

@@ -30,9 +30,11 @@ from .feedback import (
     prepare_feedback,
 )
 from .lockstep import Lockstep
+from .losses import policy_shaped_logps
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
+from .routing import union_advantages, weighted_rewards
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -126,6 +128,11 @@ class MulFeRLTrainer(GRPOTrainer):
                 )
             check_feedback_provider(feedback_provider, train_dataset, args)
             check_environment_provider(feedback_provider, environment_factory)
+            if args.feedback_replay and (tools or environment_factory is not None):
+                raise ValueError(
+                    "feedback_replay does not support tools or environment_factory: an episode regenerated after "
+                    "feedback depends on the feedback beyond its first turn. Set feedback_replay=False."
+                )
             if hasattr(feedback_provider, "check_connection"):
                 feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
 
@@ -209,11 +216,32 @@ class MulFeRLTrainer(GRPOTrainer):
         grpo_rows = rollout.grpo_rows(self.num_generations, output["advantages"].device)
         mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
         output["advantages"] = output["advantages"] * mask
+        if self.args.feedback_replay:
+            grpo_rows = self._replay_advantages(output, rollout, grpo_rows)
         output["mulferl_grpo_rows"] = grpo_rows.float()
         if self.args.fco_enabled:
             add_fco_rows(self, output, rollout)
         log_rollout(self, rollout)
         return output
+
+    def _replay_advantages(self, output: dict, rollout: Rollout, grpo_rows: torch.Tensor) -> torch.Tensor:
+        """`feedback_replay`: the replayed rows' advantages over the union with their turn-0 group, which makes them
+        GRPO rows (an FCO prompt's too); returns the GRPO rows."""
+        replayed = rollout.replayed_rows(grpo_rows.device)
+        output["mulferl_replayed"] = replayed
+        first_row, k = self.accelerator.process_index * len(replayed), self.num_generations
+        local = slice(first_row, first_row + len(replayed))
+        turn0, final = (
+            weighted_rewards(rewards[local], self.reward_weights).view(-1, k)
+            for rewards in (rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
+        )
+        advantages = union_advantages(turn0, final, scale=self.scale_rewards != "none").flatten()
+        replayed = replayed.bool()
+        if output["advantages"].dim() == 1:
+            output["advantages"] = torch.where(replayed, advantages, output["advantages"])
+        else:
+            output["advantages"] = torch.where(replayed.unsqueeze(1), advantages.unsqueeze(1), output["advantages"])
+        return grpo_rows | replayed
 
     def _generate(self, prompts):
         hide_feedback_methods(self)  # from this batch's tool dicts, which TRL has just built
@@ -365,6 +393,10 @@ class MulFeRLTrainer(GRPOTrainer):
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
         forward.logps = logps
+        if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
+            # The GRPO loss is linear in the ratio: the replayed rows' tokens get the shaping's gradient instead.
+            replayed = forward.inputs["mulferl_replayed"].bool().unsqueeze(1)
+            logps = torch.where(replayed, policy_shaped_logps(logps, self.args.feedback_replay_shaping), logps)
         if self.beta != 0.0:
             # TRL adds beta * KL(ref, policy) on every row; a row outside the GRPO route gets no loss (the paper's
             # skip), so its reference is the policy itself: KL 0, gradient 0.

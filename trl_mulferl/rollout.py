@@ -13,7 +13,7 @@ from .feedback import FeedbackRequest, collect_feedback, problem_text
 from .lockstep import padded
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
-from .schema import inject_feedback
+from .schema import feedback_prefill, inject_feedback
 
 
 @dataclass
@@ -35,6 +35,7 @@ class Negative:
     prompt_ids: list[int]
     completion_ids: list[int]
     score_mask: list[int]  # 1 on the tokens the model wrote, 0 on an injected prefill (and on a truncated row)
+    prefill_length: int = 0  # tokens of injected feedback at the head of the completion
 
 
 @dataclass
@@ -50,6 +51,8 @@ class Rollout:
     num_turns: int  # 1 + this step's feedback turns (`max_feedback_turns`, or its annealed value)
     feedback_groups_left: int | None = None  # this step's `max_feedback_groups_per_step` budget, over all processes
     negatives: dict[int, Negative] = field(default_factory=dict)  # per local row of a regenerated group
+    prefill_lengths: dict[int, int] = field(default_factory=dict)  # per regenerated local row, its injected tokens
+    replayed: set[int] = field(default_factory=set)  # local rows trained without their feedback (`feedback_replay`)
     counts: Counter = field(default_factory=Counter)  # local sums, logged as mulferl/<name> after a gather
 
     def groups(self, route_: Route) -> list[int]:
@@ -61,6 +64,10 @@ class Rollout:
     def grpo_rows(self, group_size: int, device) -> torch.Tensor:
         """`(rows,)` bool, True on the rows of GRPO-routed groups."""
         return torch.tensor([r == Route.GRPO for r in self.row_routes(group_size)], device=device)
+
+    def replayed_rows(self, device) -> torch.Tensor:
+        """`(rows,)` float, 1 on the rows trained without their feedback (`feedback_replay`)."""
+        return torch.tensor([float(row in self.replayed) for row in range(len(self.rows.prompt_ids))], device=device)
 
 
 @dataclass
@@ -107,6 +114,8 @@ class TurnLoop:
                 rollout.feedback[group] = feedback[group]
             self.route(rollout, regenerated)
         rollout.routes = [Route.UNRESOLVED if r == Route.REGENERATE else r for r in rollout.routes]
+        if self.args.feedback_replay:
+            self.replay_without_feedback(rollout)
         return rollout
 
     def local_rows(self) -> slice:
@@ -297,7 +306,9 @@ class TurnLoop:
             scored = rows.tool_mask[row]
             if trainer.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
-            rollout.negatives[row] = Negative(rows.prompt_ids[row], rows.completion_ids[row], scored)
+            previous_prefill = rollout.prefill_lengths.get(row, 0)
+            rollout.negatives[row] = Negative(rows.prompt_ids[row], rows.completion_ids[row], scored, previous_prefill)
+            rollout.prefill_lengths[row] = len(prefill_ids)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids
             rows.tool_mask[row] = [0] * len(prefill_ids) + mask
@@ -308,13 +319,42 @@ class TurnLoop:
                 rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
             if completion is not None:  # an episode's messages, from TRL's tool loop
                 rows.completions[row] = completion
-        decoded = [row for row, new_row in zip(regenerated_rows, new_rows, strict=False) if new_row[5] is None]
-        texts = trainer._tokenizer.batch_decode(
+        self.decode(
+            [row for row, new_row in zip(regenerated_rows, new_rows, strict=False) if new_row[5] is None], rows
+        )
+
+    def decode(self, decoded: list[int], rows: Rows):
+        """The completions of the `decoded` rows from their ids."""
+        texts = self.trainer._tokenizer.batch_decode(
             [rows.completion_ids[row] for row in decoded], skip_special_tokens=True
         )
         for row, text in zip(decoded, texts, strict=True):
             conversational = isinstance(rows.completions[row], list)
             rows.completions[row] = [{"role": "assistant", "content": text}] if conversational else text
+
+    def replay_without_feedback(self, rollout: Rollout):
+        """`feedback_replay`: the rows of every prompt trained at a feedback turn, and their FCO negatives, with the
+        injected feedback cut out of the slot; the empty slot, as at turn 0, stays masked."""
+        rows = rollout.rows
+        slot = self.trainer._tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+        for group, route_ in enumerate(rollout.routes):
+            if route_ not in (Route.GRPO, Route.FCO) or len(rollout.histories[group]) == 1:
+                continue
+            for row in self.group_rows(group):
+                rows.completion_ids[row], rows.tool_mask[row] = without_prefill(
+                    rows.completion_ids[row], rows.tool_mask[row], rollout.prefill_lengths[row], slot
+                )
+                if rows.logprobs is not None:
+                    rows.logprobs[row] = [0.0] * len(slot) + rows.logprobs[row][rollout.prefill_lengths[row] :]
+                negative = rollout.negatives[row]
+                if negative.prefill_length:
+                    negative.completion_ids, negative.score_mask = without_prefill(
+                        negative.completion_ids, negative.score_mask, negative.prefill_length, slot
+                    )
+                    negative.prefill_length = len(slot)
+                rollout.replayed.add(row)
+        rollout.counts["replayed_rows"] = len(rollout.replayed)
+        self.decode(sorted(rollout.replayed), rows)
 
     def rescore(self, rows: Rows, groups, rollout: Rollout, num_scored: int):
         """Score the regenerated rows, and only them: each row is scored once per turn in which it was generated.
@@ -346,3 +386,9 @@ class TurnLoop:
         scored_rows = positions >= 0
         rollout.final_rewards_per_func[positions[scored_rows]] = rewards_per_func[scored_rows]
         rollout.counts["reward_rows"] += len(regenerated)
+
+
+def without_prefill(ids: list, mask: list, prefill_length: int, slot_ids: list[int]) -> tuple[list, list]:
+    """A completion's ids and per-token mask with its first `prefill_length` tokens (the injected feedback) replaced by
+    `slot_ids` (the empty slot), masked with 0."""
+    return slot_ids + ids[prefill_length:], [0] * len(slot_ids) + mask[prefill_length:]

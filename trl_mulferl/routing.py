@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 import torch
+from trl.trainer.utils import nanstd
 
 
 class GroupState(str, enum.Enum):
@@ -110,6 +111,24 @@ def weighted_rewards(rewards_per_func: torch.Tensor, reward_weights: torch.Tenso
     """
     weighted = (rewards_per_func * reward_weights.to(rewards_per_func.device).unsqueeze(0)).nansum(dim=1)
     return weighted.masked_fill(torch.isnan(rewards_per_func).all(dim=1), float("nan"))
+
+
+def union_advantages(turn0_rewards: torch.Tensor, trained_rewards: torch.Tensor, scale: bool) -> torch.Tensor:
+    """`feedback_replay`: the advantages of a group's trained rows over the union of its rows at turn 0 (feedback-free,
+    all failed) and those it is trained on, as Critique-GRPO takes them over initial responses and refinements;
+    GRPO's `(r - mean) / (std + 1e-4)` over the 2K rewards (unbiased std, NaN rewards skipped), unscaled without
+    `scale`.
+
+    Args:
+        turn0_rewards: `(G, K)` the groups' rewards at turn 0.
+        trained_rewards: `(G, K)` their rewards at the turn they are trained on.
+
+    Returns:
+        `(G, K)` the advantages of the trained rows.
+    """
+    union = torch.cat([turn0_rewards, trained_rewards], dim=1)
+    advantages = trained_rewards - torch.nanmean(union, dim=1, keepdim=True)
+    return advantages / (nanstd(union, dim=1).unsqueeze(1) + 1e-4) if scale else advantages
 
 
 def make_generator(seed: int, global_step: int, prompt_index: int) -> torch.Generator:
