@@ -26,6 +26,7 @@ ACTIVATION_CHECKPOINTING = {"zero3", "fsdp2"}  # gradient checkpointing
 RESUMED = {"ddp", "zero3"}  # one sharded engine (FSDP1's FULL_STATE_DICT checkpoint segfaults on CPU)
 IGRPO = {"ddp", "zero3"}
 ALL_PAIRS = {"ddp", "zero3", "fsdp2"}  # FCO's all-pairs surrogate
+REPLAY = {"ddp", "zero3", "fsdp2"}  # feedback_replay
 ROUTE_KEYS = (
     "mulferl/route/grpo",
     "mulferl/route/fco",
@@ -68,6 +69,7 @@ class Launches:
         runs = ["mulferl", "mulferl_fco"]
         if not resumed:
             runs += (["igrpo"] if engine in IGRPO else []) + (["fco_all"] if engine in ALL_PAIRS else [])
+            runs += ["replay"] if engine in REPLAY else []
             runs += ["lora", "lora_fco"]
         command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml"]
         command += [str(SCRIPT), str(self.output(engine)), *runs] + (["--resume"] if resumed else [])
@@ -173,6 +175,17 @@ def test_all_pairs_fco(launches, engine):
     for entry in step_logs(results[0]):
         assert (entry["mulferl/route/fco"], entry["mulferl/fco/pairs"]) == (0.5, 4 * 4.0)
     assert max_difference(results[0]["parameters"], launches.result(engine, "mulferl_fco")[0]["parameters"]) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(REPLAY))
+def test_feedback_replay(launches, engine):
+    """Rank 1's 8 rows a step are replayed (rank 0 has none to replay): the weights agree with DDP's, and differ from
+    the same run without replay."""
+    results = launches.result(engine, "replay")
+    check_like_ddp(engine, results, launches.result("ddp", "replay"), fco=True)
+    assert [entry["mulferl/replayed_rows"] for entry in step_logs(results[0])] == [8.0, 8.0]
+    assert max_difference(results[0]["parameters"], launches.result(engine, "mulferl_fco")[0]["parameters"]) > 1e-4
 
 
 @pytest.mark.slow

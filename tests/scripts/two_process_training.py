@@ -7,6 +7,7 @@ Runs (one after the other in the same processes, each into `OUTPUT_DIR/<run>/`):
   `beta > 0`, so the reference policy runs under the engine even without FCO.
 - `fco_all`: `mulferl_fco` with `fco_pairing="all"` (the surrogate, with generation-time policy forwards), `beta = 0`.
 - `lora`, `lora_fco`: the same with a new LoRA adapter (FCO's reference is the adapter-disabled model).
+- `replay`: `mulferl_fco` with `feedback_replay` (rank 1's rows trained without their feedback, union advantages).
 - `igrpo`: IGRPOTrainer with a reward that differs between ranks.
 `--resume` resumes each run from its `checkpoint-1` instead (a fresh process, as after a stop) and writes
 `resumed_rank{r}.json` and `resumed_requests_rank{r}.txt`.
@@ -218,6 +219,7 @@ RUNS = {
     "mulferl": lambda *a: mulferl(*a, fco=False, lora=False),
     "mulferl_fco": lambda *a: mulferl(*a, fco=True, lora=False),
     "fco_all": lambda *a: mulferl(*a, fco=True, lora=False, fco_pairing="all", beta=0.0),
+    "replay": lambda *a: mulferl(*a, fco=True, lora=False, feedback_replay=True),
     "lora": lambda *a: mulferl(*a, fco=False, lora=True),
     "lora_fco": lambda *a: mulferl(*a, fco=True, lora=True),
     "igrpo": igrpo,
