@@ -609,12 +609,18 @@ def main(argv=None):
     table = markdown(summary, args.steps)
     print(table)
     if args.output is not None:
-        command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + shlex.join(
-            sys.argv[1:] if argv is None else argv
-        )
+        # The work folder is a cache of finished jobs, not a setting: a machine's path stays out of the report.
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        if "--work-dir" in arguments:
+            del arguments[arguments.index("--work-dir") : arguments.index("--work-dir") + 2]
+        command = "OMP_NUM_THREADS=1 python benchmarks/learning.py " + shlex.join(arguments)
         report = {
             "command": command,
-            "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "output"},
+            "settings": {
+                k: str(v) if isinstance(v, Path) else v
+                for k, v in vars(args).items()
+                if k not in ("output", "work_dir")
+            },
             "wall_time_s": time.perf_counter() - start,  # of this invocation: finished jobs are reused
             "cpu_time_s_of_all_jobs": cpu_time_of_jobs(per_seed, variants),
             "summary": summary,

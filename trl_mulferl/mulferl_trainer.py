@@ -237,10 +237,8 @@ class MulFeRLTrainer(GRPOTrainer):
         )
         advantages = union_advantages(turn0, final, scale=self.scale_rewards != "none").flatten()
         replayed = replayed.bool()
-        if output["advantages"].dim() == 1:
-            output["advantages"] = torch.where(replayed, advantages, output["advantages"])
-        else:
-            output["advantages"] = torch.where(replayed.unsqueeze(1), advantages.unsqueeze(1), output["advantages"])
+        shape = (-1,) + (1,) * (output["advantages"].dim() - 1)  # TRL's advantages may be per token
+        output["advantages"] = torch.where(replayed.view(shape), advantages.view(shape), output["advantages"])
         return grpo_rows | replayed
 
     def _generate(self, prompts):
