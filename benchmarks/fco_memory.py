@@ -90,7 +90,7 @@ def run_case(case: str, settings: dict) -> dict:
         if case == "mulferl_fco_joined":
 
             class JoinedForwardTrainer(MulFeRLTrainer):
-                _split_fco_partners = False  # the one-backward path of DeepSpeed and FSDP, here without them
+                _fco_partner_pass = "joined"  # the one-backward path of DeepSpeed and FSDP, here without them
 
             trainer_class = JoinedForwardTrainer
         trainer = trainer_class(

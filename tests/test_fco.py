@@ -160,16 +160,29 @@ def test_partner_term_and_the_detached_fco_term_split_the_fco_gradient(pairing):
 
 
 @pytest.mark.parametrize(
-    ("pairing", "gradient_checkpointing"),
-    [("permutation", False), ("all", False), ("permutation", True)],
-    ids=["permutation", "all", "permutation_checkpointing"],
+    ("pairing", "partner_pass", "gradient_checkpointing"),
+    [
+        ("permutation", "after", False),
+        ("permutation", "after", True),
+        ("permutation", "first", False),
+        ("permutation", "first", True),
+        ("all", "first", False),
+    ],
+    ids=[
+        "permutation_after",
+        "permutation_after_checkpointing",
+        "permutation_first",
+        "permutation_first_checkpointing",
+        "all_first",
+    ],
 )
-def test_split_partner_backward_equals_the_joined_forward(
-    tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch, pairing, gradient_checkpointing
+def test_partner_pass_of_its_own_equals_the_joined_forward(
+    tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch, pairing, partner_pass, gradient_checkpointing
 ):
-    """One process and DDP back-propagate the partners in a pass of their own before TRL's loss forward (with the
-    positives' scores from a no-grad forward), so that no graph holds both sequences of a pair: the gradient, the
-    returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run."""
+    """One process and DDP back-propagate the partners in a pass of their own, so that no graph holds both sequences
+    of every pair: right after TRL's loss forward, a chunk at a time, with the positives' scores from that forward
+    (one process), or before it, with the positives' scores from a no-grad forward (DDP). Either way the gradient,
+    the returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run."""
     trainer, batch = train_one_fco_step(
         tmp_path,
         tiny_tokenizer,
@@ -183,8 +196,8 @@ def test_split_partner_backward_equals_the_joined_forward(
     model, original = trainer.model, GRPOTrainer._get_per_token_logps_and_entropies
     model.train()
 
-    def run(split: bool):
-        monkeypatch.setattr(MulFeRLTrainer, "_split_fco_partners", split)
+    def run(partner_pass: str):
+        monkeypatch.setattr(MulFeRLTrainer, "_fco_partner_pass", partner_pass)
         forwards = []  # (with grad, rows) of every forward of the model
 
         def counted(self, model, input_ids, *args, **kwargs):
@@ -198,21 +211,30 @@ def test_split_partner_backward_equals_the_joined_forward(
         loss.backward()
         return loss.detach(), [p.grad.clone() for p in model.parameters()], dict(metrics), forwards
 
-    split_loss, split_gradients, split_metrics, split_forwards = run(split=True)
-    joined_loss, joined_gradients, joined_metrics, joined_forwards = run(split=False)
+    own_loss, own_gradients, own_metrics, own_forwards = run(partner_pass)
+    joined_loss, joined_gradients, joined_metrics, joined_forwards = run("joined")
 
     rows, partners = batch["prompt_ids"].size(0), int(batch["mulferl_partner_forwarded"].sum())
-    assert partners == rows  # every row is an FCO positive with a partner
+    assert partners == rows == 4  # every row is an FCO positive with a partner
     assert joined_forwards == [(True, rows + partners)]
-    no_grad_positives = [(False, partners)] if pairing == "permutation" else []
-    assert split_forwards == [*no_grad_positives, (True, partners), (True, rows)]
-    torch.testing.assert_close(split_loss, joined_loss, rtol=1e-6, atol=1e-7)  # the pair loss counted once
-    assert split_metrics.keys() == joined_metrics.keys() >= {"mulferl/fco/loss", "mulferl/fco/score_gap"}
+    if partner_pass == "after":  # a quarter of the micro-batch's rows at a time
+        assert own_forwards == [(True, rows)] + [(True, 1)] * partners
+    else:
+        no_grad_positives = [(False, partners)] if pairing == "permutation" else []
+        assert own_forwards == [*no_grad_positives, (True, partners), (True, rows)]
+    torch.testing.assert_close(own_loss, joined_loss, rtol=1e-6, atol=1e-7)  # the pair loss counted once
+    assert own_metrics.keys() == joined_metrics.keys() >= {"mulferl/fco/loss", "mulferl/fco/score_gap"}
     for key, values in joined_metrics.items():
-        assert split_metrics[key] == pytest.approx(values, rel=1e-6, abs=1e-7), key
+        assert own_metrics[key] == pytest.approx(values, rel=1e-6, abs=1e-7), key
     assert sum(g.abs().sum() for g in joined_gradients) > 1e-3
-    for got, expected in zip(split_gradients, joined_gradients, strict=True):
+    for got, expected in zip(own_gradients, joined_gradients, strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_one_process_chooses_the_partner_pass_after_the_loss_forward(tmp_path, tiny_tokenizer, tiny_model_dir):
+    for pairing, expected in (("permutation", "after"), ("all", "first")):
+        trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, fco_pairing=pairing)
+        assert trainer._fco_partner_pass == expected
 
 
 def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_tokenizer, tiny_model_dir):

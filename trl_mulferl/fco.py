@@ -11,9 +11,10 @@ comes from a training forward:
   parameters are those of generation time (`num_iterations == 1`).
 
 Under DeepSpeed and FSDP (one backward per micro-step) the partners ride in TRL's loss forward as extra rows
-(`join_partners`), so one graph holds both sequences of every pair. Elsewhere (one process, DDP) they get a forward
-and backward of their own first (`partner_term`, with the positives' scores from a no-grad forward), and the loss's
-term then takes their scores detached: one graph at a time, so peak memory stays near GRPO's.
+(`join_partners`), so one graph holds both sequences of every pair. Elsewhere they get forwards and backwards of their
+own (`partner_term`), and the loss's term then takes their scores detached, so peak memory stays near GRPO's: under
+one process right after the loss's forward (whose positive scores they need), a quarter of the micro-batch at a time;
+under DDP before it, with the positives' scores from a no-grad forward.
 """
 
 import torch
@@ -178,10 +179,10 @@ def positive_scores(args, inputs, logps: torch.Tensor, rows=slice(None)) -> torc
     return sequence_logp(logps, mask, args.fco_score_normalization) - inputs["mulferl_fco_ref_score"][rows]
 
 
-def partner_scores(args, inputs, partner_logps: torch.Tensor) -> torch.Tensor:
-    """The scores of the partners of `partner_rows(inputs)` from the policy's per-token log-probs of them, `(P, T')`
-    (P may be 0)."""
-    rows = partner_rows(inputs)
+def partner_scores(args, inputs, partner_logps: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+    """The scores of the partners of `rows` (by default `partner_rows(inputs)`) from the policy's per-token log-probs
+    of them, `(P, T')` (P may be 0)."""
+    rows = partner_rows(inputs) if rows is None else rows
     mask = inputs["mulferl_partner_score_mask"][rows]
     return sequence_logp(partner_logps, mask, args.fco_score_normalization) - inputs["mulferl_partner_ref_score"][rows]
 
@@ -214,15 +215,17 @@ def fco_term(args, inputs, scores: torch.Tensor, partner: torch.Tensor) -> tuple
     return term, [inputs[f"mulferl_fco_{key}"].sum().item() for key in ("loss_sum", "gap_sum", "pairs")]
 
 
-def partner_term(args, inputs, partner: torch.Tensor, positive: torch.Tensor | None) -> torch.Tensor:
+def partner_term(
+    args, inputs, partner: torch.Tensor, positive: torch.Tensor | None, rows: torch.Tensor | None = None
+) -> torch.Tensor:
     """The partners' side of `fco_term`, for a backward of their own: its gradient is `fco_term`'s with respect to
     the partner scores `partner`, and it has none with respect to the positives.
 
     Args:
-        positive: `(P,)` the scores of the positives of `partner_rows(inputs)` (permutation; their values only),
-            else None.
+        partner: `(P,)` the scores of the partners of `rows` (by default `partner_rows(inputs)`).
+        positive: `(P,)` the scores of the positives of `rows` (permutation; their values only), else None.
     """
-    rows = partner_rows(inputs)
+    rows = partner_rows(inputs) if rows is None else rows
     if args.fco_pairing == "permutation":
         pair_losses = fco_pair_losses(positive.detach(), partner, args.fco_tau, args.fco_margin)
         return (inputs["mulferl_fco_weight"][rows] * pair_losses).sum()

@@ -49,15 +49,23 @@ logger = logging.getLogger(__name__)
 _REFERENCE_ONLY_BETA = 1.0
 
 
+# The FCO partners' pass under one process: a quarter of the micro-batch's rows at a time, beside its graph.
+_PARTNER_CHUNKS_PER_MICRO_BATCH = 4
+
+
 @dataclass
 class _LossForward:
-    """What `_compute_loss` hands to the forward TRL's loss runs: the FCO partners to append as extra rows (DeepSpeed,
-    FSDP), and the inputs whose reference log-probs it aligns; after the forward, the policy log-probs FCO scores."""
+    """What `_compute_loss` hands to the forward TRL's loss runs: the inputs whose reference log-probs it aligns, and
+    the FCO partners, which the forward appends as extra rows (`joined`) or back-propagates right after it (`after`);
+    after the forward, the policy log-probs FCO scores."""
 
     inputs: dict
     partners: dict[str, torch.Tensor] | None
+    pass_: str | None = None
+    model: torch.nn.Module | None = None
     logps: torch.Tensor | None = None
     partner_logps: torch.Tensor | None = None
+    partner: torch.Tensor | None = None  # the partners' scores, detached, after a pass of their own
 
 
 class MulFeRLTrainer(GRPOTrainer):
@@ -312,29 +320,47 @@ class MulFeRLTrainer(GRPOTrainer):
     # The loss: TRL's GRPO term (advantages and KL zero off the GRPO rows), plus FCO from the same policy
 
     @property
-    def _split_fco_partners(self) -> bool:
-        """Whether the FCO partners get a forward and backward of their own before the loss's, so that no graph holds
-        both sequences of a pair (peak memory near GRPO's). DeepSpeed and FSDP allow one backward per micro-step, and
-        a forward there may be a collective: the partners join the loss's forward instead."""
-        return not (self.is_deepspeed_enabled or self.is_fsdp_enabled)
+    def _fco_partner_pass(self) -> str:
+        """Where the FCO partners' forward and backward run, so that the pair loss is exact and, outside DeepSpeed and
+        FSDP, no graph holds both sequences of every pair (peak memory near GRPO's):
+
+        - "joined": extra rows of TRL's loss forward. DeepSpeed and FSDP allow one backward per micro-step, and a
+          forward there may be a collective.
+        - "first": a forward and backward of their own before TRL's loss forward (DDP: no forward of the micro-step
+          has prepared the reducer yet, so their gradients accumulate locally and the loss's backward all-reduces
+          them). The permutation's pair loss needs the positives' scores first: a no-grad forward over them.
+        - "after": right after TRL's loss forward, from which the positives' scores come, in chunks beside its graph
+          (one process, permutation: no extra forward).
+        """
+        if self.is_deepspeed_enabled or self.is_fsdp_enabled:
+            return "joined"
+        if self.accelerator.num_processes > 1 or self.args.fco_pairing == "all":
+            return "first"  # the all-pairs surrogate needs no positive score: nothing to save after the forward
+        return "after"
 
     def _compute_loss(self, model, inputs):
         fco = "mulferl_partner_forwarded" in inputs
         if "mulferl_grpo_rows" not in inputs:
             return super()._compute_loss(model, inputs)
         inputs = dict(inputs)  # the forward aligns its reference log-probs
-        partners, partner = None, None
+        forward = _LossForward(inputs, partners=None)
         if fco and len(rows := partner_rows(inputs)):
-            partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
-            if self._split_fco_partners:
-                partner, partners = self._backward_fco_partners(model, inputs, partners), None
-        self._loss_forward = forward = _LossForward(inputs, partners)
+            forward.partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
+            forward.pass_, forward.model = self._fco_partner_pass, model
+            if forward.pass_ == "first":
+                positive = None
+                if self.args.fco_pairing == "permutation":
+                    logps = forward_rows(self, inputs, rows.tolist(), policy=True)
+                    positive = positive_scores(self.args, inputs, logps, rows)
+                forward.partner = self._backward_fco_partners(model, inputs, forward.partners, positive)
+        self._loss_forward = forward
         try:
             loss = super()._compute_loss(model, inputs)
         finally:
             self._loss_forward = None
         if not fco:
             return loss
+        partner = forward.partner
         if partner is None:
             partner_logps = forward.partner_logps
             partner = partner_scores(
@@ -346,27 +372,30 @@ class MulFeRLTrainer(GRPOTrainer):
             self._fco_window.flush(self._metrics["train"])
         return loss + term
 
-    def _backward_fco_partners(self, model, inputs, partners: dict) -> torch.Tensor:
-        """The partners' FCO gradient from a forward and backward of their own; returns their scores, detached.
+    def _backward_fco_partners(self, model, inputs, partners: dict, positive, chunk_size: int | None = None):
+        """The partners' FCO gradient from forwards and backwards of their own on the unwrapped model, `chunk_size`
+        partners at a time; returns their scores, detached.
 
-        The forward runs on the unwrapped model before TRL's loss forward: under DDP no forward of this micro-step
-        has prepared the reducer yet, so these gradients accumulate locally and the loss's backward all-reduces their
-        sum, whichever processes have partners.
+        Args:
+            positive: `(P,)` the scores of the positives of `partner_rows(inputs)` (permutation; their values only),
+                else None.
         """
         args, rows = self.args, partner_rows(inputs)
-        positive = None
-        if args.fco_pairing == "permutation":
-            # The exact pair loss needs the value of s+ before either backward: a no-grad forward over the positives.
-            positive = positive_scores(args, inputs, forward_rows(self, inputs, rows.tolist(), policy=True), rows)
-        logps = self._get_per_token_logps_and_entropies(
-            self.accelerator.unwrap_model(model),
-            torch.cat([partners["prompt_ids"], partners["completion_ids"]], dim=1),
-            torch.cat([partners["prompt_mask"], partners["completion_mask"]], dim=1),
-            partners["completion_ids"].size(1),
-        )[0]
-        partner = partner_scores(args, inputs, logps)
-        self.accelerator.backward(partner_term(args, inputs, partner, positive))
-        return partner.detach()
+        unwrapped = self.accelerator.unwrap_model(model)
+        scores = []
+        for chunk in torch.arange(len(rows), device=rows.device).split(chunk_size or len(rows)):
+            logps = self._get_per_token_logps_and_entropies(
+                unwrapped,
+                torch.cat([partners["prompt_ids"][chunk], partners["completion_ids"][chunk]], dim=1),
+                torch.cat([partners["prompt_mask"][chunk], partners["completion_mask"][chunk]], dim=1),
+                partners["completion_ids"].size(1),
+            )[0]
+            partner = partner_scores(args, inputs, logps, rows[chunk])
+            self.accelerator.backward(
+                partner_term(args, inputs, partner, None if positive is None else positive[chunk], rows[chunk])
+            )
+            scores.append(partner.detach())
+        return torch.cat(scores)
 
     # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward).
     # It keeps the policy's log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
@@ -376,8 +405,8 @@ class MulFeRLTrainer(GRPOTrainer):
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
-        num_rows = input_ids.size(0)
-        if forward.partners is not None:
+        num_rows, joined = input_ids.size(0), forward.pass_ == "joined"
+        if joined:
             input_ids, attention_mask, width = join_partners(
                 input_ids, attention_mask, logits_to_keep, forward.partners, self._tokenizer.pad_token_id
             )
@@ -386,11 +415,18 @@ class MulFeRLTrainer(GRPOTrainer):
         logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
             model, input_ids, attention_mask, width, *args, **kwargs
         )
-        if forward.partners is not None:
+        if joined:
             forward.partner_logps = logps[num_rows:, : forward.partners["completion_ids"].size(1)]
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
         forward.logps = logps
+        if forward.pass_ == "after":
+            rows = partner_rows(forward.inputs)
+            positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows)
+            chunk_size = -(-num_rows // _PARTNER_CHUNKS_PER_MICRO_BATCH)
+            forward.partner = self._backward_fco_partners(
+                forward.model, forward.inputs, forward.partners, positive, chunk_size
+            )
         if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
             # The GRPO loss is linear in the ratio: the replayed rows' tokens get the shaping's gradient instead.
             replayed = forward.inputs["mulferl_replayed"].bool().unsqueeze(1)
