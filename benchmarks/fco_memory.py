@@ -3,10 +3,11 @@
 Each case runs in a fresh process (so peaks do not mix): GRPOTrainer with a reward that is mixed in every group,
 MulFeRLTrainer with the same reward (every prompt routed to GRPO), and MulFeRLTrainer with a scripted feedback marker
 that turns every group from all-failed into all-solved (every prompt routed to FCO: two generations, the reference's
-scores at generation time, and, as on one process and DDP, a no-grad forward over the positives and a forward and
-backward of the negatives before the loss's), and the same all-FCO step with the negatives joined to the loss's
-forward as extra rows, the path DeepSpeed and FSDP take (`mulferl_fco_joined`), to compare the two paths' peak memory
-on one process. Prints a table and writes JSON.
+scores at generation time, and, as on one process, forwards and backwards of the negatives right after the loss's
+forward, a quarter of the micro-batch at a time). The same all-FCO step then runs on one process with the other two
+partner passes, to compare their peak memory: DDP's (`mulferl_fco_first`: a no-grad forward over the positives, then
+the negatives' forward and backward, before the loss's), and that of DeepSpeed and FSDP (`mulferl_fco_joined`: the
+negatives as extra rows of the loss's forward). Prints a table and writes JSON.
 
     python benchmarks/fco_memory.py --output benchmarks/fco_memory.json
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco", "mulferl_fco_joined")
+CASES = ("grpo_trainer", "mulferl_grpo", "mulferl_fco", "mulferl_fco_first", "mulferl_fco_joined")
 MARKER = "MARKERWORD"
 
 
@@ -87,12 +88,12 @@ def run_case(case: str, settings: dict) -> dict:
     else:
         reward = mixed_reward if case == "mulferl_grpo" else marker_reward
         trainer_class = MulFeRLTrainer
-        if case == "mulferl_fco_joined":
+        if case in ("mulferl_fco_first", "mulferl_fco_joined"):
 
-            class JoinedForwardTrainer(MulFeRLTrainer):
-                _fco_partner_pass = "joined"  # the one-backward path of DeepSpeed and FSDP, here without them
+            class PartnerPassTrainer(MulFeRLTrainer):
+                _fco_partner_pass = case.removeprefix("mulferl_fco_")  # the path of DDP, or of DeepSpeed and FSDP
 
-            trainer_class = JoinedForwardTrainer
+            trainer_class = PartnerPassTrainer
         trainer = trainer_class(
             str(model_dir),
             reward,

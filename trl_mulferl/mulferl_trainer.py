@@ -330,7 +330,8 @@ class MulFeRLTrainer(GRPOTrainer):
           has prepared the reducer yet, so their gradients accumulate locally and the loss's backward all-reduces
           them). The permutation's pair loss needs the positives' scores first: a no-grad forward over them.
         - "after": right after TRL's loss forward, from which the positives' scores come, in chunks beside its graph
-          (one process, permutation: no extra forward).
+          (one process, permutation: no extra forward). Not under DDP: a backward between DDP's forward and its
+          backward leaves wrong gradients after the all-reduce.
         """
         if self.is_deepspeed_enabled or self.is_fsdp_enabled:
             return "joined"
