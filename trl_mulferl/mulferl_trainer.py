@@ -61,7 +61,7 @@ class _LossForward:
 
     inputs: dict
     partners: dict[str, torch.Tensor] | None
-    pass_: str | None = None
+    partner_pass: str | None = None  # `_fco_partner_pass`, when the micro-batch has partners
     model: torch.nn.Module | None = None
     logps: torch.Tensor | None = None
     partner_logps: torch.Tensor | None = None
@@ -347,8 +347,8 @@ class MulFeRLTrainer(GRPOTrainer):
         forward = _LossForward(inputs, partners=None)
         if fco and len(rows := partner_rows(inputs)):
             forward.partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
-            forward.pass_, forward.model = self._fco_partner_pass, model
-            if forward.pass_ == "first":
+            forward.partner_pass, forward.model = self._fco_partner_pass, model
+            if forward.partner_pass == "first":
                 positive = None
                 if self.args.fco_pairing == "permutation":
                     logps = forward_rows(self, inputs, rows.tolist(), policy=True)
@@ -373,7 +373,9 @@ class MulFeRLTrainer(GRPOTrainer):
             self._fco_window.flush(self._metrics["train"])
         return loss + term
 
-    def _backward_fco_partners(self, model, inputs, partners: dict, positive, chunk_size: int | None = None):
+    def _backward_fco_partners(
+        self, model, inputs, partners: dict, positive: torch.Tensor | None, chunk_size: int | None = None
+    ) -> torch.Tensor:
         """The partners' FCO gradient from forwards and backwards of their own on the unwrapped model, `chunk_size`
         partners at a time; returns their scores, detached.
 
@@ -398,15 +400,16 @@ class MulFeRLTrainer(GRPOTrainer):
             scores.append(partner.detach())
         return torch.cat(scores)
 
-    # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward).
-    # It keeps the policy's log-probs for FCO; with beta != 0 the KL of rows outside the GRPO route is made exactly 0.
+    # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward);
+    # on one process they are back-propagated right after it. It keeps the policy's log-probs for FCO; with beta != 0
+    # the KL of rows outside the GRPO route is made exactly 0.
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         forward, self._loss_forward = self._loss_forward, None
         if forward is None:
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
-        num_rows, joined = input_ids.size(0), forward.pass_ == "joined"
+        num_rows, joined = input_ids.size(0), forward.partner_pass == "joined"
         if joined:
             input_ids, attention_mask, width = join_partners(
                 input_ids, attention_mask, logits_to_keep, forward.partners, self._tokenizer.pad_token_id
@@ -421,7 +424,7 @@ class MulFeRLTrainer(GRPOTrainer):
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
         forward.logps = logps
-        if forward.pass_ == "after":
+        if forward.partner_pass == "after":
             rows = partner_rows(forward.inputs)
             positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows)
             chunk_size = -(-num_rows // _PARTNER_CHUNKS_PER_MICRO_BATCH)
