@@ -1,5 +1,6 @@
 import asyncio
 import logging
+import math
 import textwrap
 from dataclasses import dataclass
 
@@ -61,8 +62,6 @@ class _LossForward:
 
     inputs: dict
     partners: dict[str, torch.Tensor] | None
-    partner_pass: str | None = None  # `_fco_partner_pass`, when the micro-batch has partners
-    model: torch.nn.Module | None = None
     logps: torch.Tensor | None = None
     partner_logps: torch.Tensor | None = None
     partner: torch.Tensor | None = None  # the partners' scores, detached, after a pass of their own
@@ -346,14 +345,15 @@ class MulFeRLTrainer(GRPOTrainer):
         inputs = dict(inputs)  # the forward aligns its reference log-probs
         forward = _LossForward(inputs, partners=None)
         if fco and len(rows := partner_rows(inputs)):
-            forward.partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
-            forward.partner_pass, forward.model = self._fco_partner_pass, model
-            if forward.partner_pass == "first":
+            partners = {key: inputs[f"mulferl_partner_{key}"][rows] for key in PARTNER_KEYS}
+            if self._fco_partner_pass == "first":
                 positive = None
                 if self.args.fco_pairing == "permutation":
                     logps = forward_rows(self, inputs, rows.tolist(), policy=True)
                     positive = positive_scores(self.args, inputs, logps, rows)
-                forward.partner = self._backward_fco_partners(model, inputs, forward.partners, positive)
+                forward.partner = self._backward_fco_partners(model, inputs, partners, positive)
+            else:
+                forward.partners = partners  # for the loss's forward
         self._loss_forward = forward
         try:
             loss = super()._compute_loss(model, inputs)
@@ -409,7 +409,9 @@ class MulFeRLTrainer(GRPOTrainer):
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
-        num_rows, joined = input_ids.size(0), forward.partner_pass == "joined"
+        num_rows = input_ids.size(0)
+        partner_pass = None if forward.partners is None else self._fco_partner_pass
+        joined = partner_pass == "joined"
         if joined:
             input_ids, attention_mask, width = join_partners(
                 input_ids, attention_mask, logits_to_keep, forward.partners, self._tokenizer.pad_token_id
@@ -424,12 +426,12 @@ class MulFeRLTrainer(GRPOTrainer):
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
         forward.logps = logps
-        if forward.partner_pass == "after":
+        if partner_pass == "after":
             rows = partner_rows(forward.inputs)
             positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows)
-            chunk_size = -(-num_rows // _PARTNER_CHUNKS_PER_MICRO_BATCH)
+            chunk_size = math.ceil(num_rows / _PARTNER_CHUNKS_PER_MICRO_BATCH)
             forward.partner = self._backward_fco_partners(
-                forward.model, forward.inputs, forward.partners, positive, chunk_size
+                model, forward.inputs, forward.partners, positive, chunk_size
             )
         if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
             # The GRPO loss is linear in the ratio: the replayed rows' tokens get the shaping's gradient instead.
