@@ -9,6 +9,8 @@ __version__ = "0.1.0.dev0"
 # Exports are imported on first use (PEP 562), so that `trl-mulferl --help` and other light entry points do not pay
 # for importing torch, transformers and TRL.
 _EXPORTS = {
+    "AsyncMulFeRLConfig": "async_mulferl_config",
+    "AsyncMulFeRLTrainer": "async_mulferl_trainer",
     "EnvironmentFeedbackProvider": "environment_provider",
     "IGRPOConfig": "igrpo_config",
     "IGRPOTrainer": "igrpo_trainer",
@@ -42,6 +44,8 @@ _EXPORTS = {
 
 __all__ = [
     "SYSTEM_PROMPT",
+    "AsyncMulFeRLConfig",
+    "AsyncMulFeRLTrainer",
     "CheckerFeedbackProvider",
     "ColumnFeedbackProvider",
     "EnvironmentFeedbackProvider",
@@ -86,6 +90,8 @@ def __dir__():
 
 
 if TYPE_CHECKING:
+    from .async_mulferl_config import AsyncMulFeRLConfig
+    from .async_mulferl_trainer import AsyncMulFeRLTrainer
     from .feedback import (
         CheckerFeedbackProvider,
         ColumnFeedbackProvider,

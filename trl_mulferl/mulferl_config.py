@@ -401,53 +401,7 @@ class MulFeRLConfig(GRPOConfig):
                 f"max_feedback_groups_per_step must be >= 1 or None (no cap), got {self.max_feedback_groups_per_step}"
                 ". Set max_feedback_turns=0 for no feedback at all."
             )
-        if self.feedback_injection not in FEEDBACK_INJECTIONS:
-            raise ValueError(
-                f"feedback_injection must be one of {FEEDBACK_INJECTIONS}, got {self.feedback_injection!r}."
-            )
-        if self.feedback_group_size < 1:
-            raise ValueError(f"feedback_group_size must be >= 1, got {self.feedback_group_size}.")
-        if self.max_feedback_length < 1:
-            raise ValueError(f"max_feedback_length must be >= 1 token, got {self.max_feedback_length}.")
-        if self.feedback_max_concurrency < 1:
-            raise ValueError(f"feedback_max_concurrency must be >= 1, got {self.feedback_max_concurrency}.")
-        if self.feedback_turn_deadline <= 0 or self.feedback_timeout <= 0 or self.feedback_max_retries < 0:
-            raise ValueError(
-                "feedback_turn_deadline and feedback_timeout must be > 0 and feedback_max_retries >= 0, got "
-                f"{self.feedback_turn_deadline}, {self.feedback_timeout}, {self.feedback_max_retries}."
-            )
-        if self.feedback_provider is not None and self.feedback_provider not in FEEDBACK_PROVIDERS:
-            raise ValueError(
-                f"Unknown feedback_provider {self.feedback_provider!r}: use one of {FEEDBACK_PROVIDERS}, or pass any "
-                "callable to MulFeRLTrainer(feedback_provider=...)."
-            )
-        if self.feedback_provider == "openai" and not self.feedback_model:
-            raise ValueError("feedback_provider='openai' needs feedback_model, e.g. feedback_model='gpt-4o'.")
-        if self.feedback_provider == "checker" and not self.feedback_checker:
-            raise ValueError(
-                "feedback_provider='checker' needs feedback_checker, the import path of a function "
-                "check(problem, completion, columns) -> str, e.g. feedback_checker='my_checks.unit_tests'."
-            )
-        if self.feedback_provider == "none" and self.max_feedback_turns > 0:
-            raise ValueError(
-                f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
-                f"max_feedback_turns=0 (got {self.max_feedback_turns}), the paper's no-regeneration ablation."
-            )
-        if self.feedback_temperature < 0:
-            raise ValueError(f"feedback_temperature must be >= 0, got {self.feedback_temperature}.")
-        for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):
-            if getattr(self, name) is not None and getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be > 0 or None (no limit), got {getattr(self, name)}.")
-        if self.feedback_input_token_price < 0 or self.feedback_output_token_price < 0:
-            raise ValueError(
-                "feedback_input_token_price and feedback_output_token_price must be >= 0, got "
-                f"{self.feedback_input_token_price} and {self.feedback_output_token_price}."
-            )
-        if self.feedback_checker_max_reports < 1 or self.feedback_checker_max_chars < 1:
-            raise ValueError(
-                "feedback_checker_max_reports and feedback_checker_max_chars must be >= 1, got "
-                f"{self.feedback_checker_max_reports} and {self.feedback_checker_max_chars}."
-            )
+        check_feedback_fields(self, FEEDBACK_PROVIDERS)
         if self.fco_weight < 0:
             raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {self.fco_weight}.")
         if self.fco_tau <= 0:
@@ -509,3 +463,55 @@ class MulFeRLConfig(GRPOConfig):
                     "the policy of the generation step. Leave steps_per_generation unset, or use "
                     "fco_pairing='permutation'."
                 )
+
+
+def check_feedback_fields(config, providers: tuple[str, ...]):
+    """The checks of the feedback fields that `MulFeRLConfig` and `AsyncMulFeRLConfig` share; `providers`: the names
+    of the built-in providers the config accepts."""
+    if config.feedback_injection not in FEEDBACK_INJECTIONS:
+        raise ValueError(
+            f"feedback_injection must be one of {FEEDBACK_INJECTIONS}, got {config.feedback_injection!r}."
+        )
+    if config.feedback_group_size < 1:
+        raise ValueError(f"feedback_group_size must be >= 1, got {config.feedback_group_size}.")
+    if config.max_feedback_length < 1:
+        raise ValueError(f"max_feedback_length must be >= 1 token, got {config.max_feedback_length}.")
+    if config.feedback_max_concurrency < 1:
+        raise ValueError(f"feedback_max_concurrency must be >= 1, got {config.feedback_max_concurrency}.")
+    if config.feedback_turn_deadline <= 0 or config.feedback_timeout <= 0 or config.feedback_max_retries < 0:
+        raise ValueError(
+            "feedback_turn_deadline and feedback_timeout must be > 0 and feedback_max_retries >= 0, got "
+            f"{config.feedback_turn_deadline}, {config.feedback_timeout}, {config.feedback_max_retries}."
+        )
+    if config.feedback_provider is not None and config.feedback_provider not in providers:
+        raise ValueError(
+            f"Unknown feedback_provider {config.feedback_provider!r}: use one of {providers}, or pass any "
+            "callable as the trainer's feedback_provider=...."
+        )
+    if config.feedback_provider == "openai" and not config.feedback_model:
+        raise ValueError("feedback_provider='openai' needs feedback_model, e.g. feedback_model='gpt-4o'.")
+    if config.feedback_provider == "checker" and not config.feedback_checker:
+        raise ValueError(
+            "feedback_provider='checker' needs feedback_checker, the import path of a function "
+            "check(problem, completion, columns) -> str, e.g. feedback_checker='my_checks.unit_tests'."
+        )
+    if config.feedback_provider == "none" and config.max_feedback_turns > 0:
+        raise ValueError(
+            f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
+            f"max_feedback_turns=0 (got {config.max_feedback_turns}), the paper's no-regeneration ablation."
+        )
+    if config.feedback_temperature < 0:
+        raise ValueError(f"feedback_temperature must be >= 0, got {config.feedback_temperature}.")
+    for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):
+        if getattr(config, name) is not None and getattr(config, name) <= 0:
+            raise ValueError(f"{name} must be > 0 or None (no limit), got {getattr(config, name)}.")
+    if config.feedback_input_token_price < 0 or config.feedback_output_token_price < 0:
+        raise ValueError(
+            "feedback_input_token_price and feedback_output_token_price must be >= 0, got "
+            f"{config.feedback_input_token_price} and {config.feedback_output_token_price}."
+        )
+    if config.feedback_checker_max_reports < 1 or config.feedback_checker_max_chars < 1:
+        raise ValueError(
+            "feedback_checker_max_reports and feedback_checker_max_chars must be >= 1, got "
+            f"{config.feedback_checker_max_reports} and {config.feedback_checker_max_chars}."
+        )

@@ -1,0 +1,265 @@
+"""AsyncMulFeRLTrainer: MulFeRL's feedback turns in the rollout process of TRL's AsyncGRPOTrainer.
+
+The config tests run everywhere. The tests marked `vllm` train against a real `vllm serve` (vLLM's CPU build) that the
+module starts once, with TRL's two GPU assumptions replaced for the test (tests/async_cpu.py) and the weights synced
+through the disk (NCCL needs CUDA): every run begins with a sync of its initial weights, so runs do not see each
+other's policy.
+"""
+
+import math
+import time
+
+import pytest
+from datasets import Dataset
+
+from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
+from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
+from trl_mulferl.schema import feedback_prefill, sanitize_feedback
+
+
+CPU = {"use_cpu": True, "bf16": False}
+
+
+def test_config_shares_the_feedback_fields_of_mulferl_config(tmp_path):
+    """The feedback fields have MulFeRLConfig's defaults and help, and its checks."""
+    config = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2)
+    for name in ("max_feedback_turns", "max_feedback_length", "feedback_group_size", "success_threshold"):
+        assert getattr(config, name) == MulFeRLConfig.__dataclass_fields__[name].default
+        assert (
+            AsyncMulFeRLConfig.__dataclass_fields__[name].metadata == MulFeRLConfig.__dataclass_fields__[name].metadata
+        )
+    with pytest.raises(ValueError, match="max_feedback_length must be >= 1 token"):
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, max_feedback_length=0)
+    with pytest.raises(ValueError, match="feedback_provider='openai' needs feedback_model"):
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_provider="openai")
+    with pytest.raises(ValueError, match="num_generations must be >= 2"):
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=1)
+
+
+def test_config_refuses_self_feedback(tmp_path):
+    with pytest.raises(ValueError, match="feedback_provider='self' is not available in AsyncMulFeRLConfig"):
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_provider="self")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Against a real vLLM server
+
+KINDS = list(SCRIPTED_REWARDS)
+ASYNC_TRAINING = {
+    "per_device_train_batch_size": 2 * K,
+    "num_generations": K,
+    "max_completion_length": 8,
+    "learning_rate": 1e-2,
+    "logging_steps": 1,
+    "save_strategy": "no",
+    "report_to": "none",
+    "use_cpu": True,
+    "bf16": False,
+    "seed": 0,
+    "token_budget": 0,  # a fixed count of samples per micro-batch
+    "max_staleness": 8,
+    "max_inflight_tasks": 8,
+    "activation_checkpointing": False,
+}
+
+
+def slow_round_provider(prompt, completions, rewards, **columns):
+    time.sleep(SLOW_FEEDBACK_S)
+    return round_provider(prompt, completions, rewards, **columns)
+
+
+SLOW_FEEDBACK_S = 3.0
+
+
+@pytest.fixture(scope="module")
+def async_model_dir(tmp_path_factory, tiny_tokenizer):
+    """The tests' tiny model 128 wide (vLLM's CPU attention takes head sizes from 32 up)."""
+    from trl_mulferl.tiny import build_qwen2
+
+    path = tmp_path_factory.mktemp("async-model")
+    build_qwen2(tiny_tokenizer, hidden_size=128, num_layers=2).save_pretrained(path)
+    tiny_tokenizer.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tmp_path_factory, async_model_dir):
+    from tests.async_cpu import VLLMServer
+
+    server = VLLMServer(async_model_dir, tmp_path_factory.mktemp("vllm-serve") / "vllm-serve.log")
+    try:
+        server.wait_until_healthy()
+        yield server
+    finally:
+        server.stop()
+
+
+def train_recording(tmp_path, server, model_dir, dataset, provider, **overrides):
+    """Train an AsyncMulFeRLTrainer; returns it and every sample it took from the rollout queue, in order."""
+    from trl.experimental.async_grpo import async_grpo_trainer
+
+    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
+    from trl_mulferl import AsyncMulFeRLTrainer
+
+    consumed = []
+    queue_iter = async_grpo_trainer.RolloutQueueDataset.__iter__
+
+    def recording_iter(self):
+        for sample in queue_iter(self):
+            consumed.append(sample)
+            yield sample
+
+    settings = {**ASYNC_TRAINING, **overrides}
+    args = AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=server.url, **settings)
+    async_grpo_trainer.RolloutQueueDataset.__iter__ = recording_iter
+    try:
+        with cpu_substitutions():
+            trainer = AsyncMulFeRLTrainer(
+                model=model_dir,
+                reward_funcs=scripted_reward,
+                args=args,
+                train_dataset=dataset,
+                weight_transfer=DiskWeightTransfer(server.url, str(tmp_path / "weights")),
+                feedback_provider=provider,
+            )
+            trainer.train()
+    finally:
+        async_grpo_trainer.RolloutQueueDataset.__iter__ = queue_iter
+    return trainer, consumed
+
+
+def kinds_dataset(kinds) -> Dataset:
+    return Dataset.from_list([{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in kinds])
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory, vllm_server, async_model_dir):
+    """The three-turn oracle of tests/test_trainer.py: 7 prompts down every branch of Algorithm 1."""
+    tmp_path = tmp_path_factory.mktemp("async-oracle")
+    return train_recording(tmp_path, vllm_server, async_model_dir, kinds_dataset(KINDS), round_provider, max_steps=8)
+
+
+def prefills(tokenizer) -> dict[int, list[int]]:
+    """Per turn, the token ids of the prefill `round_provider`'s feedback makes."""
+    texts = {turn: round_provider("", [text], []) for turn, text in ((1, ""), (2, "ROUND1"))}
+    return {
+        turn: tokenizer(feedback_prefill(sanitize_feedback(text)), add_special_tokens=False)["input_ids"]
+        for turn, text in texts.items()
+    }
+
+
+@pytest.mark.vllm
+def test_failed_group_is_regenerated_with_the_prefill_masked(oracle_run, tiny_tokenizer):
+    """A regenerated row is its prompt, the prefill (mask 0, log-prob 0: context), then the continuation the server
+    generated from prompt + prefill (mask 1, its sampling log-probs), with the whole continuation budget."""
+    _, consumed = oracle_run
+    prefill_ids = prefills(tiny_tokenizer)
+    regenerated = 0
+    for sample in consumed:
+        kind = KINDS[sample["group_id"] % len(KINDS)]
+        prompt = make_conversation(f"Question {kind}?")
+        prompt_ids = tiny_tokenizer.apply_chat_template(prompt, add_generation_prompt=True, return_dict=False)
+        ids, mask, logps = (sample[key].tolist() for key in ("input_ids", "completion_mask", "old_log_probs"))
+        assert ids[: len(prompt_ids)] == prompt_ids and not any(mask[: len(prompt_ids)])
+        completion, completion_mask = ids[len(prompt_ids) :], mask[len(prompt_ids) :]
+        turn = turn_of(tiny_tokenizer.decode(completion))
+        generated = completion
+        if turn:
+            regenerated += 1
+            prefill = prefill_ids[turn]
+            assert completion[: len(prefill)] == prefill
+            assert completion_mask[: len(prefill)] == [0] * len(prefill)  # token by token
+            assert logps[len(prompt_ids) : len(prompt_ids) + len(prefill)] == [0.0] * len(prefill)
+            generated = completion[len(prefill) :]
+        assert completion_mask[len(completion) - len(generated) :] == [1] * len(generated)
+        assert all(logp < 0 for logp in logps[len(ids) - len(generated) :])
+        ends_on_eos = generated[-1] == tiny_tokenizer.eos_token_id
+        assert len(generated) == ASYNC_TRAINING["max_completion_length"] or (ends_on_eos and len(generated) <= 8)
+    assert regenerated > 0
+
+
+@pytest.mark.vllm
+def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
+    """Each prompt is trained on the turn that ends its trajectory: with TRL's advantages when its group is mixed
+    (GRPO), with advantage 0 otherwise (solved at turn 0, solved after feedback: FCO, unresolved, unscorable)."""
+    trainer, consumed = oracle_run
+    expected = {  # kind: (the turn its rows come from, whether they carry an advantage)
+        "solved_skip": (0, False),
+        "grpo_turn0": (0, True),
+        "grpo_turn1": (1, True),
+        "fco_turn1": (1, False),
+        "fco_turn2": (2, False),
+        "unresolved": (2, False),
+        "unscorable": (0, False),
+    }
+    seen = set()
+    for sample in consumed:
+        kind = KINDS[sample["group_id"] % len(KINDS)]
+        turn, trained = expected[kind]
+        assert turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) == turn, kind
+        assert (sample["advantage"] != 0) == trained, kind
+        if trained:  # TRL's (r - mean) / (std + 1e-8) over the scripted rewards [1, 0]
+            assert abs(sample["advantage"]) == pytest.approx(1.0, abs=1e-6)
+        seen.add(kind)
+    assert {"grpo_turn0", "grpo_turn1"} <= seen
+    history = trainer.state.log_history
+    routes = [entry for entry in history if "mulferl/route/grpo" in entry]
+    assert routes and all(
+        sum(entry[f"mulferl/route/{r}"] for r in ("grpo", "fco", "solved_skip", "unresolved", "unscorable"))
+        == pytest.approx(1.0)
+        for entry in routes
+    )
+    requests = sum(entry.get("mulferl/feedback/requests", 0) for entry in history if "train_runtime" not in entry)
+    assert requests > 0
+    assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
+
+
+@pytest.mark.vllm
+def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, tiny_tokenizer):
+    """After training, the server samples from the trained policy: its log-probs of its own samples equal the
+    trainer's (a plain forward of the trained weights), and differ from the initial model's."""
+    import requests
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    trainer, _ = oracle_run
+    prompt_ids = tiny_tokenizer.apply_chat_template(
+        make_conversation("Question grpo_turn0?"), add_generation_prompt=True, return_dict=False
+    )
+    payload = {"model": async_model_dir, "prompt": prompt_ids, "max_tokens": 8, "temperature": 1.0, "seed": 1}
+    choice = requests.post(
+        f"{vllm_server.url}/v1/completions", json={**payload, "logprobs": 0, "return_token_ids": True}, timeout=60
+    ).json()["choices"][0]
+    ids, server_logps = choice["token_ids"], choice["logprobs"]["token_logprobs"]
+
+    def logps(model):
+        logits = model(torch.tensor([prompt_ids + ids])).logits[0, len(prompt_ids) - 1 : -1]
+        return logits.log_softmax(-1).gather(1, torch.tensor(ids).unsqueeze(1)).squeeze(1).tolist()
+
+    initial = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    trained = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    trained.load_state_dict(trainer.model.state_dict())
+    with torch.no_grad():
+        assert logps(trained) == pytest.approx(server_logps, abs=1e-4)
+        assert max(abs(a - b) for a, b in zip(logps(initial), server_logps, strict=True)) > 1e-2
+    assert trainer.weight_transfer.syncs == trainer.state.global_step + 1  # the initial sync, then one per step
+
+
+@pytest.mark.vllm
+def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
+    """A provider that sleeps 3 s per request: the steps go on at their own pace (each far shorter than a request)
+    while the failed groups wait for feedback, and the rows regenerated after it are trained when they arrive."""
+    dataset = kinds_dataset(["grpo_turn0", "grpo_turn1"])
+    trainer, consumed = train_recording(
+        tmp_path, vllm_server, async_model_dir, dataset, slow_round_provider, max_steps=24
+    )
+    step_times = [entry["perf/step_s"] for entry in trainer.state.log_history if "perf/step_s" in entry]
+    assert max(step_times) < SLOW_FEEDBACK_S and sorted(step_times)[len(step_times) // 2] < SLOW_FEEDBACK_S / 4
+    turns = [turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed]
+    assert 1 in turns  # feedback rows were trained, among turn-0 rows trained meanwhile
+    latency = [
+        entry["mulferl/feedback/latency_s"]
+        for entry in trainer.state.log_history
+        if "mulferl/feedback/latency_s" in entry
+    ]
+    assert latency and all(math.isclose(value, SLOW_FEEDBACK_S, rel_tol=0.5) for value in latency)

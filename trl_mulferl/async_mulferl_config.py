@@ -1,0 +1,82 @@
+from dataclasses import MISSING, dataclass, field
+
+from trl.experimental.async_grpo import AsyncGRPOConfig
+
+from .mulferl_config import MulFeRLConfig, check_feedback_fields
+from .validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
+
+
+# The built-in providers a spawned rollout process can run: "self" generates with the trainer's own weights.
+ASYNC_FEEDBACK_PROVIDERS = ("openai", "column", "checker", "none")
+
+
+def _mulferl_field(name: str):
+    """`MulFeRLConfig`'s field `name` (default and help), so that both configs document it once."""
+    source = MulFeRLConfig.__dataclass_fields__[name]
+    metadata = dict(source.metadata)
+    if name == "feedback_provider":
+        metadata["choices"] = [None, *ASYNC_FEEDBACK_PROVIDERS]
+    if source.default_factory is not MISSING:
+        return field(default_factory=source.default_factory, metadata=metadata)
+    return field(default=source.default, metadata=metadata)
+
+
+@dataclass
+class AsyncMulFeRLConfig(AsyncGRPOConfig):
+    r"""
+    Configuration class for [`AsyncMulFeRLTrainer`]: TRL's [`~trl.experimental.async_grpo.AsyncGRPOConfig`] (every
+    parameter with its TRL default) plus MulFeRL's feedback turns.
+
+    The feedback fields mean what they mean in [`MulFeRLConfig`] (same names, defaults and paper values:
+    `max_feedback_turns=2`, `feedback_group_size=2`, `max_feedback_length=1024`, `success_threshold=1.0`), with these
+    differences, since each failed group is handled on its own while the trainer trains:
+
+    - `feedback_turn_deadline` bounds one group's feedback request (there is no batch-wide feedback turn);
+    - `feedback_provider="self"` is not available (the rollout process holds no copy of the policy): serve the model
+      and use `"openai"`;
+    - a group's rewards are the plain sum of the reward functions (AsyncGRPO has no `reward_weights`), and
+      `success_threshold` applies to that sum.
+
+    Not available yet: FCO (`fco_*`), `feedback_replay`, the annealed and capped feedback budgets
+    (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
+    """
+
+    gradient_checkpointing: bool | None = gradient_checkpointing_field()
+    max_feedback_turns: int = _mulferl_field("max_feedback_turns")
+    feedback_injection: str = _mulferl_field("feedback_injection")
+    feedback_group_size: int = _mulferl_field("feedback_group_size")
+    max_feedback_length: int = _mulferl_field("max_feedback_length")
+    feedback_max_concurrency: int = _mulferl_field("feedback_max_concurrency")
+    feedback_turn_deadline: float = _mulferl_field("feedback_turn_deadline")
+    feedback_skip_truncated: bool = _mulferl_field("feedback_skip_truncated")
+    success_threshold: float = _mulferl_field("success_threshold")
+    feedback_provider: str | None = _mulferl_field("feedback_provider")
+    feedback_model: str | None = _mulferl_field("feedback_model")
+    feedback_base_url: str | None = _mulferl_field("feedback_base_url")
+    feedback_api_key_env: str | None = _mulferl_field("feedback_api_key_env")
+    feedback_temperature: float = _mulferl_field("feedback_temperature")
+    feedback_timeout: float = _mulferl_field("feedback_timeout")
+    feedback_max_retries: int = _mulferl_field("feedback_max_retries")
+    feedback_reasoning_model: bool = _mulferl_field("feedback_reasoning_model")
+    feedback_requests_per_minute: float | None = _mulferl_field("feedback_requests_per_minute")
+    feedback_tokens_per_minute: float | None = _mulferl_field("feedback_tokens_per_minute")
+    feedback_input_token_price: float = _mulferl_field("feedback_input_token_price")
+    feedback_output_token_price: float = _mulferl_field("feedback_output_token_price")
+    feedback_column: str = _mulferl_field("feedback_column")
+    feedback_checker: str | None = _mulferl_field("feedback_checker")
+    feedback_checker_max_reports: int = _mulferl_field("feedback_checker_max_reports")
+    feedback_checker_max_chars: int = _mulferl_field("feedback_checker_max_chars")
+    feedback_reference_column: str = _mulferl_field("feedback_reference_column")
+
+    def __post_init__(self):
+        default_activation_checkpointing(self)
+        check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
+        super().__post_init__()
+        if self.max_feedback_turns < 0:
+            raise ValueError(f"max_feedback_turns must be >= 0, got {self.max_feedback_turns}.")
+        if self.feedback_provider == "self":
+            raise ValueError(
+                "feedback_provider='self' is not available in AsyncMulFeRLConfig: the rollout process holds no copy "
+                "of the policy. Serve the starting model (vllm serve) and use feedback_provider='openai'."
+            )
+        check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
