@@ -367,7 +367,9 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             feedback_fields = SimpleNamespace(**{name: getattr(args, name) for name in PROVIDER_FIELDS})
         if args.max_feedback_turns > 0:
             check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
-        reward_funcs = reward_funcs if isinstance(reward_funcs, list) else [reward_funcs]
+        reward_funcs = (
+            [] if reward_funcs is None else reward_funcs if isinstance(reward_funcs, list) else [reward_funcs]
+        )
         check_dataset_columns(
             "AsyncMulFeRLTrainer", reward_funcs, [get_callable_name(f) for f in reward_funcs], train_dataset
         )
