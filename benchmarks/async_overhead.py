@@ -24,6 +24,7 @@ Needs vLLM's CPU build (the environment `.ci/vllm-env` makes).
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +40,7 @@ from overhead import MAX_FEEDBACK_TURNS, REGIMES, group_rewards, turn_of  # noqa
 
 TRAINERS = ("async_grpo", "async_mulferl", "mulferl")
 DEFAULT_REGIMES = ("none_failed", "solve_at_1", "slow_feedback")
-FULL = {"completion_length": 64, "hidden_size": 128, "layers": 4, "warmup_steps": 2, "steps": 8}
+FULL = {"completion_length": 32, "hidden_size": 128, "layers": 2, "warmup_steps": 2, "steps": 6}
 SMOKE = {"completion_length": 8, "hidden_size": 128, "layers": 2, "warmup_steps": 1, "steps": 2}
 
 
@@ -144,7 +145,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
             "vllm_server_base_url": server_url,
             "token_budget": 0,
             "max_staleness": 4,
-            "max_inflight_tasks": 2 * len(rows) * k,
+            "max_inflight_tasks": len(rows) * k,
         }
         weight_transfer = DiskWeightTransfer(server_url, os.path.join(output_dir, "weights"))
         with cpu_substitutions():
@@ -249,6 +250,7 @@ def main(argv=None):
     work = Path(tempfile.mkdtemp(prefix="async-overhead-"))
     model_dir = work / "model"
     build_model(settings, model_dir)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))  # stopped: the server too, in `finally`
     server = VLLMServer(str(model_dir), work / "vllm-serve.log", max_model_len=1024)
     results = {}
     try:

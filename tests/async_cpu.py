@@ -46,7 +46,12 @@ class VLLMServer:
         self.url = f"http://127.0.0.1:{self.port}"
         command = [str(Path(sys.executable).parent / "vllm"), "serve", model, "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--dtype", "float32", "--enforce-eager"]
-        command += ["--max-model-len", str(max_model_len), "--max-num-seqs", "64"]
+        # A step's token budget that holds every sequence whole: a prefill chunked over steps rewinds the seeded
+        # generator of its request (TRL seeds each one), which the CPU build cannot ("CPU Generator does not use
+        # offset"), and the engine dies.
+        max_num_seqs = 64
+        command += ["--max-model-len", str(max_model_len), "--max-num-seqs", str(max_num_seqs)]
+        command += ["--max-num-batched-tokens", str(max_num_seqs * max_model_len)]
         with log.open("w") as output:
             self.process = subprocess.Popen(
                 command,
