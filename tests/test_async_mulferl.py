@@ -87,6 +87,17 @@ def step_gated_provider(prompt, completions, rewards, step_file, log_file, **col
 GATE_STEPS, GATE_TIMEOUT_S = 2, 120.0
 
 
+class StopAtFeedbackRow(TrainerCallback):
+    """Stops training after the step that trained a row regenerated after feedback."""
+
+    def __init__(self, consumed: list, tokenizer):
+        self.consumed, self.tokenizer = consumed, tokenizer
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if any(turn_of(self.tokenizer.decode(sample["input_ids"].tolist())) for sample in self.consumed):
+            control.should_training_stop = True
+
+
 class StepFile(TrainerCallback):
     """Writes the trainer's global step to a file after each optimizer step, for `step_gated_provider`."""
 
@@ -121,14 +132,15 @@ def vllm_server(tmp_path_factory, async_model_dir):
         server.stop()
 
 
-def train_recording(tmp_path, server, model_dir, dataset, provider, callbacks=None, **overrides):
-    """Train an AsyncMulFeRLTrainer; returns it and every sample it took from the rollout queue, in order."""
+def train_recording(tmp_path, server, model_dir, dataset, provider, callbacks=None, consumed=None, **overrides):
+    """Train an AsyncMulFeRLTrainer; returns it and every sample it took from the rollout queue, in order (appended
+    to `consumed` as they come)."""
     from trl.experimental.async_grpo import async_grpo_trainer
 
     from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
     from trl_mulferl import AsyncMulFeRLTrainer
 
-    consumed = []
+    consumed = [] if consumed is None else consumed
     queue_iter = async_grpo_trainer.RolloutQueueDataset.__iter__
 
     def recording_iter(self):
@@ -276,14 +288,18 @@ def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, ti
 @pytest.mark.vllm
 def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
     """A provider that answers only after the trainer has taken 2 more optimizer steps: every request is answered
-    (a trainer that waited for feedback would never get there), and the rows regenerated after it are trained."""
+    (a trainer that waited for feedback would never get there), and the rows regenerated after it are trained (the
+    run stops at the step that trains the first of them)."""
     step_file, log_file = tmp_path / "step", tmp_path / "requests.jsonl"
     rows = [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in ("grpo_turn0", "grpo_turn1")]
     dataset = Dataset.from_list([{**row, "step_file": str(step_file), "log_file": str(log_file)} for row in rows])
-    trainer, consumed = train_recording(
-        tmp_path, vllm_server, async_model_dir, dataset, step_gated_provider, [StepFile(step_file)], max_steps=8
+    consumed = []
+    callbacks = [StepFile(step_file), StopAtFeedbackRow(consumed, tiny_tokenizer)]
+    trainer, _ = train_recording(
+        tmp_path, vllm_server, async_model_dir, dataset, step_gated_provider, callbacks, consumed, max_steps=60
     )
     requests = [json.loads(line) for line in log_file.read_text().splitlines()]
     assert requests and all(r["last"] >= r["first"] + GATE_STEPS and r["seconds"] < GATE_TIMEOUT_S for r in requests)
     turns = [turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed]
     assert 1 in turns and 0 in turns  # rows regenerated after feedback, and turn-0 rows trained meanwhile
+    assert trainer.state.global_step < 60
