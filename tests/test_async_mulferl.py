@@ -84,7 +84,7 @@ def step_gated_provider(prompt, completions, rewards, step_file, log_file, **col
     return round_provider(prompt, completions, rewards, **columns)
 
 
-GATE_STEPS, GATE_TIMEOUT_S = 2, 120.0
+GATE_STEPS, GATE_TIMEOUT_S = 1, 120.0
 
 
 class StopAtFeedbackRow(TrainerCallback):
@@ -287,7 +287,7 @@ def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, ti
 
 @pytest.mark.vllm
 def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
-    """A provider that answers only after the trainer has taken 2 more optimizer steps: every request is answered
+    """A provider that answers only after the trainer has taken another optimizer step: every request is answered
     (a trainer that waited for feedback would never get there), and the rows regenerated after it are trained (the
     run stops at the step that trains the first of them)."""
     step_file, log_file = tmp_path / "step", tmp_path / "requests.jsonl"
