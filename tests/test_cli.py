@@ -213,6 +213,10 @@ def closed_port() -> int:
         ),
         (["--feedback_provider", "openai", "--feedback_model", "gpt-4o"], "OPENAI_API_KEY is not set"),
         (["--feedback_provider", "column", "--feedback_column", "hint"], "reads the column 'hint'"),
+        (
+            ["--feedback_function", "trl_mulferl.tiny:digit_reward"],
+            "The feedback provider 'digit_reward' cannot be called as provider(prompt, completions, rewards, **columns)",
+        ),
         (["--dataset_train_split", "training"], "dataset_train_split: the dataset"),
         (["--eval_strategy", "steps", "--dataset_test_split", "dev"], "has no split 'dev' (it has ['train', 'test'])"),
     ],
@@ -220,6 +224,7 @@ def closed_port() -> int:
         "unreachable server",
         "missing API key",
         "missing feedback column",
+        "provider of another signature",
         "unknown train split",
         "unknown test split",
     ],
@@ -231,6 +236,19 @@ def test_train_reports_a_mistake_found_building_the_trainer_in_one_line(
     port = closed_port()
     message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + [part.format(port=port) for part in mistake])
     assert expected.format(port=port) in message
+
+
+def test_train_reports_a_refused_api_key_in_one_line(capsys, tiny_dir, tmp_path, monkeypatch):
+    from tests.fault_server import FaultServer
+
+    monkeypatch.setenv("FEEDBACK_KEY", "wrong")
+    with FaultServer(api_key="right") as server:
+        feedback = ["--feedback_provider", "openai", "--feedback_model", "fault-model", "--feedback_base_url"]
+        feedback += [server.base_url, "--feedback_api_key_env", "FEEDBACK_KEY"]
+        message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + feedback)
+    assert message.endswith(
+        f"The feedback endpoint {server.base_url} refused the API key from $FEEDBACK_KEY (HTTP 401)."
+    )
 
 
 def test_train_names_a_wrongly_typed_recipe_value(capsys, tmp_path):

@@ -355,7 +355,7 @@ def main(argv=None):
         parser.exit(2, f"trl-mulferl train: error: {problem}\n")
     try:
         script_args, training_args, model_args = parser.parse_args_and_config(argv)
-    except (ValueError, TypeError) as error:  # the configs' own checks, each naming its field
+    except ValueError as error:  # the configs' own checks, each naming its field
         parser.exit(2, f"trl-mulferl train: error: {error}\n")
     try:
         trainer = build_trainer(script_args, training_args, model_args)

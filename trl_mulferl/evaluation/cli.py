@@ -42,6 +42,7 @@ def make_parser() -> argparse.ArgumentParser:
         prog="trl-mulferl eval",
         description="Evaluate a model on math and reasoning benchmarks: pass@1 over n samples, pass@k, and pass@1 "
         "after each test-time feedback turn.",
+        epilog="Flags may be spelled with underscores or dashes (--num_samples, --num-samples).",
     )
     add_config_option(parser)
     parser.add_argument("--model", required=True, help="Model folder or Hub id; with --base_url, the served name.")
