@@ -36,7 +36,7 @@ COMMANDS = {
     ),
     "demo": Command(
         "trl_mulferl.demo.compare",
-        "GRPO, MulFeRL and iGRPO from a policy fine-tuned here, offline, on CPU (about 4 minutes)",
+        "GRPO, MulFeRL (defaults; feedback_replay) and iGRPO from a policy fine-tuned here, offline, on CPU (5 min)",
     ),
 }
 
