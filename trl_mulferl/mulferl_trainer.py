@@ -36,6 +36,7 @@ from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
 from .routing import union_advantages, weighted_rewards
+from .schema import control_tokens
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -123,7 +124,7 @@ class MulFeRLTrainer(GRPOTrainer):
         feedback_provider=None,
     ):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
-        check_generation_owners(args, rollout_func)
+        check_generation_owners(args, rollout_func, environment_factory, train_dataset)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
         if args.max_feedback_turns > 0:
@@ -287,8 +288,8 @@ class MulFeRLTrainer(GRPOTrainer):
     def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: Rollout) -> str | None:
         """Sanitise, redact answer leaks and cap the feedback (decisions 6 and 8); None when nothing is left."""
         reference = request.columns.get(self.args.feedback_reference_column)
-        special_tokens = tuple(self._tokenizer.all_special_tokens)
-        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, special_tokens)
+        tokens = control_tokens(self._tokenizer)
+        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, tokens)
         rollout.counts["feedback/leaks_redacted"] += prepared.leaked
         return prepared.text
 

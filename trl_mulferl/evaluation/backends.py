@@ -31,7 +31,10 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
         )
     text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    return ids + (tokenizer(prefill, add_special_tokens=False)["input_ids"] if prefill else [])
+    # The prefill holds feedback text: none of it is read as a special token, as in training.
+    return ids + (
+        tokenizer(prefill, add_special_tokens=False, split_special_tokens=True)["input_ids"] if prefill else []
+    )
 
 
 class TransformersBackend:
