@@ -1,6 +1,7 @@
 """OpenAIFeedbackProvider against a real HTTP server on 127.0.0.1 that injects faults (tests/fault_server.py)."""
 
 import asyncio
+import email.utils
 import random
 import re
 import time
@@ -81,6 +82,24 @@ def test_retry_delay_honours_retry_after_then_backs_off():
     assert retry_delay(20, ValueError(), base=0.5, cap=30.0, rng=rng) == 30.0
 
 
+def test_retry_delay_reads_milliseconds_first_then_seconds_then_a_date():
+    def error_with(headers):
+        class Response:
+            pass
+
+        Response.headers = headers
+        return type("Error", (Exception,), {"response": Response()})()
+
+    rng = random.Random(0)
+    # Retry-After-ms wins over Retry-After, as in the OpenAI client.
+    assert retry_delay(0, error_with({"retry-after-ms": "250", "retry-after": "5"}), 0.5, 30.0, rng) == 0.25
+    in_two_seconds = email.utils.formatdate(time.time() + 2.0, usegmt=True)  # whole seconds: 1 to 2 s from now
+    assert 0.9 <= retry_delay(0, error_with({"retry-after": in_two_seconds}), 0.5, 30.0, rng) <= 2.0
+    assert retry_delay(0, error_with({"retry-after": "120"}), 0.5, 30.0, rng) == 30.0  # capped
+    for unusable in ("soon", "-1", "nan"):  # back off instead
+        assert 0.25 <= retry_delay(0, error_with({"retry-after": unusable}), 0.5, 30.0, rng) <= 0.75
+
+
 def test_merge_request_exactly_when_there_are_several_subgroups(server):
     provider = provider_for(server)
     assert ask(provider, "ok", num_rollouts=2) == "Issue: the sum drops a term. Fix steps: 1. Add every term."
@@ -127,6 +146,15 @@ def test_each_fault_ends_as_expected(server):
     assert ask(provider, "429_then_ok").startswith("Issue: the sum drops a term")
     first, second = [t for t, fault, _ in server.requests if fault == "429_then_ok"]
     assert second - first >= 0.95  # Retry-After: 1 honoured, not the 0.05 s backoff
+    assert provider.pop_metrics()["feedback/retries"] == 1
+
+    # What the OpenAI client retries (its own retries are off): 408 request timeout, 409 lock timeout.
+    for fault in ("408_then_ok", "409_then_ok"):
+        assert ask(provider, fault).startswith("Issue: the sum drops a term")
+        assert provider.pop_metrics()["feedback/retries"] == 1
+    assert ask(provider, "429ms_then_ok").startswith("Issue: the sum drops a term")
+    first, second = [t for t, fault, _ in server.requests if fault == "429ms_then_ok"]
+    assert 0.55 <= second - first < 3.0  # Retry-After-ms: 600 honoured, before Retry-After: 5
     assert provider.pop_metrics()["feedback/retries"] == 1
 
     with pytest.raises(FeedbackError, match="APITimeoutError after 2 attempts"):  # 0.5 s attempts, not the 3 s hang

@@ -102,7 +102,7 @@ class MulFeRLConfig(GRPOConfig):
         feedback_timeout (`float`, *optional*, defaults to `60.0`):
             Seconds per feedback request attempt.
         feedback_max_retries (`int`, *optional*, defaults to `4`):
-            Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
+            Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error (exponential backoff).
         feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
             The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
         feedback_requests_per_minute (`float` or `None`, *optional*, defaults to `None`):
@@ -263,7 +263,7 @@ class MulFeRLConfig(GRPOConfig):
     feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})
     feedback_max_retries: int = field(
         default=4,
-        metadata={"help": "Retries of a feedback request after a 429, 5xx, timeout or connection error."},
+        metadata={"help": "Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error."},
     )
     feedback_reasoning_model: bool = field(
         default=False,
