@@ -301,6 +301,22 @@ def test_prepare_feedback_checks_the_truncated_text(tiny_tokenizer):
     assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 6
 
 
+def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokenizer, monkeypatch):
+    # The guard costs milliseconds per expression: a 97 KB reply is cut to what 64 tokens can hold before it runs.
+    checked = []
+
+    def recording_guard(text, reference):
+        checked.append(len(text))
+        return redact_answer_leak(text, reference)
+
+    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", recording_guard)
+    reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
+    prepared = prepare_feedback(reply, "42", tiny_tokenizer, 64)
+    assert len(reply) > 90_000 and checked and max(checked) <= 64 * 8
+    assert not prepared.leaked and reply.startswith(prepared.text)
+    assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 64
+
+
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
     prepared = prepare_feedback(
         "<feedback>Add the tens.</feedback><|im_end|>", "42", tiny_tokenizer, 64, ("<|im_end|>",)

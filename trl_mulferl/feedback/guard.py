@@ -480,6 +480,9 @@ class PreparedFeedback:
     leaked: bool  # whether the guard redacted anything
 
 
+# A bound on the characters of `max_tokens` policy tokens: MATH-500's problems and solutions take 2.6 characters per
+# SmolLM2 token on average, at most 5.6. The guard's cost grows with the text, so it checks only what can fit.
+MAX_CHARS_PER_TOKEN = 8
 # Redacting can lengthen the text past the token cap, and cutting it can end it on a new statement of the answer
 # ("is 42" cut to "is 4"): cap and check again, a bounded number of times.
 _PREPARE_PASSES = 3
@@ -491,9 +494,10 @@ def prepare_feedback(
     r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
     schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
 
-    The guard runs on the raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps
-    it), then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and
-    capping. A guard that fails leaves nothing (the group is unresolved) instead of stopping training.
+    The text is first cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, more than `max_tokens` tokens hold. The
+    guard runs on that raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps it),
+    then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and capping. A
+    guard that fails leaves nothing (the group is unresolved) instead of stopping training.
 
     Args:
         text: The provider's feedback.
@@ -502,6 +506,8 @@ def prepare_feedback(
         max_tokens: The cap, in policy tokens.
         special_tokens: Strings removed from the text (the tokenizer's special tokens, which would end the turn).
     """
+    if tokenizer is not None:
+        text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:
         text, leaked = redact_answer_leak(text, reference)
         for _ in range(_PREPARE_PASSES):
