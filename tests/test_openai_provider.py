@@ -200,6 +200,7 @@ def test_training_step_survives_every_fault(server, tmp_path, tiny_tokenizer, ti
     )
     provider = provider_for(server, api_key_env=KEY_ENV, **FAST_RETRIES)
     settings = {**TINY_TRAINING, "per_device_train_batch_size": K * len(FAULTS), "max_steps": 1}
+    settings["feedback_base_url"] = f"http://user:{SECRET}@127.0.0.1:9/v1"  # credentials in a URL of the arguments
     trainer = MulFeRLTrainer(
         model=tiny_model_dir,
         reward_funcs=marker_reward,
@@ -219,8 +220,10 @@ def test_training_step_survives_every_fault(server, tmp_path, tiny_tokenizer, ti
     feedback = set(trainer._logs["extra"]["feedback"])
     assert "Issue: the answer is [redacted]. Fix steps: 1. Recount the terms." in feedback
 
-    # The API key is in no log, metric or saved file.
+    # The API key is in no log, metric or saved file (training_args.bin, the model card).
     trainer.save_model(str(tmp_path / "saved"))
+    trainer.create_model_card()
+    assert (tmp_path / "saved" / "training_args.bin").exists() and (tmp_path / "README.md").exists()
     saved = [path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()]
     assert not any(SECRET.encode() in data for data in saved)
     assert SECRET not in str(trainer.state.log_history) and SECRET not in caplog.text
@@ -239,6 +242,23 @@ def test_api_key_never_in_errors(monkeypatch):
     assert SECRET not in str(refused.value) and SECRET not in str(failed.value)
     assert failed.value.__cause__ is None and failed.value.__context__ is not None  # chained only implicitly
     assert SECRET not in repr(failed.value.__context__)
+
+
+def test_a_key_passed_as_api_key_env_is_refused_without_showing_it(server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for wrong in (SECRET, "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"):
+        with pytest.raises(ValueError, match="api_key_env .* must be the name") as refused:
+            provider_for(server, api_key_env=wrong)
+        assert wrong not in str(refused.value)
+    assert provider_for(server, api_key_env=KEY_ENV)._api_key == SECRET
+
+
+def test_credentials_in_base_url_are_masked_in_repr_and_errors():
+    provider = OpenAIFeedbackProvider(model="m", base_url=f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}")
+    assert repr(provider) == "OpenAIFeedbackProvider(model='m', base_url='http://***@127.0.0.1:9/v1?key=***')"
+    with pytest.raises(ConnectionError, match=r"http://\*\*\*@127.0.0.1:9/v1\?key=\*\*\* is unreachable") as failed:
+        provider.check_connection()
+    assert SECRET not in str(failed.value)
 
 
 def test_an_exported_openai_key_is_not_sent_to_another_server(server, monkeypatch):

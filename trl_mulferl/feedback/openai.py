@@ -27,6 +27,7 @@ from collections import Counter
 import openai
 import torch
 
+from ..credentials import check_variable_name, masked_url
 from ..routing import make_generator
 
 
@@ -201,9 +202,10 @@ class OpenAIFeedbackProvider:
 
     Args:
         model (`str`): The feedback model, e.g. `"gpt-4o"` (the paper's) or the name a local server serves.
-        base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's.
+        base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's. Its
+            credentials (`user:password@`, query values) are masked in the provider's repr and errors.
         api_key_env (`str`, *optional*): The environment variable that holds the API key; read once, given only to
-            the client, never logged or saved. Default: `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no
+            the client, never logged or saved; a value that is no variable name (a key) is refused unshown. Default: `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no
             key (so an exported OpenAI key never goes to another server): name the variable to send one.
         max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
         temperature (`float`, defaults to `0.0`): Sampling temperature of the feedback model.
@@ -255,6 +257,7 @@ class OpenAIFeedbackProvider:
         self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries
         self.reasoning_model, self.seed = reasoning_model, seed
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
+        check_variable_name(api_key_env, "api_key_env (feedback_api_key_env in the config)")
         if api_key_env is None and base_url is None:
             api_key_env = "OPENAI_API_KEY"
         self.api_key_env = api_key_env
@@ -271,7 +274,7 @@ class OpenAIFeedbackProvider:
         self._limiter = RateLimiter(requests_per_minute, tokens_per_minute)
 
     def __repr__(self):
-        return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={masked_url(self.base_url)!r})"
 
     def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
@@ -285,7 +288,7 @@ class OpenAIFeedbackProvider:
 
     def check_connection(self, timeout: float = 10.0):
         """Fail fast at start-up, naming the endpoint, when it cannot be reached or refuses the key (`GET /models`)."""
-        endpoint = self.base_url or "https://api.openai.com/v1"
+        endpoint = masked_url(self.base_url) or "https://api.openai.com/v1"
         client = openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
         try:
             client.models.list()
