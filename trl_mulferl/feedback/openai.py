@@ -205,8 +205,9 @@ class OpenAIFeedbackProvider:
         base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's. Its
             credentials (`user:password@`, query values) are masked in the provider's repr and errors.
         api_key_env (`str`, *optional*): The environment variable that holds the API key; read once, given only to
-            the client, never logged or saved; a value that is no variable name (a key) is refused unshown. Default: `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no
-            key (so an exported OpenAI key never goes to another server): name the variable to send one.
+            the client, never logged or saved; a value that is no variable name (a key) is refused, unshown. Default:
+            `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no key (so an exported OpenAI key never goes to
+            another server): name the variable to send one.
         max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
         temperature (`float`, defaults to `0.0`): Sampling temperature of the feedback model.
         group_size (`int`, defaults to `2`): Rollouts per reviewer request (paper: 2).
