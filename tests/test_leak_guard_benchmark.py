@@ -19,6 +19,17 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
     assert result["bare_answer_table"]["leaks"] == 37 and result["bare_answer_table"]["non_leaks"] == 24
     now = result["worked_solutions"]["now: solution's final answer"]
     assert now["leaks"] == 2 * 6 and now["recall"] == 1.0 and now["false_positive_rate"] == 0.0
+    shapes = result["short_answer_shapes"]
+    counts = {shape: (rates["leaks"], rates["non_leaks"]) for shape, rates in shapes.items()}
+    assert counts == {
+        "instruction": (144, 60),
+        "spelled out": (95, 40),
+        "other digits": (360, 150),
+        "split digits": (80, 24),
+    }
+    assert all(rates["recall"] == 1.0 and rates["false_positive_rate"] == 0.0 for rates in shapes.values())
+    reply = result["seconds_on_a_29kb_reply_of_1000_expressions"]
+    assert reply["prepare_feedback"] < reply["guard on the whole reply"]  # the reply is cut before the guard runs
     assert set(result["milliseconds_per_1000_token_feedback"]) == {
         "42",
         "2\\sqrt{3}",
