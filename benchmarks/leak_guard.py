@@ -173,9 +173,10 @@ def shape_rows() -> list[dict]:
 
 
 def expression_reply(count: int = 1000) -> str:
-    """A long reviewer reply: `count` short expressions, about 29 characters each."""
+    """A long reviewer reply: `count` short statements, about 29 characters each, of an angle in degrees (which
+    only math-verify reads: the guard's costly path)."""
     rng = random.Random(0)
-    return "".join(f"Check ${rng.randint(2, 99)} \\cdot {rng.randint(2, 99)}$ again. " for _ in range(count))
+    return "".join(f"The angle ${rng.randint(2, 99)}^\\circ$ is off. " for _ in range(count))
 
 
 def other_number(problem: str, answer: str) -> str | None:
