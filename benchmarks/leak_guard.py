@@ -12,7 +12,7 @@ Three measurements:
   the reference, independent of the guard's `text2num`), in the digits of other scripts, and split by whitespace or
   invisible characters; each class with clean feedback that mentions the same number;
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
-  the time `prepare_feedback` takes on a 29 KB reply of 1,000 expressions at `max_feedback_length` 1024.
+  the time `prepare_feedback` takes on a 28 KB reply of 1,000 expressions at `max_feedback_length` 1024.
 
 Prints tables and writes JSON; `--before` keeps the figures of an earlier run (the guard before a change) beside.
 
@@ -172,11 +172,12 @@ def shape_rows() -> list[dict]:
     return rows
 
 
-def expression_reply(count: int = 1000) -> str:
-    """A long reviewer reply: `count` short statements, about 29 characters each, of an angle in degrees (which
-    only math-verify reads: the guard's costly path)."""
-    rng = random.Random(0)
-    return "".join(f"The angle ${rng.randint(2, 99)}^\\circ$ is off. " for _ in range(count))
+def expression_reply(seed: int, count: int = 1000) -> str:
+    """A long reviewer reply: `count` statements, about 29 characters each, of an angle in degrees (which only
+    math-verify reads: the guard's costly path), all different so that no cached comparison helps."""
+    rng = random.Random(seed)
+    angles = rng.sample(range(1000, 10000), count)
+    return "".join(f"Angle ${angle // 100}.{angle % 100:02d}^\\circ$ is off. " for angle in angles)
 
 
 def other_number(problem: str, answer: str) -> str | None:
@@ -273,14 +274,16 @@ def main():
             if f != row["leak"]
         ]
 
-    tokenizer, reply = build_tiny_tokenizer(), expression_reply()
-    reply_seconds = {}
-    for name, prepare in {
-        "guard on the whole reply": lambda: redact_answer_leak(reply, "42"),
-        "prepare_feedback": lambda: prepare_feedback(reply, "42", tokenizer, 1024, ("<|im_end|>",)),
-    }.items():
+    tokenizer, reply_seconds = build_tiny_tokenizer(), {}
+    for seed, (name, prepare) in enumerate(
+        {
+            "guard on the whole reply": lambda reply: redact_answer_leak(reply, "42"),
+            "prepare_feedback": lambda reply: prepare_feedback(reply, "42", tokenizer, 1024, ("<|im_end|>",)),
+        }.items()
+    ):
+        reply = expression_reply(seed)
         start = time.perf_counter()
-        prepare()
+        prepare(reply)
         reply_seconds[name] = time.perf_counter() - start
 
     timings = {}
@@ -330,7 +333,7 @@ def main():
                 "milliseconds_per_1000_token_feedback": timings,
                 "short_answer_shapes": shapes,
                 "short_answer_shapes_errors": shape_misses,
-                "seconds_on_a_29kb_reply_of_1000_expressions": reply_seconds,
+                "seconds_on_a_28kb_reply_of_1000_expressions": reply_seconds,
                 **({"before": json.loads(args.before.read_text())} if args.before else {}),
             },
             indent=2,

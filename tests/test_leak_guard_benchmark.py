@@ -28,7 +28,7 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
         "split digits": (80, 24),
     }
     assert all(rates["recall"] == 1.0 and rates["false_positive_rate"] == 0.0 for rates in shapes.values())
-    reply = result["seconds_on_a_29kb_reply_of_1000_expressions"]
+    reply = result["seconds_on_a_28kb_reply_of_1000_expressions"]
     assert reply["prepare_feedback"] < reply["guard on the whole reply"]  # the reply is cut before the guard runs
     assert set(result["milliseconds_per_1000_token_feedback"]) == {
         "42",
