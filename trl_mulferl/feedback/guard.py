@@ -194,6 +194,8 @@ class _Normalised:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
+_CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
+_CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
 # What number words become after alpha2digit: "three quarters" -> "3 quarters", "two thirds" -> "2 3rds".
 _FRACTION_WORDS = re.compile(
     r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
@@ -221,9 +223,7 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), folded))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
-    digits = alpha2digit(normalised.text, "en", threshold=0)  # every number word, "one" included
-    if digits != normalised.text:
-        normalised = normalised.rewritten(_changed_words(normalised.text, digits))
+    normalised = normalised.rewritten(_number_words(normalised.text))
     pieces = []
     for match in _FRACTION_WORDS.finditer(normalised.text):
         numerator = match.group("numerator") or "1"
@@ -231,6 +231,21 @@ def _normalised(text: str) -> _Normalised:
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
     return normalised.rewritten(sorted(pieces))
+
+
+def _number_words(text: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them (every number word,
+    "one" included), clause by clause: a number is spelled within one, and comparing short texts stays cheap."""
+    pieces = []
+    for clause in _CLAUSE.finditer(text):
+        tokens, offset = _WORD_OR_SPACE.findall(clause.group()), clause.start()
+        for first in range(0, len(tokens), _CLAUSE_TOKENS):
+            chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
+            digits = alpha2digit(chunk, "en", threshold=0) if re.search("[A-Za-z]", chunk) else chunk
+            if digits != chunk:
+                pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(chunk, digits)]
+            offset += len(chunk)
+    return pieces
 
 
 def _changed_words(before: str, after: str) -> list[tuple[int, int, str]]:
