@@ -281,10 +281,11 @@ def main():
             "prepare_feedback": lambda reply: prepare_feedback(reply, "42", tokenizer, 1024, ("<|im_end|>",)),
         }.items()
     ):
+        prepare(expression_reply(100 + seed, count=20))  # first-use costs
         reply = expression_reply(seed)
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU time: other jobs on the machine count less
         prepare(reply)
-        reply_seconds[name] = time.perf_counter() - start
+        reply_seconds[name] = time.process_time() - start
 
     timings = {}
     for reference in ("42", "2\\sqrt{3}", "x^2 + 3x - 10", problems[0]["solution"]):
@@ -316,7 +317,7 @@ def main():
             f"  {shape:<14} {result['leaks']:>6} {result['non_leaks']:>6} {result['recall']:>7.3f} "
             f"{result['false_positive_rate']:>10.3f}"
         )
-    print(f"{len(reply) / 1000:.0f} KB reply of 1,000 expressions, max_feedback_length 1024:")
+    print(f"{len(reply) / 1000:.0f} KB reply of 1,000 expressions, max_feedback_length 1024 (CPU seconds):")
     for name, value in reply_seconds.items():
         print(f"  {name:<25} {value:6.2f} s")
     print("1,000-token feedback, guard + sanitiser (best of 3):")
