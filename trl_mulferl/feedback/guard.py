@@ -203,7 +203,7 @@ _FRACTION_WORDS = re.compile(
 )
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d)", re.IGNORECASE)
 # Digits split by whitespace ("4 2", "4\n2"), read as one number where a result cue stands by them.
-_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:[ \t]*\n?[ \t]*\d+)+(?![\d.,]\d)")
+_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+\n?|\n)[ \t]*\d+)+(?![\d.,]\d)")
 
 
 def _normalised(text: str) -> _Normalised:
