@@ -335,12 +335,17 @@ def main():
                 "short_answer_shapes": shapes,
                 "short_answer_shapes_errors": shape_misses,
                 "seconds_on_a_28kb_reply_of_1000_expressions": reply_seconds,
-                **({"before": json.loads(args.before.read_text())} if args.before else {}),
+                **({"before": figures(json.loads(args.before.read_text()))} if args.before else {}),
             },
             indent=2,
         )
         + "\n"
     )
+
+
+def figures(result: dict) -> dict:
+    """An earlier run's figures, without its lists of errors."""
+    return {key: value for key, value in result.items() if not key.endswith("_errors")}
 
 
 def long_feedback(seed: int) -> str:
