@@ -273,8 +273,13 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     - every other number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`, `\sqrt{12}` for
       `2\sqrt{3}`), except step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)"), but only as a
       result statement when the reference is a short integer (|n| < `SHORT_ANSWER_LIMIT`): after "is", "equals",
-      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct". A bare mention
-      ("there are 4 cases", "divide by 2") is left alone.
+      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct", or handed over
+      in an instruction ("Write 7 as the result", "The box needs 7", "Change your answer to 7", "Put 7 in the box").
+      A bare mention ("there are 4 cases", "divide by 2") is left alone;
+    - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five"; English number words
+      read by `text2num`'s `alpha2digit`), in the digits of another script or full-width (Unicode decimal digits and
+      NFKC forms), with invisible characters inside, or with its digits split by whitespace next to a result cue
+      ("the answer is 4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
     variables numerically, and what only math-verify reads (`42^\circ`, intervals, sets) with math-verify, which runs
