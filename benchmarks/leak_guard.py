@@ -12,7 +12,7 @@ Three measurements:
   the reference, independent of the guard's `text2num`), in the digits of other scripts, and split by whitespace or
   invisible characters; each class with clean feedback that mentions the same number;
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
-  the time `prepare_feedback` takes on a 28 KB reply of 1,000 expressions at `max_feedback_length` 1024.
+  the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
 Prints tables and writes JSON; `--before` keeps the figures of an earlier run (the guard before a change) beside.
 
@@ -218,6 +218,7 @@ def main():
     parser.add_argument("--data", type=Path, default=MATH500, help="MATH-500's test.jsonl")
     parser.add_argument("--problems", type=int, default=80, help="the first N problems")
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "leak_guard.json")
+    parser.add_argument("--expressions", type=int, default=1000, help="statements in the long reply")
     parser.add_argument("--before", type=Path, help="the JSON of an earlier run, kept in the output under 'before'")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -282,7 +283,7 @@ def main():
         }.items()
     ):
         prepare(expression_reply(100 + seed, count=20))  # first-use costs
-        reply = expression_reply(seed)
+        reply = expression_reply(seed, args.expressions)
         start = time.process_time()  # this process's CPU time: other jobs on the machine count less
         prepare(reply)
         reply_seconds[name] = time.process_time() - start
@@ -317,7 +318,9 @@ def main():
             f"  {shape:<14} {result['leaks']:>6} {result['non_leaks']:>6} {result['recall']:>7.3f} "
             f"{result['false_positive_rate']:>10.3f}"
         )
-    print(f"{len(reply) / 1000:.0f} KB reply of 1,000 expressions, max_feedback_length 1024 (CPU seconds):")
+    print(
+        f"{len(reply) / 1000:.0f} KB reply of {args.expressions} expressions, max_feedback_length 1024 (CPU seconds):"
+    )
     for name, value in reply_seconds.items():
         print(f"  {name:<25} {value:6.2f} s")
     print("1,000-token feedback, guard + sanitiser (best of 3):")
@@ -334,7 +337,11 @@ def main():
                 "milliseconds_per_1000_token_feedback": timings,
                 "short_answer_shapes": shapes,
                 "short_answer_shapes_errors": shape_misses,
-                "seconds_on_a_28kb_reply_of_1000_expressions": reply_seconds,
+                "long_reply": {
+                    "expressions": args.expressions,
+                    "characters": len(reply),
+                    "cpu_seconds": reply_seconds,
+                },
                 **({"before": figures(json.loads(args.before.read_text()))} if args.before else {}),
             },
             indent=2,
