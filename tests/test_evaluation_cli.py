@@ -287,3 +287,16 @@ def test_eval_reports_a_missing_api_key_in_one_line(tmp_path, capsys, monkeypatc
     assert "Traceback" not in err and err.endswith(
         "\ntrl-mulferl eval: error: The environment variable OPENAI_API_KEY (--api_key_env) holds no API key.\n"
     )
+
+
+def test_endpoint_credentials_stay_out_of_the_saved_settings_and_the_errors():
+    secret = "sk-proj-Abc123Def456Ghi789Jkl0"
+    args = make_parser().parse_args(
+        ["--model", "m", "--base_url", f"http://user:{secret}@127.0.0.1:8000/v1?key={secret}"]
+        + ["--feedback_base_url", f"https://{secret}@example.com/v1"]
+    )
+    assert secret not in json.dumps(run_config(args))
+    assert run_config(args)["base_url"] == "http://***@127.0.0.1:8000/v1?key=***"
+    with pytest.raises(ValueError, match="--api_key_env must be the name") as error:
+        backends.OpenAIBackend(model="m", max_tokens=8, base_url="http://127.0.0.1:8000/v1", api_key_env=secret)
+    assert secret not in str(error.value)

@@ -2,6 +2,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from .credentials import check_variable_name, masked_url
 from .validation import (
     check_groups_within_process,
     check_num_generations,
@@ -91,9 +92,11 @@ class MulFeRLConfig(GRPOConfig):
         feedback_model (`str` or `None`, *optional*, defaults to `None`):
             Model name sent to the endpoint, e.g. `"gpt-4o"` (the paper's).
         feedback_base_url (`str` or `None`, *optional*, defaults to `None`):
-            Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API.
+            Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API. Credentials in it (`user:password@`,
+            query values) are masked wherever the arguments are shown or saved (`to_dict`, `repr`, `training_args.bin`).
         feedback_api_key_env (`str` or `None`, *optional*, defaults to `None`):
-            Name of the environment variable holding the API key (the key itself is never stored in the config).
+            Name of the environment variable holding the API key (the key itself is never stored in the config; a
+            value that is no variable name, such as a key, is refused without being shown).
             `None`: `OPENAI_API_KEY` for OpenAI's API, and no key for a `feedback_base_url`, so that an exported
             OpenAI key is never sent to another server.
         feedback_temperature (`float`, *optional*, defaults to `0.0`):
@@ -102,7 +105,7 @@ class MulFeRLConfig(GRPOConfig):
         feedback_timeout (`float`, *optional*, defaults to `60.0`):
             Seconds per feedback request attempt.
         feedback_max_retries (`int`, *optional*, defaults to `4`):
-            Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
+            Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error (exponential backoff).
         feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
             The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
         feedback_requests_per_minute (`float` or `None`, *optional*, defaults to `None`):
@@ -263,7 +266,7 @@ class MulFeRLConfig(GRPOConfig):
     feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})
     feedback_max_retries: int = field(
         default=4,
-        metadata={"help": "Retries of a feedback request after a 429, 5xx, timeout or connection error."},
+        metadata={"help": "Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error."},
     )
     feedback_reasoning_model: bool = field(
         default=False,
@@ -375,6 +378,26 @@ class MulFeRLConfig(GRPOConfig):
         """FCO trains only when feedback turns can turn a failed group into a solved one."""
         return self.fco_weight > 0 and self.max_feedback_turns > 0
 
+    # The endpoint's credentials stay out of what shows or saves the arguments: wandb's and trackio's config
+    # (`to_dict`), logs (`repr`, `str`) and `training_args.bin` (a pickle of the arguments).
+    def to_dict(self):
+        return {**super().to_dict(), "feedback_base_url": masked_url(self.feedback_base_url)}
+
+    def __str__(self):
+        return self._masked(super().__str__())
+
+    __repr__ = __str__  # as TrainingArguments has it (GRPOConfig's dataclass repr would show none of our fields)
+
+    def __getstate__(self):
+        return {**self.__dict__, "feedback_base_url": masked_url(self.feedback_base_url)}
+
+    def _masked(self, text: str) -> str:
+        return (
+            text.replace(self.feedback_base_url, masked_url(self.feedback_base_url))
+            if self.feedback_base_url
+            else text
+        )
+
     def __post_init__(self):
         default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
@@ -433,6 +456,7 @@ class MulFeRLConfig(GRPOConfig):
                 f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
                 f"max_feedback_turns=0 (got {self.max_feedback_turns}), the paper's no-regeneration ablation."
             )
+        check_variable_name(self.feedback_api_key_env, "feedback_api_key_env")
         if self.feedback_temperature < 0:
             raise ValueError(f"feedback_temperature must be >= 0, got {self.feedback_temperature}.")
         for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..credentials import check_variable_name
+
 
 @dataclass
 class GenerationRequest:
@@ -174,6 +176,7 @@ class OpenAIBackend:
     ):
         if api_key_env is None and base_url is None:
             api_key_env = "OPENAI_API_KEY"
+        check_variable_name(api_key_env, "--api_key_env")
         self.api_key = os.environ.get(api_key_env) if api_key_env else "EMPTY"
         if not self.api_key:
             raise ValueError(f"The environment variable {api_key_env} (--api_key_env) holds no API key.")

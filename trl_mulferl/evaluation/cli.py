@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from ..cli import add_config_option, parse_arguments
+from ..credentials import masked_url
 from . import backends
 from .benchmarks import BENCHMARKS, PAPER_BENCHMARKS, load_benchmark, parse_benchmarks
 from .metrics import summarize
@@ -116,7 +117,7 @@ def make_parser() -> argparse.ArgumentParser:
 def run_config(args) -> dict:
     return {
         "model": args.model,
-        "base_url": args.base_url,
+        "base_url": masked_url(args.base_url),
         "temperature": args.temperature,
         "top_p": args.top_p,
         "max_tokens": args.max_tokens,
@@ -128,7 +129,7 @@ def run_config(args) -> dict:
         "feedback_turns": args.feedback_turns,
         "feedback_provider": args.feedback_provider,
         "feedback_model": args.feedback_model,
-        "feedback_base_url": args.feedback_base_url,
+        "feedback_base_url": masked_url(args.feedback_base_url),
         "max_feedback_length": args.max_feedback_length,
     }
 
