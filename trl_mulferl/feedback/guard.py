@@ -648,7 +648,8 @@ def prepare_feedback(
         reference: The reference answer (see `redact_answer_leak`); a worked solution is checked for its final answer.
         tokenizer: The policy tokenizer the cap counts in; `None` for no cap.
         max_tokens: The cap, in policy tokens.
-        special_tokens: Strings removed from the text (every control token of the tokenizer, `schema.control_tokens`: special and added tokens).
+        special_tokens: Strings removed from the text: every control token of the tokenizer (special and added
+            tokens, `schema.control_tokens`).
     """
     if tokenizer is not None:
         text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
