@@ -5,6 +5,10 @@ tensor-parallel groups or its sleep mode) synchronises, and every `gather` is co
 call that another skips, or runs it a different number of times, the run fails or hangs. So the decision whether to
 run one, and on how many rows, is taken on gathered data, here; where the call is not collective (a forward or a
 `generate` under DDP), each process runs only its own rows and skips the call when it has none.
+
+One site cannot be padded: TRL's tool loop over regenerated episodes makes a data-dependent number of `generate`
+calls, so feedback turns with tools are refused at start-up where generation is collective
+(`validation.refuse_episodes_out_of_step`).
 """
 
 import torch
