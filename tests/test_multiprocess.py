@@ -81,8 +81,10 @@ class Launches:
 def launch_pair(script: Path, engine: str, arguments: list[str], env: dict, timeout: int = 300) -> str:
     """`accelerate launch` of `script` on 2 processes under `engine`: "" when both exit cleanly, else why not."""
     command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml", str(script)]
-    # DETAIL: gloo checks that every process enters the same collective and names the one that does not.
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "TORCH_DISTRIBUTED_DEBUG": "DETAIL", **env}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", **env}
+    if engine != "ddp":  # torch 2.13's DistributedDataParallel segfaults on CPU under DETAIL, as it is built
+        # gloo checks that every process enters the same collective and names the one that does not.
+        env["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
     if engine == "fsdp1":
         env["ACCELERATE_TORCH_DEVICE"] = "cpu"  # else FSDP1 finds "cpu" and "cpu:0" inconsistent
     try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
@@ -375,7 +377,8 @@ def test_matrix_column_provider_with_tools(matrix, engine):
         expected = {"mulferl/route/grpo": 0.5, "mulferl/route/fco": 0.5}
     else:
         assert refusals == ["", ""]
-        expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/tools/calls": 2.0}
+        # one tool call per regenerated episode: rank 1's 4 rows
+        expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/tools/calls": 4.0}
     assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
 
 

@@ -1,6 +1,7 @@
 """The feature x engine matrix on 2 CPU processes (gloo), launched by tests/test_multiprocess.py as
 `accelerate launch --config_file tests/engine_configs/<engine>.yaml two_process_matrix.py OUTPUT_DIR RUN...` with
-TORCH_DISTRIBUTED_DEBUG=DETAIL (gloo then names a collective that one process skips instead of hanging).
+TORCH_DISTRIBUTED_DEBUG=DETAIL except under DDP (gloo then names a collective that one process skips instead of
+hanging), and a collective timeout of 90 s.
 
 Every run gives the processes asymmetric work: rank 0's groups never fail, rank 1's fail at every turn 0; the policy
 stops at end-of-sequence after a varied number of tokens (`stopping_policy.py`), except where a scripted policy plays
