@@ -7,6 +7,7 @@ every training of tests/scripts/two_process_training.py in turn; the tests then 
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -398,3 +399,34 @@ def test_matrix_environment_factory(matrix, engine):
     assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
     assert results[0]["tried"] == [["0"]] * 4
     assert results[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]
+
+
+def test_evaluation_shares_are_padded_with_dummies_that_are_dropped():
+    from trl_mulferl.evaluation.callback import is_padding, padded_problems
+
+    problems = [{"benchmark": "sums", "problem_id": i, "prompt": f"p{i}"} for i in range(3)]
+    padded = padded_problems(problems[2:], 2, problems)  # rank 1's share of 3 problems, to rank 0's 2
+    assert [(p["problem_id"], p["prompt"]) for p in padded] == [(2, "p2"), (("mulferl-padding", 0), "p0")]
+    assert [is_padding(p["problem_id"]) for p in padded] == [False, True]
+    assert padded_problems([], 0, problems) == []
+
+
+@pytest.mark.parametrize(
+    "collective_generation, turns, refused", [(True, 1, True), (True, 0, False), (False, 1, False)]
+)
+def test_tool_episodes_with_feedback_turns_are_refused_where_generation_is_collective(
+    collective_generation, turns, refused
+):
+    from types import SimpleNamespace
+
+    from trl_mulferl.lockstep import Lockstep
+    from trl_mulferl.validation import refuse_episodes_out_of_step
+
+    lockstep = Lockstep(SimpleNamespace(num_processes=2), collective_generation, collective_generation)
+    args = SimpleNamespace(max_feedback_turns=turns)
+    if refused:
+        with pytest.raises(ValueError, match=re.escape(EPISODES_REFUSED)):
+            refuse_episodes_out_of_step(args, lockstep, tools=[print])
+    else:
+        refuse_episodes_out_of_step(args, lockstep, tools=[print])
+    refuse_episodes_out_of_step(args, lockstep, tools=[])  # no tool loop: nothing to refuse

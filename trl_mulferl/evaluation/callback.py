@@ -83,6 +83,7 @@ class EvaluationCallback(TrainerCallback):
             records = evaluate(
                 problems, backend, self.num_samples, self.require_schema, show_progress=False, seed=trainer.args.seed
             )
+        reshard(trainer.model_wrapped)
         records = [record for record in records if not is_padding(record["problem_id"])]
         return summarize(gather_object(records), self.num_samples)
 
@@ -111,3 +112,13 @@ def padded_problems(shard: list[dict], count: int, problems: list[dict]) -> list
 
 def is_padding(problem_id) -> bool:
     return isinstance(problem_id, tuple) and problem_id[0] == _PADDING
+
+
+def reshard(model):
+    """Free the parameters FSDP2 left whole: it keeps the root module's after a forward, for the backward that
+    training runs next and an evaluation does not."""
+    from torch.distributed.fsdp import FSDPModule
+
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            module.reshard()
