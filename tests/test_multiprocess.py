@@ -3,6 +3,9 @@
 The hard case throughout: rank 1 needs a feedback turn (and, with FCO on, FCO partner sequences) every step, rank 0
 never. Each engine is launched once (`accelerate launch --config_file tests/engine_configs/<engine>.yaml`) and runs
 every training of tests/scripts/two_process_training.py in turn; the tests then compare what each rank wrote.
+The feature x engine matrix (below) runs tests/scripts/two_process_matrix.py the same way. Under every engine but
+DDP the processes run with TORCH_DISTRIBUTED_DEBUG=DETAIL, and a collective waits at most 90 s, so that a process
+skipping a collective fails the launch at once instead of hanging it.
 """
 
 import json
