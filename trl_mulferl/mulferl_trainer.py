@@ -41,6 +41,7 @@ from .validation import (
     check_dataset_columns,
     check_feedback_provider,
     check_reward_outputs,
+    refuse_episodes_out_of_step,
     resolve_args,
 )
 
@@ -204,6 +205,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._feedback_loop = None
         self._warned_unscorable_step = False
         self.lockstep = Lockstep.of(self)
+        refuse_episodes_out_of_step(args, self.lockstep, self.tools)
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
         self._loss_forward: _LossForward | None = None  # from `_compute_loss` into its forward
         self._fco_window = FCOWindow()
