@@ -223,11 +223,13 @@ def test_entropy_terms_train_like_grpo(tmp_path, tiny_tokenizer, entropy):
 
 
 def test_kl_zeroing_relies_on_trls_order_of_reads():
-    """The loss forward sets the reference of rows outside GRPO to the policy's log-probs (KL 0), which TRL 1.16 reads
-    from the inputs after that forward and adds as `beta * KL`. A TRL that reads it earlier must fail here."""
+    """The loss forward sets the reference of rows outside GRPO to the policy's log-probs (KL 0) and weighs the
+    replayed rows' advantages, which TRL 1.16 reads from the inputs after that forward, adding `beta * KL`. A TRL that
+    reads them earlier must fail here."""
     source = inspect.getsource(GRPOTrainer._compute_loss)
     forward = source.index("per_token_logps, entropies, aux_loss = self._get_per_token_logps_and_entropies(")
     assert forward < source.index('ref_per_token_logps = inputs["ref_per_token_logps"]')
+    assert forward < source.index('advantages = inputs["advantages"]')
     assert "per_token_loss = per_token_loss + self.beta * per_token_kl" in source
 
 

@@ -76,7 +76,8 @@ class MulFeRLTrainer(GRPOTrainer):
     (`<thinking><feedback>{feedback}</feedback>` prefilled at the head of the completion, masked out of the loss), and
     the group is regenerated, up to `max_feedback_turns` times. Each prompt is trained on the first turn that shows
     contrast: a group whose rewards vary gets TRL's GRPO loss; a group turned from all-failed into all-solved gets
-    the FCO loss; every other prompt (solved at turn 0, still failing, unscorable) gets no loss. Everything else
+    the FCO loss; every other prompt (solved at turn 0, still failing, unscorable) gets no loss. With
+    `max_feedback_turns=0` TRL's GRPO term is kept whole, KL included: exactly GRPOTrainer. Everything else
     (generation backends, reward gathering, log-probs, logging) is [`~trl.GRPOTrainer`]'s.
 
     Args:
@@ -220,7 +221,7 @@ class MulFeRLTrainer(GRPOTrainer):
         finally:
             self._generation_batch = None
         rollout = batch.rollout
-        # TRL's advantages, from the real rewards of every scorable row (decision 5), zeroed off the GRPO rows.
+        # TRL's advantages, from the real rewards of every scorable row (decision 5); zeroed off the GRPO rows.
         grpo_rows = rollout.grpo_rows(self.num_generations, output["advantages"].device)
         if self._skips_rows_outside_grpo:
             mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
