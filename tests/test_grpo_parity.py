@@ -101,6 +101,7 @@ def test_feedback_off_trains_and_logs_like_grpo(tmp_path, tiny_model_dir, scale_
     assert logged(mulferl, "mulferl/route/unscorable") == [0.25]
 
 
+@pytest.mark.slow  # 2 steps of 2 trainers, each with its reference model
 def test_feedback_off_with_kl_trains_and_logs_like_grpo(tmp_path, tiny_model_dir):
     """beta > 0: GRPO's KL is on every row, those of constant groups too, so with feedback off it is MulFeRL's as well
     (weights and the logged `kl`, which skipped rows with zero KL would dilute)."""
