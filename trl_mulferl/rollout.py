@@ -36,6 +36,7 @@ class Negative:
     completion_ids: list[int]
     score_mask: list[int]  # 1 on the tokens the model wrote, 0 on an injected prefill (and on a truncated row)
     prefill_length: int = 0  # tokens of injected feedback at the head of the completion
+    scorable: bool = True  # some reward function scored it (an unscorable row is never an FCO member, decision 5)
 
 
 @dataclass
@@ -77,8 +78,8 @@ class GenerationBatch:
 
     inputs: list[dict]
     rollout: Rollout | None = None
-    # The rewards of GRPO-routed rows (NaN elsewhere), which TRL's `_calculate_rewards` returns instead of scoring.
-    trained_rewards_per_func: torch.Tensor | None = None
+    # The final rows' rewards, which TRL's `_calculate_rewards` returns instead of scoring them again.
+    rewards_per_func: torch.Tensor | None = None
 
 
 class TurnLoop:
@@ -307,6 +308,7 @@ class TurnLoop:
         trainer = self.trainer
         eos_and_pad = [*trainer.eos_token_ids, trainer._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self.group_rows(group)]
+        scorable = ~rollout.final_rewards_per_func[self.local_rows()].isnan().all(dim=1)  # before `rescore`
         for row, (prompt_ids, prefill_ids, continuation_ids, mask, logprobs, completion) in zip(
             regenerated_rows, new_rows, strict=False
         ):
@@ -314,7 +316,9 @@ class TurnLoop:
             if trainer.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
             previous_prefill = rollout.prefill_lengths.get(row, 0)
-            rollout.negatives[row] = Negative(rows.prompt_ids[row], rows.completion_ids[row], scored, previous_prefill)
+            rollout.negatives[row] = Negative(
+                rows.prompt_ids[row], rows.completion_ids[row], scored, previous_prefill, bool(scorable[row])
+            )
             rollout.prefill_lengths[row] = len(prefill_ids)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids
