@@ -7,9 +7,14 @@ Three measurements:
   feedback phrasings of our own that state the final answer (the `answer` column) in several ways, and as many that
   do not (some quote a number from the problem). Rows: the guard before worked references were read for their final
   answer (the whole solution as the reference), now, and with the bare `answer` column as the reference;
-- the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts).
+- short answers in other shapes, class by class (phrasings of our own over small integers, simple fractions and a
+  few longer numbers): handed over in an instruction ("Write 7 as the result"), spelled out (`num2words`' spelling of
+  the reference, independent of the guard's `text2num`), in the digits of other scripts, and split by whitespace or
+  invisible characters; each class with clean feedback that mentions the same number;
+- the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
+  the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-Prints tables and writes JSON.
+Prints tables and writes JSON; `--before` keeps the figures of an earlier run (the guard before a change) beside.
 
     python benchmarks/leak_guard.py --output benchmarks/leak_guard.json
 """
@@ -44,6 +49,135 @@ NOT_STATING = {
     "method": "Your approach is fine until the substitution; recheck the bounds of the sum.",
     "cases": "Split into cases first, then count each case once; you counted one of them twice.",
 }
+
+
+# Short answers in other shapes. `{a}`: the reference as digits; `{w}`/`{W}`: spelled out; `{d}`: in other digits;
+# `{s}`: its digits split. Clean phrasings are checked with the short references (integers below SHORT_ANSWER_LIMIT,
+# the only ones that need a result cue: a longer number or a fraction is redacted wherever it appears, in any of these
+# shapes as in ASCII digits), and for split digits with the visible separators (an invisible one joins the number).
+SHAPE_REFERENCES = [*map(str, range(10)), "12", "42", "144", "2024", "1/2", "2/3", "3/4", "5/6"]
+SHAPES = {
+    "instruction": (
+        [
+            "Write {a} as the result.",
+            "The box needs {a}.",
+            "Put {a} in the box.",
+            "Enter {a} for the final answer.",
+            "Change your answer to {a}.",
+            "Your last line should read {a}.",
+            "Answer with {a} and stop.",
+            "Make the final answer {a}.",
+        ],
+        [
+            "Write {a} more terms before you simplify.",
+            "Put the {a} cases in a table first.",
+            "Use {a} colours in the diagram.",
+            "Enter the loop {a} times, not once more.",
+            "Change only the first {a} rows.",
+            "Step {a} needs the distributive law.",
+        ],
+    ),
+    "spelled out": (
+        [
+            "The answer is {w}.",
+            "You should get {w} at the end.",
+            "It comes out to {w}.",
+            "Write {w} as the result.",
+            "{W} is the correct answer.",
+        ],
+        [
+            "Recheck {w} of your steps; the rest are fine.",
+            "You used that rule {w} times; once is enough.",
+            "Split the sum into {w} parts and add them back.",
+            "There are {w} cases to consider, and you missed some.",
+        ],
+    ),
+    "other digits": (
+        ["The answer is {d}.", "You should get \\boxed{{{d}}}.", "So x = {d} works.", "Write {d} as the result."],
+        [
+            "Step {d} is wrong: recheck the sign.",
+            "You wrote {d}0 where the table has a smaller value.",
+            "There are {d} cases; you handled fewer.",
+        ],
+    ),
+    "split digits": (
+        ["The answer is {s}.", "You should get {s} at the end.", "Answer: {s}", "Write {s} as the result."],
+        ["The list {s} is not sorted.", "Entries {s} of the first row are right.", "Rows {s} of the table match."],
+    ),
+}
+DIGIT_SCRIPTS = {
+    "Arabic-Indic": 0x0660,
+    "Devanagari": 0x0966,
+    "Bengali": 0x09E6,
+    "full-width": 0xFF10,
+    "bold": 0x1D7CE,
+}
+DIGIT_SEPARATORS = {
+    "space": " ",
+    "newline": "\n",
+    "space, newline": " \n",
+    "zero-width space": "\u200b",
+    "thin space": "\u2009",
+}
+
+
+def spelled(reference: str) -> list[str]:
+    """The reference spelled out by num2words: "42" -> "forty-two"; "3/4" -> "three fourths" and "three quarters"."""
+    from num2words import num2words
+
+    if "/" not in reference:
+        return [num2words(int(reference))]
+    numerator, denominator = map(int, reference.split("/"))
+    plural = "s" if numerator > 1 else ""
+    if denominator == 2:
+        return [f"{num2words(numerator)} {'halves' if plural else 'half'}"]
+    forms = [f"{num2words(numerator)} {num2words(denominator, to='ordinal')}{plural}"]
+    return forms + ([f"{num2words(numerator)} quarter{plural}"] if denominator == 4 else [])
+
+
+def shape_rows() -> list[dict]:
+    rows = []
+    for reference in SHAPE_REFERENCES:
+        integer = "/" not in reference
+        short = integer and len(reference) == 1
+        fillings = {
+            "instruction": [{"a": reference}],
+            "spelled out": [{"w": w, "W": w[0].upper() + w[1:]} for w in spelled(reference)],
+            "other digits": [
+                {
+                    "d": "".join(
+                        chr(zero + int(c)) if c.isdigit() else "\uff0f" if zero == 0xFF10 else c for c in reference
+                    )
+                }
+                for zero in DIGIT_SCRIPTS.values()
+            ],
+            "split digits": [
+                {"s": separator.join(reference)}
+                for separator in DIGIT_SEPARATORS.values()
+                if len(reference) > 1 and integer
+            ],
+        }
+        for shape, (leaks, clean) in SHAPES.items():
+            for filling in fillings[shape]:
+                rows += [
+                    {"shape": shape, "reference": reference, "leak": True, "feedback": t.format(**filling)}
+                    for t in leaks
+                ]
+                visible_split = shape == "split digits" and filling["s"].strip(reference).isspace()
+                if short or visible_split:
+                    rows += [
+                        {"shape": shape, "reference": reference, "leak": False, "feedback": t.format(**filling)}
+                        for t in clean
+                    ]
+    return rows
+
+
+def expression_reply(seed: int, count: int = 1000) -> str:
+    """A long reviewer reply: `count` statements, about 29 characters each, of an angle in degrees (which only
+    math-verify reads: the guard's costly path), all different so that no cached comparison helps."""
+    rng = random.Random(seed)
+    angles = rng.sample(range(1000, 10000), count)
+    return "".join(f"Angle ${angle // 100}.{angle % 100:02d}^\\circ$ is off. " for angle in angles)
 
 
 def other_number(problem: str, answer: str) -> str | None:
@@ -84,11 +218,14 @@ def main():
     parser.add_argument("--data", type=Path, default=MATH500, help="MATH-500's test.jsonl")
     parser.add_argument("--problems", type=int, default=80, help="the first N problems")
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "leak_guard.json")
+    parser.add_argument("--expressions", type=int, default=1000, help="statements in the long reply")
+    parser.add_argument("--before", type=Path, help="the JSON of an earlier run, kept in the output under 'before'")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from tests.test_leak_guard import LEAKS, NON_LEAKS
     from tests.test_leak_guard import rates as table_rates
-    from trl_mulferl.feedback import guard, redact_answer_leak
+    from tests.tiny import build_tiny_tokenizer
+    from trl_mulferl.feedback import guard, prepare_feedback, redact_answer_leak
     from trl_mulferl.schema import sanitize_feedback
 
     recall, false_positive_rate = table_rates(redact_answer_leak)
@@ -125,6 +262,32 @@ def main():
                 if f != row["leak"]
             ]
 
+    rows_by_shape = {}
+    for row in shape_rows():
+        rows_by_shape.setdefault(row["shape"], []).append(row)
+    shapes, shape_misses = {}, {}
+    for shape, shape_rows_ in rows_by_shape.items():
+        flagged = [redact_answer_leak(row["feedback"], row["reference"])[1] for row in shape_rows_]
+        shapes[shape] = rates(shape_rows_, flagged)
+        shape_misses[shape] = [
+            {"reference": row["reference"], "feedback": row["feedback"], "leak": row["leak"]}
+            for row, f in zip(shape_rows_, flagged, strict=True)
+            if f != row["leak"]
+        ]
+
+    tokenizer, reply_seconds = build_tiny_tokenizer(), {}
+    for seed, (name, prepare) in enumerate(
+        {
+            "guard on the whole reply": lambda reply: redact_answer_leak(reply, "42"),
+            "prepare_feedback": lambda reply: prepare_feedback(reply, "42", tokenizer, 1024, ("<|im_end|>",)),
+        }.items()
+    ):
+        prepare(expression_reply(100 + seed, count=20))  # first-use costs
+        reply = expression_reply(seed, args.expressions)
+        start = time.process_time()  # this process's CPU time: other jobs on the machine count less
+        prepare(reply)
+        reply_seconds[name] = time.process_time() - start
+
     timings = {}
     for reference in ("42", "2\\sqrt{3}", "x^2 + 3x - 10", problems[0]["solution"]):
         redact_answer_leak(long_feedback(0), reference)  # first-use costs: imports, regex compilation
@@ -148,6 +311,18 @@ def main():
     print("  per phrasing (share flagged, now):")
     for kind, share in by_kind["now: solution's final answer"].items():
         print(f"    {'states' if kind in STATING else 'does not state':<15} {kind:<15} {share:.3f}")
+    print("short answers in other shapes:")
+    print(f"  {'shape':<14} {'leaks':>6} {'clean':>6} {'recall':>7} {'false pos.':>10}")
+    for shape, result in shapes.items():
+        print(
+            f"  {shape:<14} {result['leaks']:>6} {result['non_leaks']:>6} {result['recall']:>7.3f} "
+            f"{result['false_positive_rate']:>10.3f}"
+        )
+    print(
+        f"{len(reply) / 1000:.0f} KB reply of {args.expressions} expressions, max_feedback_length 1024 (CPU seconds):"
+    )
+    for name, value in reply_seconds.items():
+        print(f"  {name:<25} {value:6.2f} s")
     print("1,000-token feedback, guard + sanitiser (best of 3):")
     for reference, milliseconds in timings.items():
         print(f"  {reference:<22} {milliseconds:6.1f} ms")
@@ -160,11 +335,24 @@ def main():
                 "worked_solutions_by_phrasing": by_kind,
                 "worked_solutions_errors": misses,
                 "milliseconds_per_1000_token_feedback": timings,
+                "short_answer_shapes": shapes,
+                "short_answer_shapes_errors": shape_misses,
+                "long_reply": {
+                    "expressions": args.expressions,
+                    "characters": len(reply),
+                    "cpu_seconds": reply_seconds,
+                },
+                **({"before": figures(json.loads(args.before.read_text()))} if args.before else {}),
             },
             indent=2,
         )
         + "\n"
     )
+
+
+def figures(result: dict) -> dict:
+    """An earlier run's figures, without its lists of errors."""
+    return {key: value for key, value in result.items() if not key.endswith("_errors")}
 
 
 def long_feedback(seed: int) -> str:

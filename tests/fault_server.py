@@ -1,6 +1,7 @@
 """A small OpenAI-compatible HTTP server for tests, whose replies are chosen by a `FAULT=<name>` tag in the request.
 
-Faults: `ok`, `500_then_ok`, `429_then_ok` (Retry-After: 1), `hang` (never answers in time), `malformed` (invalid
+Faults: `ok`, `500_then_ok`, `408_then_ok`, `409_then_ok`, `429_then_ok` (Retry-After: 1), `429ms_then_ok`
+(Retry-After-ms: 600 beside Retry-After: 5), `hang` (never answers in time), `malformed` (invalid
 JSON), `empty` (empty content), `leak` (states the answer 42), `slow` (answers after 0.25 s), `think` (a <think>
 part and no closing tag). Merge requests are answered with a text that contains "MERGED".
 """
@@ -55,8 +56,13 @@ class FaultServer:
                     attempt = server.attempts[user]
                 if fault == "500_then_ok" and attempt == 1:
                     return self.reply(500, {"error": {"message": "internal error"}})
+                if fault in ("408_then_ok", "409_then_ok") and attempt == 1:
+                    return self.reply(int(fault[:3]), {"error": {"message": "try again"}})
                 if fault == "429_then_ok" and attempt == 1:
                     return self.reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "1"})
+                if fault == "429ms_then_ok" and attempt == 1:
+                    headers = {"Retry-After-ms": "600", "Retry-After": "5"}
+                    return self.reply(429, {"error": {"message": "slow down"}}, headers)
                 if fault == "hang":
                     time.sleep(3.0)
                 if fault == "slow":

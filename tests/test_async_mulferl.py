@@ -16,7 +16,7 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
-from trl_mulferl.schema import feedback_prefill, sanitize_feedback
+from trl_mulferl.schema import control_tokens, feedback_prefill, sanitize_feedback
 
 
 CPU = {"use_cpu": True, "bf16": False}
@@ -36,6 +36,17 @@ def test_config_shares_the_feedback_fields_of_mulferl_config(tmp_path):
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_provider="openai")
     with pytest.raises(ValueError, match="num_generations must be >= 2"):
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=1)
+
+
+def test_config_keeps_the_feedback_endpoints_credentials_out_of_logs(tmp_path):
+    url = "https://user:secret-password@example.com/v1?key=secret-password"
+    config = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_base_url=url)
+    assert config.feedback_base_url == url  # the rollout process still reaches the endpoint
+    for shown in (repr(config), str(config), json.dumps(config.to_dict(), default=str)):
+        assert "secret-password" not in shown
+    with pytest.raises(ValueError, match="feedback_api_key_env must be the name") as error:
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_api_key_env="sk-Abc123Def456Ghi789Jkl")
+    assert "Abc123" not in str(error.value)
 
 
 def test_config_refuses_self_feedback(tmp_path):
@@ -183,7 +194,11 @@ def prefills(tokenizer) -> dict[int, list[int]]:
     """Per turn, the token ids of the prefill `round_provider`'s feedback makes."""
     texts = {turn: round_provider("", [text], []) for turn, text in ((1, ""), (2, "ROUND1"))}
     return {
-        turn: tokenizer(feedback_prefill(sanitize_feedback(text)), add_special_tokens=False)["input_ids"]
+        turn: tokenizer(
+            feedback_prefill(sanitize_feedback(text, control_tokens(tokenizer))),
+            add_special_tokens=False,
+            split_special_tokens=True,
+        )["input_ids"]
         for turn, text in texts.items()
     }
 

@@ -1,5 +1,6 @@
 import importlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -98,7 +99,8 @@ def train_error(capsys, argv: list[str]) -> str:
         cli(["train", *argv])
     assert exit.value.code == 2
     captured = capsys.readouterr()
-    lines = captured.err.splitlines()
+    # Besides it, only progress bars (of loading the dataset or the model), if it got that far.
+    lines = [line for line in captured.err.splitlines() if line.strip() and not re.search(r"%\||examples/s\]", line)]
     assert len(lines) == 1 and lines[0].startswith("trl-mulferl train: error: "), captured.err
     return lines[0]
 
@@ -180,3 +182,138 @@ def test_train_reports_an_unimportable_function_in_one_line(capsys, tiny_dir, tm
         + ["--feedback_model", "gpt-4o"],
     )
     assert "feedback_function" in message and "feedback_provider" in message and "keep one" in message
+
+
+def tiny_arguments(tiny_dir, tmp_path) -> list[str]:
+    """A one-process CPU run of the tiny model on its sums, without feedback turns unless the test adds them."""
+    arguments = ["--model_name_or_path", str(tiny_dir / "model"), "--dataset_name", str(tiny_dir / "data")]
+    arguments += ["--use_cpu", "true", "--bf16", "false", "--output_dir", str(tmp_path / "out")]
+    return arguments + ["--reward_funcs", "digit", "--report_to", "none", "--max_steps", "1"]
+
+
+NO_FEEDBACK = ["--max_feedback_turns", "0"]
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("mistake", "expected"),
+    [
+        (
+            ["--feedback_provider", "openai", "--feedback_model", "m"]
+            + ["--feedback_base_url", "http://127.0.0.1:{port}/v1"],
+            "feedback endpoint http://127.0.0.1:{port}/v1 is unreachable",
+        ),
+        (["--feedback_provider", "openai", "--feedback_model", "gpt-4o"], "OPENAI_API_KEY is not set"),
+        (["--feedback_provider", "column", "--feedback_column", "hint"], "reads the column 'hint'"),
+        (
+            ["--feedback_function", "trl_mulferl.tiny:digit_reward"],
+            "The feedback provider 'digit_reward' cannot be called as provider(prompt, completions, rewards, **columns)",
+        ),
+        (["--dataset_train_split", "training"], "dataset_train_split: the dataset"),
+        (["--eval_strategy", "steps", "--dataset_test_split", "dev"], "has no split 'dev' (it has ['train', 'test'])"),
+    ],
+    ids=[
+        "unreachable server",
+        "missing API key",
+        "missing feedback column",
+        "provider of another signature",
+        "unknown train split",
+        "unknown test split",
+    ],
+)
+def test_train_reports_a_mistake_found_building_the_trainer_in_one_line(
+    capsys, tiny_dir, tmp_path, monkeypatch, mistake, expected
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    port = closed_port()
+    message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + [part.format(port=port) for part in mistake])
+    assert expected.format(port=port) in message
+
+
+def test_train_reports_a_refused_api_key_in_one_line(capsys, tiny_dir, tmp_path, monkeypatch):
+    from tests.fault_server import FaultServer
+
+    monkeypatch.setenv("FEEDBACK_KEY", "wrong")
+    with FaultServer(api_key="right") as server:
+        feedback = ["--feedback_provider", "openai", "--feedback_model", "fault-model", "--feedback_base_url"]
+        feedback += [server.base_url, "--feedback_api_key_env", "FEEDBACK_KEY"]
+        message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + feedback)
+    assert message.endswith(
+        f"The feedback endpoint {server.base_url} refused the API key from $FEEDBACK_KEY (HTTP 401)."
+    )
+
+
+def test_train_names_a_wrongly_typed_recipe_value(capsys, tmp_path):
+    recipe = (REPO / "recipes" / "tiny_cpu.yaml").read_text().replace("fco_weight: 0.01", "fco_weight: [1, 2]")
+    (tmp_path / "recipe.yaml").write_text(recipe)
+    message = train_error(capsys, ["--config", str(tmp_path / "recipe.yaml")])
+    assert message.endswith(f"fco_weight in {tmp_path / 'recipe.yaml'}: [1, 2] is not a number; the default is 0.01")
+    # YAML reads an unquoted no as false, which a strategy field cannot take.
+    (tmp_path / "recipe.yaml").write_text(recipe.replace('save_strategy: "no"', "save_strategy: no"))
+    message = train_error(capsys, ["--config", str(tmp_path / "recipe.yaml")])
+    assert "save_strategy in" in message and "False is not one of no, steps" in message and "quote it" in message
+
+
+def build_from(argv: list[str]):
+    from trl_mulferl.train import build_trainer, make_parser
+
+    return build_trainer(*make_parser().parse_args_and_config(argv))
+
+
+def test_train_evaluates_on_dataset_test_split_as_trl_does(tiny_dir, tmp_path):
+    arguments = tiny_arguments(tiny_dir, tmp_path) + NO_FEEDBACK
+    trainer = build_from(arguments + ["--eval_strategy", "steps", "--eval_steps", "1"])
+    test_rows = {row["problem"]: row["answer"] for row in load_tiny_split(tiny_dir, "test")}
+    assert len(trainer.eval_dataset) == len(test_rows) == 20
+    assert {row["prompt"][-1]["content"]: row["solution"] for row in trainer.eval_dataset} == test_rows
+    assert build_from(arguments).eval_dataset is None  # eval_strategy "no": none loaded
+
+
+def load_tiny_split(tiny_dir, split: str):
+    from datasets import load_dataset
+
+    return load_dataset(str(tiny_dir / "data"), split=split)
+
+
+def test_train_keeps_the_dataset_columns_for_a_column_provider(tiny_dir, tmp_path):
+    data = tmp_path / "hinted"
+    train = load_tiny_split(tiny_dir, "train")
+    train.map(lambda row: {"hint": f"count up from {row['problem'][:1]}"}).to_json(str(data / "train.jsonl"))
+    arguments = tiny_arguments(tiny_dir, tmp_path) + ["--dataset_name", str(data), "--max_feedback_turns", "1"]
+    trainer = build_from(arguments + ["--feedback_provider", "column", "--feedback_column", "hint"])
+    assert trainer.train_dataset.column_names == ["hint", "prompt", "solution"]
+    assert trainer.train_dataset[0]["hint"] == f"count up from {train[0]['problem'][:1]}"
+
+
+def test_train_imports_reward_functions_from_the_current_folder(tiny_dir, tmp_path, monkeypatch):
+    """As under `accelerate launch -m`: the console script does not put the current folder on sys.path itself."""
+    (tmp_path / "my_rewards.py").write_text(
+        "def my_reward(completions, **kwargs):\n    return [0.0] * len(completions)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", ".", str(tmp_path))])
+    trainer = build_from(tiny_arguments(tiny_dir, tmp_path) + NO_FEEDBACK + ["--reward_funcs", "my_rewards.my_reward"])
+    assert [func.__name__ for func in trainer.reward_funcs] == ["my_reward"]
+
+
+def test_train_takes_short_reward_names_as_trl_does(capsys, tiny_dir, tmp_path):
+    arguments = tiny_arguments(tiny_dir, tmp_path) + NO_FEEDBACK + ["--max_completion_length", "20"]
+    names = ["accuracy", "digit", "think_format_reward", "get_soft_overlong_punishment"]
+    trainer = build_from(arguments + ["--reward_funcs", *names])
+    assert [func.__module__ + "." + func.__name__ for func in trainer.reward_funcs[:3]] == [
+        "trl_mulferl.rewards.accuracy_reward",
+        "trl_mulferl.tiny.digit_reward",
+        "trl.rewards.format_rewards.think_format_reward",
+    ]
+    # TRL's factory, built for this run's length: no penalty up to 16 tokens, -1 at 20.
+    assert trainer.reward_funcs[3](completion_ids=[[0] * 16, [0] * 18, [0] * 20]) == [0.0, -0.5, -1.0]
+    message = train_error(capsys, arguments + ["--reward_funcs", "acuracy"])
+    assert "reward_funcs: no reward named 'acuracy' (did you mean accuracy?)" in message

@@ -107,3 +107,44 @@ def test_configs_do_not_warn_about_gradient_checkpointing(tmp_path):
             assert not config_class(
                 output_dir=str(tmp_path), use_cpu=True, activation_checkpointing=False
             ).gradient_checkpointing
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "sk-proj-0123456789abcdefSECRET",  # an OpenAI key: no variable name has a hyphen
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",  # a token shaped like a name: a long run of mixed case and digits
+        "my key",
+    ],
+)
+def test_a_key_in_feedback_api_key_env_is_refused_without_showing_it(key):
+    with pytest.raises(ValueError, match="feedback_api_key_env must be the name") as refused:
+        make_config(feedback_api_key_env=key)
+    assert key not in str(refused.value) and key.split("_")[-1] not in str(refused.value)
+    assert refused.value.__context__ is None
+
+
+def test_variable_names_are_accepted_as_feedback_api_key_env():
+    for name in ("OPENAI_API_KEY", "my_feedback_key", "_KEY2", "AZURE_OPENAI_API_KEY_2024"):
+        assert make_config(feedback_api_key_env=name).feedback_api_key_env == name
+
+
+def test_feedback_base_url_credentials_are_masked_where_arguments_are_logged_or_saved(tmp_path):
+    import pickle
+
+    import torch
+
+    url = "https://alice:pa55wordSECRET@proxy.example.com:8443/v1?api-key=querySECRET&api-version=2024"
+    config = make_config(feedback_base_url=url)
+    assert config.feedback_base_url == url  # the provider connects with it
+    masked = "https://***@proxy.example.com:8443/v1?api-key=***&api-version=***"
+    assert config.to_dict()["feedback_base_url"] == masked  # wandb's and trackio's config, the JSON dump
+    assert config.to_sanitized_dict()["feedback_base_url"] == masked  # TensorBoard's hparams
+    torch.save(config, tmp_path / "training_args.bin")  # as Trainer.save_model writes it
+    saved = (tmp_path / "training_args.bin").read_bytes() + pickle.dumps(config)
+    for shown in (config.to_json_string(), repr(config), str(config), saved.decode("latin-1")):
+        assert "SECRET" not in shown and "proxy.example.com:8443" in shown
+    assert torch.load(tmp_path / "training_args.bin", weights_only=False).feedback_base_url == masked
+    # Without credentials the URL is kept as it is.
+    plain = "http://127.0.0.1:8000/v1"
+    assert make_config(feedback_base_url=plain).to_dict()["feedback_base_url"] == plain

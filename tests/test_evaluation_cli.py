@@ -225,3 +225,78 @@ def test_openai_feedback_replies_are_capped_like_training():
             make_parser().parse_args(["--model", "m", "--feedback_turns", "1", *limits, *feedback])
         )
     assert (provider.max_tokens, provider.timeout) == (32, 5.0)
+
+
+def test_eval_reads_a_yaml_config_and_flags_in_either_spelling(tiny_model_dir, tmp_path):
+    """As `trl-mulferl train`: `--config` sets the options (keys with underscores or dashes), the command line wins,
+    and `--max-tokens` is `--max_tokens`."""
+    sums = tmp_path / "sums.jsonl"
+    sums.write_text("".join(json.dumps({"question": f"{a} + 1?", "answer": f"#### {a + 1}"}) + "\n" for a in range(3)))
+    (tmp_path / "eval.yaml").write_text(
+        f"model: {tiny_model_dir}\nbenchmarks: gsm8k={sums}\nbackend: transformers\nnum-samples: 2\n"
+        f"max_tokens: 50\nno_schema: true\noutput_dir: {tmp_path / 'results'}\n"
+    )
+    summary = main(["--config", str(tmp_path / "eval.yaml"), "--max-tokens", "3", "--limit", "2"])
+    config = summary["config"]
+    assert (config["model"], config["num_samples"], config["max_tokens"], config["limit"]) == (tiny_model_dir, 2, 3, 2)
+    assert config["schema"] is False and config["sources"] == {"gsm8k": str(sums)}
+    assert len(read_jsonl(tmp_path / "results" / "samples.jsonl")) == 2 * 2
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "num_samples: [1, 2]",
+            "num_samples in {path}: [1, 2] is not a single value; give one, as after --num_samples on the command line",
+        ),
+        ("num_samples: 2.5", "num_samples in {path}: 2.5 is not an integer"),
+        ("no_schema: maybe", "no_schema in {path}: 'maybe' is not true or false"),
+        ("backend: tpu", "backend in {path}: 'tpu' is not one of auto, vllm, transformers, openai"),
+        ("num_smaples: 2", "unknown field 'num_smaples' in {path} (did you mean num_samples?)"),
+    ],
+)
+def test_eval_names_a_bad_config_value_in_one_line(tmp_path, capsys, line, expected):
+    path = tmp_path / "eval.yaml"
+    path.write_text(f"model: m\n{line}\n")
+    with pytest.raises(SystemExit) as exit:
+        main(["--config", str(path)])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"trl-mulferl eval: error: {expected.format(path=path)}\n"
+
+
+def test_eval_reports_a_missing_api_key_in_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    sums = tmp_path / "sums.jsonl"
+    sums.write_text(json.dumps({"question": "1 + 1?", "answer": "#### 2"}) + "\n")
+    with pytest.raises(SystemExit) as exit:
+        main(
+            [
+                "--model",
+                "gpt-4o",
+                "--backend",
+                "openai",
+                "--benchmarks",
+                f"gsm8k={sums}",
+                "--output_dir",
+                str(tmp_path),
+            ]
+        )
+    assert exit.value.code == 2
+    err = capsys.readouterr().err  # after the progress bars of loading the benchmark file
+    assert "Traceback" not in err and err.endswith(
+        "\ntrl-mulferl eval: error: The environment variable OPENAI_API_KEY (--api_key_env) holds no API key.\n"
+    )
+
+
+def test_endpoint_credentials_stay_out_of_the_saved_settings_and_the_errors():
+    secret = "sk-proj-Abc123Def456Ghi789Jkl0"
+    args = make_parser().parse_args(
+        ["--model", "m", "--base_url", f"http://user:{secret}@127.0.0.1:8000/v1?key={secret}"]
+        + ["--feedback_base_url", f"https://{secret}@example.com/v1"]
+    )
+    assert secret not in json.dumps(run_config(args))
+    assert run_config(args)["base_url"] == "http://***@127.0.0.1:8000/v1?key=***"
+    with pytest.raises(ValueError, match="--api_key_env must be the name") as error:
+        backends.OpenAIBackend(model="m", max_tokens=8, base_url="http://127.0.0.1:8000/v1", api_key_env=secret)
+    assert secret not in str(error.value)

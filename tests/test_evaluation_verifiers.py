@@ -91,7 +91,7 @@ SHARED_FILES = ["math500", "aime24", "amc23", pytest.param("minerva_math", marks
 @pytest.mark.parametrize("name", SHARED_FILES)
 def test_agreement_on_shared_files(shared_data, name):
     """A compliant response boxing a problem's reference is accepted; one boxing the next problem's reference, when
-    the two references differ, is rejected. The rates are in README's Evaluation section."""
+    the two references differ, is rejected. The rates are in docs/evaluation.md."""
     rows = list(load_benchmark(name, str(shared_data / name / "test.jsonl")))
     solutions = [row["solution"] for row in rows]
     accepted = [verify_answer(response_answer(compliant(s)), s) for s in solutions]

@@ -1,5 +1,5 @@
-"""GRPO parity for any reward (decisions 5 and 12) and every entropy term, and rows outside the GRPO route kept out of
-the advantages' batch and multi-objective normalisers and of the KL."""
+"""GRPO parity for any reward (decisions 5 and 12) and every entropy term; TRL's advantages over every scorable row,
+zeroed off the GRPO route, and no KL there when feedback turns run."""
 
 import inspect
 
@@ -121,36 +121,47 @@ def oracle_batch(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
     return trainer, outputs[0]
 
 
-def grpo_rows_rewards(batch):
-    """The scripted final rewards of the GRPO rows (grpo_turn0 and grpo_turn1 groups: [1, 0] each), in row order."""
-    grpo_rows = batch["mulferl_grpo_rows"].bool()
-    return grpo_rows, torch.tensor([1.0, 0.0] * int(grpo_rows.sum() // K))
+def final_rewards(batch, tokenizer):
+    """The scripted rewards of every row at its group's last turn, in row order (NaN: unscorable)."""
+    prompts = tokenizer.batch_decode(batch["prompt_ids"], skip_special_tokens=True)
+    kinds = [next(kind for kind in SCRIPTED_REWARDS if f"Question {kind}?" in prompt) for prompt in prompts]
+    rewards = [SCRIPTED_REWARDS[kind][-1][row % K] for row, kind in enumerate(kinds)]
+    return torch.tensor([float("nan") if reward is None else reward for reward in rewards])
 
 
-def test_batch_scaled_advantages_use_grpo_rows_only(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """scale_rewards='batch': the std is taken over the GRPO rows, not over FCO (all 1) or unresolved (all 0) rows."""
+def nanstd(values):
+    """Bessel-corrected std over the present values, by hand."""
+    present = values[~values.isnan()]
+    return ((present - present.mean()) ** 2).sum().div(len(present) - 1).sqrt()
+
+
+def test_batch_scaled_advantages_use_every_scorable_row(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """scale_rewards='batch' (decision 5): TRL's std over every scorable row's final reward, FCO (all 1) and
+    unresolved (all 0) rows included, as GRPOTrainer takes it; then the rows outside GRPO are zeroed."""
     trainer, batch = oracle_batch(tmp_path, tiny_tokenizer, tiny_model_dir, scale_rewards="batch", fco_weight=0.0)
-    grpo_rows, rewards = grpo_rows_rewards(batch)
+    grpo_rows, rewards = batch["mulferl_grpo_rows"].bool(), final_rewards(batch, tiny_tokenizer)
     group_means = rewards.view(-1, K).mean(dim=1).repeat_interleave(K)
-    expected = (rewards - group_means) / (rewards.std() + 1e-4)  # Bessel-corrected, as TRL's nanstd
-    torch.testing.assert_close(batch["advantages"][grpo_rows], expected)
+    expected = (rewards - group_means) / (nanstd(rewards) + 1e-4)
+    assert grpo_rows.sum() == 2 * K and nanstd(rewards) != nanstd(rewards[grpo_rows])
+    torch.testing.assert_close(batch["advantages"][grpo_rows], expected[grpo_rows])
     assert batch["advantages"][~grpo_rows].eq(0).all()
 
 
-def test_normalize_then_sum_uses_grpo_rows_only(tmp_path, tiny_tokenizer, tiny_model_dir):
+def test_normalize_then_sum_uses_every_scorable_row(tmp_path, tiny_tokenizer, tiny_model_dir):
     trainer, batch = oracle_batch(
         tmp_path, tiny_tokenizer, tiny_model_dir, multi_objective_aggregation="normalize_then_sum", fco_weight=0.0
     )
-    grpo_rows, rewards = grpo_rows_rewards(batch)
+    grpo_rows, rewards = batch["mulferl_grpo_rows"].bool(), final_rewards(batch, tiny_tokenizer)
     grouped = rewards.view(-1, K)
-    per_group = (grouped - grouped.mean(dim=1, keepdim=True)) / (grouped.std(dim=1, keepdim=True) + 1e-4)
-    per_group = per_group.flatten()
-    expected = (per_group - per_group.mean()) / (per_group.std() + 1e-4)
-    torch.testing.assert_close(batch["advantages"][grpo_rows], expected)
+    std = torch.stack([nanstd(group) if (~group.isnan()).sum() > 1 else torch.tensor(0.0) for group in grouped])
+    per_group = ((grouped - grouped.nanmean(dim=1, keepdim=True)) / (std.unsqueeze(1) + 1e-4)).flatten()
+    expected = (per_group - per_group.nanmean()) / (nanstd(per_group) + 1e-4)
+    torch.testing.assert_close(batch["advantages"][grpo_rows], expected[grpo_rows])
+    assert batch["advantages"][~grpo_rows].eq(0).all()
 
 
 def test_the_completions_table_shows_the_final_rewards(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """TRL is handed NaN for rows outside GRPO; its table still shows every row's reward at its last turn."""
+    """TRL's table shows every row's reward at its last turn, and the advantages trained."""
     trainer, batch = oracle_batch(tmp_path, tiny_tokenizer, tiny_model_dir, fco_weight=0.0)
     table = list(trainer._logs["rewards"]["scripted_reward"])
     prompts = [prompt[-1]["content"] for prompt in trainer._logs["prompt"]]
@@ -159,6 +170,7 @@ def test_the_completions_table_shows_the_final_rewards(tmp_path, tiny_tokenizer,
         kind = next(kind for kind in SCRIPTED_REWARDS if f"Question {kind}?" == prompt)
         expected = final[kind][row % K]
         assert (expected is None and reward != reward) or reward == expected, kind
+    assert list(trainer._logs["advantages"]) == batch["advantages"].tolist()
     # As GRPO's, the reward metrics describe turn 0: 5 of the 7 groups have zero spread there.
     assert logged(trainer, "frac_reward_zero_std") == [pytest.approx(5 / 7)]
 
@@ -211,11 +223,13 @@ def test_entropy_terms_train_like_grpo(tmp_path, tiny_tokenizer, entropy):
 
 
 def test_kl_zeroing_relies_on_trls_order_of_reads():
-    """The loss forward sets the reference of rows outside GRPO to the policy's log-probs (KL 0), which TRL 1.16 reads
-    from the inputs after that forward and adds as `beta * KL`. A TRL that reads it earlier must fail here."""
+    """The loss forward sets the reference of rows outside GRPO to the policy's log-probs (KL 0) and weighs the
+    replayed rows' advantages, which TRL 1.16 reads from the inputs after that forward, adding `beta * KL`. A TRL that
+    reads them earlier must fail here."""
     source = inspect.getsource(GRPOTrainer._compute_loss)
     forward = source.index("per_token_logps, entropies, aux_loss = self._get_per_token_logps_and_entropies(")
     assert forward < source.index('ref_per_token_logps = inputs["ref_per_token_logps"]')
+    assert forward < source.index('advantages = inputs["advantages"]')
     assert "per_token_loss = per_token_loss + self.beta * per_token_kl" in source
 
 

@@ -53,13 +53,13 @@ LEAKS = [
     ("$\\sqrt{1764}$ is the value you want.", "42"),
     ("Issue: you stopped early; the final answer is 42.", "42"),
     ("Compare with x^2 + 3x - 10 carefully.", "x^2 + 3x - 10"),
-    # known misses: a short reference stated without a result cue, and numbers in words
+    ("The answer is forty-two.", "42"),
+    # known miss: a short reference stated without a result cue
     pytest.param(
         "Count again: there are 3 real roots, not 2.",
         "3",
         marks=pytest.mark.xfail(strict=True, reason="short reference without a result cue: a bare mention"),
     ),
-    pytest.param("The answer is forty-two.", "42", marks=pytest.mark.xfail(strict=True, reason="numbers spelled out")),
 ]
 
 NON_LEAKS = [
@@ -95,6 +95,42 @@ NON_LEAKS = [
 ]
 
 
+# Short answers handed over in other shapes (issue J2.7): (class, feedback, reference).
+SHORT_ANSWER_LEAKS = [
+    ("instruction", "Write 7 as the result.", "7"),
+    ("instruction", "The box needs 3.", 3),
+    ("instruction", "Put 5 in the box and stop.", "5"),
+    ("instruction", "Change your answer to 8.", "8"),
+    ("instruction", "Your last line should read 6.", "6"),
+    ("instruction", "Write 3/4 as the result.", "\\frac{3}{4}"),
+    ("spelled out", "The answer is twelve.", "12"),
+    ("spelled out", "You should get three quarters.", "\\frac{3}{4}"),
+    ("spelled out", "It comes out to two-thirds, so recheck.", "2/3"),
+    ("spelled out", "Seven is the correct answer.", "7"),
+    ("spelled out", "The answer is negative five.", "-5"),
+    ("other digits", "The answer is \u0664\u0662.", "42"),  # Arabic-Indic
+    ("other digits", "The answer is \u096a\u0968.", "42"),  # Devanagari
+    ("other digits", "You should get \\boxed{\uff14\uff12}.", "42"),  # full-width
+    ("other digits", "x \uff1d \uff17 works.", "7"),  # full-width equals sign and digit
+    ("split digits", "The answer is 4 2.", "42"),
+    ("split digits", "The answer is 4\n2.", "42"),
+    ("split digits", "You should get 2 0 2 4.", "2024"),
+    ("split digits", "The answer is 4\u200b2.", "42"),  # a zero-width space
+]
+SHORT_ANSWER_NON_LEAKS = [
+    ("instruction", "Write 2 more terms before you simplify.", "2"),
+    ("instruction", "Put the 3 cases in a table first.", "3"),
+    ("instruction", "Use 4 colours in the diagram.", "4"),
+    ("spelled out", "There are two cases; you handled one.", "2"),
+    ("spelled out", "Recheck three of your steps; the rest are fine.", "3"),
+    ("spelled out", "Only one of them is wrong.", "1"),
+    ("other digits", "Step \u0663 is wrong: recheck the sign.", "3"),
+    ("other digits", "The constant \u0661\u0664\u0662 should be \u0661\u0662\u0664.", "42"),
+    ("split digits", "There are 4 2-element subsets to count.", "42"),
+    ("split digits", "The list 2 0 2 4 is not sorted.", "2024"),
+]
+
+
 def _values(row):
     return row.values if hasattr(row, "values") else row
 
@@ -125,6 +161,31 @@ def test_table_size_recall_and_false_positive_rate():
     known_false_positives = sum(hasattr(row, "marks") for row in NON_LEAKS)
     assert recall == pytest.approx(1 - known_misses / len(LEAKS))
     assert false_positive_rate == pytest.approx(known_false_positives / len(NON_LEAKS))
+
+
+@pytest.mark.parametrize(("shape", "feedback", "reference"), SHORT_ANSWER_LEAKS)
+def test_a_short_answer_in_another_shape_is_redacted(shape, feedback, reference):
+    redacted, leaked = redact_answer_leak(feedback, reference)
+    assert leaked and REDACTED in redacted
+    assert not re.search(r"\d|twelve|quarter|third|seven|five", redacted.replace("[redacted]", "")), redacted
+
+
+@pytest.mark.parametrize(("shape", "feedback", "reference"), SHORT_ANSWER_NON_LEAKS)
+def test_clean_feedback_in_another_shape_is_left_intact(shape, feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("The answer is forty-two.", "42", "The answer is [redacted]."),
+        ("Step 2: so x = \uff14\uff12 here.", "42", "Step 2: so x = [redacted] here."),
+        ("The answer is 4 2, not 24.", "42", "The answer is [redacted], not 24."),
+        ("Check both halves; it gives one half.", "1/2", "Check both halves; it gives [redacted]."),
+    ],
+)
+def test_only_the_original_span_of_a_normalised_leak_is_replaced(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
 
 
 def verifying_tokens(text: str, reference: str) -> list[str]:
@@ -299,6 +360,22 @@ def test_prepare_feedback_checks_the_truncated_text(tiny_tokenizer):
     prepared = prepare_feedback("The answer is 42.", "4", tiny_tokenizer, 6)
     assert prepared.leaked and "4" not in prepared.text
     assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 6
+
+
+def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokenizer, monkeypatch):
+    # The guard costs milliseconds per expression: a 97 KB reply is cut to what 64 tokens can hold before it runs.
+    checked = []
+
+    def recording_guard(text, reference):
+        checked.append(len(text))
+        return redact_answer_leak(text, reference)
+
+    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", recording_guard)
+    reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
+    prepared = prepare_feedback(reply, "42", tiny_tokenizer, 64)
+    assert len(reply) > 90_000 and checked and max(checked) <= 64 * 8
+    assert not prepared.leaked and reply.startswith(prepared.text)
+    assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 64
 
 
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):

@@ -3,10 +3,14 @@
 The hard case throughout: rank 1 needs a feedback turn (and, with FCO on, FCO partner sequences) every step, rank 0
 never. Each engine is launched once (`accelerate launch --config_file tests/engine_configs/<engine>.yaml`) and runs
 every training of tests/scripts/two_process_training.py in turn; the tests then compare what each rank wrote.
+The feature x engine matrix (below) runs tests/scripts/two_process_matrix.py the same way. Under every engine but
+DDP the processes run with TORCH_DISTRIBUTED_DEBUG=DETAIL, and a collective waits at most 90 s, so that a process
+skipping a collective fails the launch at once instead of hanging it.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +28,7 @@ ENGINES = ("ddp", "zero2", "zero3", "fsdp2", "fsdp1")
 TOLERANCE = 5e-5
 ACTIVATION_CHECKPOINTING = {"zero3", "fsdp2"}  # gradient checkpointing
 RESUMED = {"ddp", "zero3"}  # one sharded engine (FSDP1's FULL_STATE_DICT checkpoint segfaults on CPU)
-IGRPO = {"ddp", "zero3"}
+IGRPO = {"ddp", "zero2", "zero3", "fsdp2"}
 ALL_PAIRS = {"ddp", "zero3", "fsdp2"}  # FCO's all-pairs surrogate
 REPLAY = {"ddp", "zero3", "fsdp2"}  # feedback_replay
 ROUTE_KEYS = (
@@ -71,21 +75,29 @@ class Launches:
             runs += (["igrpo"] if engine in IGRPO else []) + (["fco_all"] if engine in ALL_PAIRS else [])
             runs += ["replay"] if engine in REPLAY else []
             runs += ["lora", "lora_fco"]
-        command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml"]
-        command += [str(SCRIPT), str(self.output(engine)), *runs] + (["--resume"] if resumed else [])
         env = {
-            **os.environ,
-            "OMP_NUM_THREADS": "1",
             "MULFERL_TEST_ACTIVATION_CHECKPOINTING": str(int(engine in ACTIVATION_CHECKPOINTING)),
             "MULFERL_TEST_CHECKPOINTS": str(int(engine in RESUMED)),
         }
-        if engine == "fsdp1":
-            env["ACCELERATE_TORCH_DEVICE"] = "cpu"  # else FSDP1 finds "cpu" and "cpu:0" inconsistent
-        try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
-            result = subprocess.run(command, cwd=CONFIGS, env=env, capture_output=True, text=True, timeout=300)
-        except subprocess.TimeoutExpired as error:
-            return f"timed out after 300 s (a hang?):\n{(error.stderr or b'')[-6000:]!r}"
-        return "" if result.returncode == 0 else f"exit status {result.returncode}:\n{result.stderr[-6000:]}"
+        return launch_pair(SCRIPT, engine, [str(self.output(engine)), *runs] + (["--resume"] if resumed else []), env)
+
+
+def launch_pair(script: Path, engine: str, arguments: list[str], env: dict, timeout: int = 300) -> str:
+    """`accelerate launch` of `script` on 2 processes under `engine`: "" when both exit cleanly, else why not."""
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", f"{engine}.yaml", str(script)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", **env}
+    if engine != "ddp":  # torch 2.13's DistributedDataParallel segfaults on CPU under DETAIL, as it is built
+        # gloo checks that every process enters the same collective and names the one that does not.
+        env["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
+    if engine == "fsdp1":
+        env["ACCELERATE_TORCH_DEVICE"] = "cpu"  # else FSDP1 finds "cpu" and "cpu:0" inconsistent
+    try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
+        result = subprocess.run(
+            command + arguments, cwd=CONFIGS, env=env, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as error:
+        return f"timed out after {timeout} s (a hang?):\n{(error.stderr or b'')[-6000:]!r}"
+    return "" if result.returncode == 0 else f"exit status {result.returncode}:\n{result.stderr[-6000:]}"
 
 
 @pytest.fixture(scope="module")
@@ -245,3 +257,179 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(launches, engine)
         # The resumed run generated step 2 only: one feedback request per failed group of rank 1.
         requests = launches.output(engine) / run / "resumed_requests_rank1.txt"
         assert len(requests.read_text().splitlines()) == 4
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The feature x engine matrix (tests/scripts/two_process_matrix.py): rank 0's groups never fail, rank 1's always do,
+# and the policy stops at varied lengths; each cell trains with the processes' weights identical, or is refused.
+
+MATRIX = Path(__file__).parent / "scripts" / "two_process_matrix.py"
+MATRIX_ENGINES = ("ddp", "zero2", "zero3", "fsdp2")
+MATRIX_RUNS = ("openai", "self", "column_tools", "environment")
+COLLECTIVE_GENERATION = {"zero3", "fsdp2"}  # where `generate` is collective (the tools' refusal)
+EPISODES_REFUSED = "Feedback turns (max_feedback_turns=1) cannot regenerate tool episodes"
+
+
+class MatrixLaunches:
+    """Each engine launched once per module, all the matrix's runs in one pair of processes."""
+
+    def __init__(self, root: Path):
+        self.root, self.outcomes = root, {}
+
+    def directory(self, engine: str, run: str) -> Path:
+        if engine not in self.outcomes:
+            self.outcomes[engine] = launch_pair(MATRIX, engine, [str(self.root / engine), *MATRIX_RUNS], {}, 600)
+        return self.root / engine / run
+
+    def result(self, engine: str, run: str) -> list[dict]:
+        files = [self.directory(engine, run) / f"result_rank{rank}.json" for rank in (0, 1)]
+        if not all(file.exists() for file in files):
+            pytest.fail(f"{engine}: the launch stopped before `{run}` finished: {self.outcomes[engine]}")
+        return [json.loads(file.read_text()) for file in files]
+
+    def refusals(self, engine: str, run: str) -> list[str]:
+        files = [self.directory(engine, run) / f"refused_rank{rank}.txt" for rank in (0, 1)]
+        return [file.read_text() if file.exists() else "" for file in files]
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    return MatrixLaunches(tmp_path_factory.mktemp("matrix"))
+
+
+def check_matrix_cell(engine: str, results: list[dict], keys=ROUTE_KEYS) -> list[dict]:
+    """The engine ran on both processes, their weights are identical and moved, and they logged the same metrics;
+    returns rank 0's step logs."""
+    for result in results:
+        facts = result["engine"]
+        assert facts["num_processes"] == 2
+        assert (facts["deepspeed"], facts["fsdp"]) == (engine.startswith("zero"), engine.startswith("fsdp"))
+        assert facts.get("zero_stage", facts.get("fsdp_version")) == (int(engine[-1]) if engine != "ddp" else None)
+        assert facts["local_parameter_fraction"] == pytest.approx(
+            0.5 if engine in COLLECTIVE_GENERATION else 1.0, 0.02
+        )
+    assert results[0]["parameters"] == results[1]["parameters"]
+    assert results[0]["moved"] > 1e-4
+    logs = [step_logs(result) for result in results]
+    assert len(logs[0]) == 2
+    assert [{k: e[k] for k in keys} for e in logs[0]] == [{k: e[k] for k in keys} for e in logs[1]]
+    return logs[0]
+
+
+def check_varied_lengths(logs: list[dict]):
+    """The policy stopped at end-of-sequence, after different numbers of tokens."""
+    assert all(entry["completions/clipped_ratio"] < 1 for entry in logs)
+    assert all(entry["completions/min_length"] < entry["completions/max_length"] for entry in logs)
+
+
+def evaluation_logs(result: dict) -> list[float]:
+    return [entry["eval/pass@1"] for entry in result["log_history"] if "eval/pass@1" in entry]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_launch_finishes(matrix, engine):
+    matrix.directory(engine, "openai")
+    assert matrix.outcomes[engine] == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_openai_provider_fco_replay_and_evaluation_without_a_problem(matrix, engine):
+    """The OpenAI provider (a local server), FCO (permutation), feedback_replay; one evaluation problem, so that
+    rank 1 has none: where `generate` is collective it joins rank 0's with a dummy problem."""
+    results = matrix.result(engine, "openai")
+    logs = check_matrix_cell(engine, results, ROUTE_KEYS + FCO_KEYS)
+    check_varied_lengths(logs)
+    for entry in logs:  # rank 1's 2 groups fail, get the server's review and are solved
+        assert (entry["mulferl/route/grpo"], entry["mulferl/route/fco"]) == (0.5, 0.5)
+        assert (entry["mulferl/feedback/requests"], entry["mulferl/feedback/errors"]) == (2.0, 0.0)
+        assert entry["mulferl/replayed_rows"] == 4.0
+    assert [result["requests"] for result in results] == [0, 2 * 2]  # to the server: 1 review per group
+    assert len(evaluation_logs(results[0])) == 2 and evaluation_logs(results[0]) == evaluation_logs(results[1])
+    padded = engine in COLLECTIVE_GENERATION
+    assert [result["evaluation_requests"] for result in results] == [[1, 1], [1, 1] if padded else []]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(matrix, engine):
+    """Self-feedback and FCO (all pairs); at step 1 rank 1's provider fails (its groups end unresolved, rank 0 still
+    generates with it where that is collective); 3 evaluation problems: 2 `generate` calls on rank 0, 1 on rank 1."""
+    results = matrix.result(engine, "self")
+    logs = check_matrix_cell(engine, results)
+    check_varied_lengths(logs)
+    assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
+    assert logs[0]["mulferl/feedback/errors"] == 2.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    assert logs[1]["mulferl/route/fco"] > 0  # the provider works again at step 2
+    assert len(evaluation_logs(results[0])) == 2 and evaluation_logs(results[0]) == evaluation_logs(results[1])
+    padded = engine in COLLECTIVE_GENERATION
+    assert [result["evaluation_requests"] for result in results] == [[2, 2], [2, 2] if padded else [1, 1]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_column_provider_with_tools(matrix, engine):
+    """The column provider regenerates rank 1's tool episodes; where `generate` is collective `tools` with feedback
+    turns are refused at start-up, in one line, and the column provider trains without tools."""
+    results = matrix.result(engine, "column_tools")
+    logs = check_matrix_cell(engine, results)
+    refusals = matrix.refusals(engine, "column_tools")
+    if engine in COLLECTIVE_GENERATION:
+        assert all(text.startswith(EPISODES_REFUSED) and "\n" not in text for text in refusals)
+        check_varied_lengths(logs)
+        expected = {"mulferl/route/grpo": 0.5, "mulferl/route/fco": 0.5}
+    else:
+        assert refusals == ["", ""]
+        # one tool call per regenerated episode: rank 1's 4 rows
+        expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/tools/calls": 4.0}
+    assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_environment_factory(matrix, engine):
+    """Rank 1's lock episodes fail and are regenerated with the environment's feedback; refused where `generate` is
+    collective."""
+    refusals = matrix.refusals(engine, "environment")
+    if engine in COLLECTIVE_GENERATION:
+        assert all(text.startswith(EPISODES_REFUSED) and "\n" not in text for text in refusals)
+        return
+    assert refusals == ["", ""]
+    results = matrix.result(engine, "environment")
+    logs = check_matrix_cell(engine, results)
+    expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/feedback/requests": 2.0}
+    assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
+    assert results[0]["tried"] == [["0"]] * 4
+    assert results[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]
+
+
+def test_evaluation_shares_are_padded_with_dummies_that_are_dropped():
+    from trl_mulferl.evaluation.callback import is_padding, padded_problems
+
+    problems = [{"benchmark": "sums", "problem_id": i, "prompt": f"p{i}"} for i in range(3)]
+    padded = padded_problems(problems[2:], 2, problems)  # rank 1's share of 3 problems, to rank 0's 2
+    assert [(p["problem_id"], p["prompt"]) for p in padded] == [(2, "p2"), (("mulferl-padding", 0), "p0")]
+    assert [is_padding(p["problem_id"]) for p in padded] == [False, True]
+    assert padded_problems([], 0, problems) == []
+
+
+@pytest.mark.parametrize(
+    "collective_generation, turns, refused", [(True, 1, True), (True, 0, False), (False, 1, False)]
+)
+def test_tool_episodes_with_feedback_turns_are_refused_where_generation_is_collective(
+    collective_generation, turns, refused
+):
+    from types import SimpleNamespace
+
+    from trl_mulferl.lockstep import Lockstep
+    from trl_mulferl.validation import refuse_episodes_out_of_step
+
+    lockstep = Lockstep(SimpleNamespace(num_processes=2), collective_generation, collective_generation)
+    args = SimpleNamespace(max_feedback_turns=turns)
+    if refused:
+        with pytest.raises(ValueError, match=re.escape(EPISODES_REFUSED)):
+            refuse_episodes_out_of_step(args, lockstep, tools=[print])
+    else:
+        refuse_episodes_out_of_step(args, lockstep, tools=[print])
+    refuse_episodes_out_of_step(args, lockstep, tools=[])  # no tool loop: nothing to refuse

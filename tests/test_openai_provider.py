@@ -1,6 +1,7 @@
 """OpenAIFeedbackProvider against a real HTTP server on 127.0.0.1 that injects faults (tests/fault_server.py)."""
 
 import asyncio
+import email.utils
 import random
 import re
 import time
@@ -81,6 +82,24 @@ def test_retry_delay_honours_retry_after_then_backs_off():
     assert retry_delay(20, ValueError(), base=0.5, cap=30.0, rng=rng) == 30.0
 
 
+def test_retry_delay_reads_milliseconds_first_then_seconds_then_a_date():
+    def error_with(headers):
+        class Response:
+            pass
+
+        Response.headers = headers
+        return type("Error", (Exception,), {"response": Response()})()
+
+    rng = random.Random(0)
+    # Retry-After-ms wins over Retry-After, as in the OpenAI client.
+    assert retry_delay(0, error_with({"retry-after-ms": "250", "retry-after": "5"}), 0.5, 30.0, rng) == 0.25
+    in_two_seconds = email.utils.formatdate(time.time() + 2.0, usegmt=True)  # whole seconds: 1 to 2 s from now
+    assert 0.9 <= retry_delay(0, error_with({"retry-after": in_two_seconds}), 0.5, 30.0, rng) <= 2.0
+    assert retry_delay(0, error_with({"retry-after": "120"}), 0.5, 30.0, rng) == 30.0  # capped
+    for unusable in ("soon", "-1", "nan"):  # back off instead
+        assert 0.25 <= retry_delay(0, error_with({"retry-after": unusable}), 0.5, 30.0, rng) <= 0.75
+
+
 def test_merge_request_exactly_when_there_are_several_subgroups(server):
     provider = provider_for(server)
     assert ask(provider, "ok", num_rollouts=2) == "Issue: the sum drops a term. Fix steps: 1. Add every term."
@@ -129,6 +148,15 @@ def test_each_fault_ends_as_expected(server):
     assert second - first >= 0.95  # Retry-After: 1 honoured, not the 0.05 s backoff
     assert provider.pop_metrics()["feedback/retries"] == 1
 
+    # What the OpenAI client retries (its own retries are off): 408 request timeout, 409 lock timeout.
+    for fault in ("408_then_ok", "409_then_ok"):
+        assert ask(provider, fault).startswith("Issue: the sum drops a term")
+        assert provider.pop_metrics()["feedback/retries"] == 1
+    assert ask(provider, "429ms_then_ok").startswith("Issue: the sum drops a term")
+    first, second = [t for t, fault, _ in server.requests if fault == "429ms_then_ok"]
+    assert 0.55 <= second - first < 3.0  # Retry-After-ms: 600 honoured, before Retry-After: 5
+    assert provider.pop_metrics()["feedback/retries"] == 1
+
     with pytest.raises(FeedbackError, match="APITimeoutError after 2 attempts"):  # 0.5 s attempts, not the 3 s hang
         ask(provider, "hang")
     with pytest.raises(FeedbackError, match="malformed"):
@@ -172,6 +200,7 @@ def test_training_step_survives_every_fault(server, tmp_path, tiny_tokenizer, ti
     )
     provider = provider_for(server, api_key_env=KEY_ENV, **FAST_RETRIES)
     settings = {**TINY_TRAINING, "per_device_train_batch_size": K * len(FAULTS), "max_steps": 1}
+    settings["feedback_base_url"] = f"http://user:{SECRET}@127.0.0.1:9/v1"  # credentials in a URL of the arguments
     trainer = MulFeRLTrainer(
         model=tiny_model_dir,
         reward_funcs=marker_reward,
@@ -191,8 +220,10 @@ def test_training_step_survives_every_fault(server, tmp_path, tiny_tokenizer, ti
     feedback = set(trainer._logs["extra"]["feedback"])
     assert "Issue: the answer is [redacted]. Fix steps: 1. Recount the terms." in feedback
 
-    # The API key is in no log, metric or saved file.
+    # The API key is in no log, metric or saved file (training_args.bin, the model card).
     trainer.save_model(str(tmp_path / "saved"))
+    trainer.create_model_card()
+    assert (tmp_path / "saved" / "training_args.bin").exists() and (tmp_path / "README.md").exists()
     saved = [path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()]
     assert not any(SECRET.encode() in data for data in saved)
     assert SECRET not in str(trainer.state.log_history) and SECRET not in caplog.text
@@ -211,6 +242,23 @@ def test_api_key_never_in_errors(monkeypatch):
     assert SECRET not in str(refused.value) and SECRET not in str(failed.value)
     assert failed.value.__cause__ is None and failed.value.__context__ is not None  # chained only implicitly
     assert SECRET not in repr(failed.value.__context__)
+
+
+def test_a_key_passed_as_api_key_env_is_refused_without_showing_it(server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    for wrong in (SECRET, "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"):
+        with pytest.raises(ValueError, match="api_key_env .* must be the name") as refused:
+            provider_for(server, api_key_env=wrong)
+        assert wrong not in str(refused.value)
+    assert provider_for(server, api_key_env=KEY_ENV)._api_key == SECRET
+
+
+def test_credentials_in_base_url_are_masked_in_repr_and_errors():
+    provider = OpenAIFeedbackProvider(model="m", base_url=f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}")
+    assert repr(provider) == "OpenAIFeedbackProvider(model='m', base_url='http://***@127.0.0.1:9/v1?key=***')"
+    with pytest.raises(ConnectionError, match=r"http://\*\*\*@127.0.0.1:9/v1\?key=\*\*\* is unreachable") as failed:
+        provider.check_connection()
+    assert SECRET not in str(failed.value)
 
 
 def test_an_exported_openai_key_is_not_sent_to_another_server(server, monkeypatch):

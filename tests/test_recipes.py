@@ -82,7 +82,7 @@ def test_every_recipe_builds_its_trainer(recipe, tiny_folder, monkeypatch):
 
 
 def tiny_recipe_command(folder: Path) -> list[str]:
-    """README's `trl-mulferl train --config recipes/tiny_cpu.yaml`, with the console script of this environment."""
+    """docs/mulferl_trainer.md's `trl-mulferl train --config recipes/tiny_cpu.yaml`, with the console script of this environment."""
     script = Path(sys.executable).parent / "trl-mulferl"
     assert script.exists(), "the package is not installed (pip install -e .): no trl-mulferl command"
     return [str(script), "train", "--config", str(TINY_RECIPE)]

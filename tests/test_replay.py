@@ -18,18 +18,18 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation
-from trl_mulferl.losses import policy_shaped_logps
+from trl_mulferl.losses import policy_shaping_weights
 from trl_mulferl.rollout import without_prefill
 from trl_mulferl.routing import union_advantages
 
 
-def test_policy_shaped_logps_keeps_values_and_takes_the_shaping_gradient():
+def test_policy_shaping_weights_give_the_shaping_gradient():
     logps = torch.tensor([-0.01, -0.7, -2.3, -9.0], dtype=torch.float64, requires_grad=True)
     gamma = 0.1
-    shaped = policy_shaped_logps(logps, gamma)
-    assert torch.equal(shaped.detach(), logps.detach())
-    # A loss linear in the ratio exp(l - l_old), at ratio 1, against f(p) = p / (p + gamma) written out.
-    (ratio_gradient,) = torch.autograd.grad(torch.exp(shaped - logps.detach()).sum(), logps)
+    weights = policy_shaping_weights(logps, gamma)
+    assert not weights.requires_grad
+    # A loss linear in the weighted ratio w * exp(l - l_old), at ratio 1, against f(p) = p / (p + gamma) written out.
+    (ratio_gradient,) = torch.autograd.grad((weights * torch.exp(logps - logps.detach())).sum(), logps)
     probs = [math.exp(value) for value in logps.tolist()]
     expected = [gamma * p / (p + gamma) ** 2 for p in probs]  # d/dl of e^l / (e^l + gamma)
     assert ratio_gradient.tolist() == pytest.approx(expected, rel=1e-12)
@@ -93,13 +93,17 @@ def test_replay_trains_the_feedback_turn_without_the_feedback(tmp_path, tiny_tok
         expected = [0.75 / 0.5001, -0.25 / 0.5001] * 2
     assert replayed["advantages"].tolist() == pytest.approx(expected, rel=1e-6)
     assert replayed["mulferl_grpo_rows"].tolist() == [1.0] * 4  # an FCO prompt's replayed rows are GRPO rows too
+    assert list(trainer._logs["advantages"]) == pytest.approx(expected, rel=1e-6)  # the completions table's
     if reward is marker_reward:  # the FCO negatives, turn 0's rows, had no feedback to remove
         for key in ("completion_ids", "score_mask"):
             assert torch.equal(replayed[f"mulferl_partner_{key}"], plain[f"mulferl_partner_{key}"])
 
 
-def test_replay_gradient_is_the_shaped_grpo_gradient(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """One micro-batch of replayed GRPO rows: the trainer's gradient equals that of -mean_i mean_t A_i f(p_it)."""
+@pytest.mark.parametrize("beta", [0.0, 0.5])
+def test_replay_gradient_is_the_shaped_grpo_gradient(tmp_path, tiny_tokenizer, tiny_model_dir, beta):
+    """One micro-batch of replayed GRPO rows: the trainer's gradient equals that of
+    mean_i mean_t (-A_i f(p_it) + beta KL_it), by hand: the shaping weighs the policy term only, the KL keeps the plain
+    log-probs."""
     gamma = 0.1
     trainer = make_trainer(
         tmp_path,
@@ -109,11 +113,16 @@ def test_replay_gradient_is_the_shaped_grpo_gradient(tmp_path, tiny_tokenizer, t
         max_steps=1,
         feedback_replay=True,
         fco_weight=0.0,
+        beta=beta,
+        loss_type="grpo",
+        use_bias_correction_kl=False,  # the recipes' value
     )
     outputs = capture_generation_outputs(trainer)
     trainer.train()
     batch = outputs[0]
     assert batch["mulferl_grpo_rows"].tolist() == [1.0] * 4 and batch["advantages"].abs().sum() > 0
+    if beta:  # a reference away from the policy, so that the KL has a gradient
+        batch = dict(batch, ref_per_token_logps=batch["ref_per_token_logps"] - 0.5)
     model = trainer.model
     model.train()
 
@@ -132,8 +141,12 @@ def test_replay_gradient_is_the_shaped_grpo_gradient(tmp_path, tiny_tokenizer, t
     )
     mask = batch["completion_mask"] * batch["tool_mask"]
     shaped = logps.exp() / (logps.exp() + gamma)
-    per_row = (batch["advantages"].unsqueeze(1) * shaped * mask).sum(1) / mask.sum(1)
-    expected = gradient(-per_row.mean())
+    per_token = -batch["advantages"].unsqueeze(1) * shaped
+    if beta:
+        log_ratio = batch["ref_per_token_logps"] - logps
+        per_token = per_token + beta * (log_ratio.exp() - log_ratio - 1)
+    per_row = (per_token * mask).sum(1) / mask.sum(1)
+    expected = gradient(per_row.mean())
     assert torch.allclose(trainer_gradient, expected, atol=1e-6, rtol=1e-4)
     # The plain ratio instead (shaping off) is another gradient.
     trainer.args.feedback_replay_shaping = None

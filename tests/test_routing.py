@@ -20,9 +20,13 @@ S, C, F, U = GroupState.SOLVED, GroupState.CONTRASTIVE, GroupState.FAILED, Group
         ([1.0, 1.0, 1.0, 0.0], C),
         ([0.0] * 8, F),
         ([1.0] * 8, S),
-        ([1.0, float("nan")], U),
+        # Decision 5 (TRL 1.16's rule): an unscorable rollout is left out; only a group with no score is UNSCORABLE.
+        ([1.0, float("nan")], S),
+        ([None, 0.0, 0.0], F),
+        ([float("nan"), 1.0, 0.0, 0.0], C),
         ([float("nan")] * 4, U),  # all-NaN group
-        ([1.0, None, 1.0], U),
+        ([None, None], U),
+        ([1.0, None, 1.0], S),
         (torch.tensor([0.0, 1.0, 1.0]), C),
     ],
 )

@@ -28,6 +28,7 @@ from tests.test_trainer import (
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation, sanitize_feedback
 from trl_mulferl.feedback import REVIEWER_PROMPT, OpenAIFeedbackProvider, SelfFeedbackProvider, redact_answer_leak
 from trl_mulferl.rewards import accuracy_reward
+from trl_mulferl.schema import control_tokens
 
 
 # Prompts of different lengths, so that batches are padded; the answers are in "solution".
@@ -236,11 +237,11 @@ def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smoll
     for answer, reply in provider.replies:
         redacted, leaked = redact_answer_leak(reply, answer)
         leaks += leaked
-        cleaned = sanitize_feedback(redacted, tuple(tokenizer.all_special_tokens))
+        cleaned = sanitize_feedback(redacted, control_tokens(tokenizer))
         text = next(text for text in injected if cleaned.startswith(text))
         assert text and len(tokenizer(text, add_special_tokens=False)["input_ids"]) <= cap
         capped += text != cleaned
-        assert sanitize_feedback(text, tuple(tokenizer.all_special_tokens)) == text
+        assert sanitize_feedback(text, control_tokens(tokenizer)) == text
         assert redact_answer_leak(text, answer) == (text, False)
         print(f"SmolLM2's feedback (reference {answer}): {reply!r}\n  injected: {text!r}")
     assert logged(trainer, "mulferl/feedback/leaks_redacted") == [leaks]

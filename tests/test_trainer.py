@@ -280,7 +280,7 @@ SCRIPTED_REWARDS = {
     "fco_turn1": [[0.0, 0.0], [1.0, 1.0]],
     "fco_turn2": [[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]],
     "unresolved": [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
-    "unscorable": [[None, 0.0]],
+    "unscorable": [[None, None]],  # no scorable rollout (a group with one is routed on the others, decision 5)
 }
 
 

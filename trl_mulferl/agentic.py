@@ -20,7 +20,7 @@ from trl.chat_template_utils import parse_response
 _PER_ROW_STATE = ("environments", "_batch_environments", "_sync_tool_dicts", "_async_tool_dicts")
 
 
-def check_generation_owners(args, rollout_func=None):
+def check_generation_owners(args, rollout_func=None, environment_factory=None, train_dataset=None):
     """Refuse what the feedback turns cannot regenerate, naming the fix."""
     if args.max_feedback_turns > 0 and rollout_func is not None:
         raise ValueError(
@@ -28,6 +28,13 @@ def check_generation_owners(args, rollout_func=None):
             "`rollout_func`: the function owns the prompts and the chat template, so the trainer cannot prefill the "
             "feedback into a regenerated rollout. Set max_feedback_turns=0 (plain GRPO with your rollout_func), or "
             "move the rollout into `environment_factory` (tools and reset()), which the feedback turns regenerate."
+        )
+    if args.max_feedback_turns > 0 and environment_factory is not None and train_dataset is None:
+        raise ValueError(
+            f"MulFeRLTrainer cannot run feedback turns (max_feedback_turns={args.max_feedback_turns}) with an "
+            "environment that owns its data (train_dataset=None): the regenerated episode's reset() would draw "
+            "another task than the feedback was about. Pass a train_dataset whose rows name each task (reset(**row) "
+            "gets them), or set max_feedback_turns=0."
         )
 
 
@@ -86,18 +93,19 @@ def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_i
     """TRL's tool loop for the regenerated rows of `contexts` (`(row, prompt, prefill)`), from their first assistant
     turn (the prefill and its continuation) to the end of each episode. Rows past `contexts` (dummies) are dropped.
 
+    The feedback is data, never an action (decision 6): the first turn's tool calls are parsed from the continuation
+    alone, with the prompt as its context, so a call written in the feedback never runs. The prefill joins the prompt
+    TRL's loop sees, so `max_completion_length` budgets what the policy writes after it (and the tool results).
+
     Returns:
         Per row: the continuation ids after the prefill (first turn, tool results, later turns), their tool mask (0 on
-        tool results), their log-probs (None when the backend gives none) and the episode's messages; then the number
-        of tool calls and of failed ones.
+        tool results), their log-probs (None when the backend gives none) and the episode's messages, the first one's
+        content led by the prefill (what the rewards read); then the number of tool calls and of failed ones.
     """
     rows = [row for row, _, _ in contexts]
     if not rows:
         return [], [], [], [], 0, 0
-    episode_ids = [f + c for f, c in zip(prefill_ids, continuation_ids, strict=False)]
-    episode_logprobs = None
-    if logprobs[0] is not None:  # the prefill was not sampled: log-prob 0, as TRL gives tool results
-        episode_logprobs = [[0.0] * len(f) + lp for f, lp in zip(prefill_ids, logprobs, strict=False)]
+    continuation_ids, logprobs = continuation_ids[: len(rows)], logprobs[: len(rows)]
     with batch_rows(trainer, rows):
         if trainer.environment_factories is not None:
             tools = [trainer._env_tools[name] for name in trainer._batch_environments]
@@ -105,20 +113,18 @@ def continue_episodes(trainer, contexts, prompt_ids, prefill_ids, continuation_i
             tools = [trainer.tools] * len(rows)
         completions = [
             [parse_response(trainer._tokenizer, ids, prefix=prefix, tools=row_tools)]
-            for ids, prefix, row_tools in zip(episode_ids, prompt_ids, tools, strict=True)
+            for ids, prefix, row_tools in zip(continuation_ids, prompt_ids, tools, strict=True)
         ]
-        tool_mask, completions, episode_ids, episode_logprobs, calls, failures, _ = trainer._tool_call_loop(
+        tool_mask, completions, continuation_ids, logprobs, calls, failures, _ = trainer._tool_call_loop(
             copy.deepcopy([prompt for _, prompt, _ in contexts]),
-            prompt_ids,
-            episode_ids,
+            [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)],
+            continuation_ids,
             completions,
-            episode_logprobs,
+            None if logprobs[0] is None else logprobs,
             None,
             {},
         )
-
-    def after_prefill(values):
-        return [value[len(f) :] for value, f in zip(values, prefill_ids, strict=True)]
-
-    logprobs = [None] * len(rows) if episode_logprobs is None else after_prefill(episode_logprobs)
-    return after_prefill(episode_ids), after_prefill(tool_mask), logprobs, completions, calls, failures
+    for completion, (_, _, prefill) in zip(completions, contexts, strict=True):
+        completion[0]["content"] = prefill + completion[0]["content"]
+    logprobs = [None] * len(rows) if logprobs is None else logprobs
+    return continuation_ids, tool_mask, logprobs, completions, calls, failures

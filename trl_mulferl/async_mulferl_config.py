@@ -2,7 +2,7 @@ from dataclasses import MISSING, dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
-from .mulferl_config import MulFeRLConfig, check_feedback_fields
+from .mulferl_config import MaskedFeedbackURL, MulFeRLConfig, check_feedback_fields
 from .validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 
 
@@ -22,7 +22,7 @@ def _mulferl_field(name: str):
 
 
 @dataclass
-class AsyncMulFeRLConfig(AsyncGRPOConfig):
+class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     r"""
     Configuration class for [`AsyncMulFeRLTrainer`]: TRL's [`~trl.experimental.async_grpo.AsyncGRPOConfig`] (every
     parameter with its TRL default) plus MulFeRL's feedback turns.
@@ -40,6 +40,8 @@ class AsyncMulFeRLConfig(AsyncGRPOConfig):
     Not available yet: FCO (`fco_*`), `feedback_replay`, the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
     """
+
+    __repr__ = MaskedFeedbackURL.__str__  # a dataclass repr would show the URL's credentials
 
     gradient_checkpointing: bool | None = gradient_checkpointing_field()
     max_feedback_turns: int = _mulferl_field("max_feedback_turns")

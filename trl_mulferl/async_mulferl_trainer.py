@@ -43,7 +43,7 @@ from .feedback.totals import TOTAL_COUNTS
 from .metrics import LOGGED_ROUTES, TRAINED_ROUTES
 from .rewards import completion_text
 from .routing import GroupState, Route, group_state, rewards_vary, route
-from .schema import inject_feedback
+from .schema import control_tokens, inject_feedback
 from .validation import check_dataset_columns, check_feedback_provider, resolve_args
 
 
@@ -209,7 +209,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 columns.get(self.settings.reference_column),
                 self.tokenizer,
                 self.settings.max_feedback_length,
-                tuple(self.tokenizer.all_special_tokens),
+                control_tokens(self.tokenizer),
             )
             text, leaked = prepared.text, prepared.leaked
         metrics = {f"mulferl/{name}": float(value) for name, value in counts.items()}
@@ -236,7 +236,11 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             chat_template=self.chat_template,
             **self.chat_template_kwargs,
         )
-        prefill_ids = self.tokenizer(prefill, add_special_tokens=False)["input_ids"] if prefill else []
+        prefill_ids = (
+            self.tokenizer(prefill, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+            if prefill
+            else []
+        )
         started = time.monotonic()
         generations = await asyncio.gather(
             *[self._generate_one_turn(prompt_ids + prefill_ids) for _ in range(self.num_generations)]

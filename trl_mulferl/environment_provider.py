@@ -9,8 +9,9 @@ An environment of TRL's `environment_factory` opts in with one method, beside TR
             return self.last_failure  # e.g. the first failing test and its output; None when it has nothing to say
 
 `get_feedback` is called only for the episodes of a group whose rollouts all failed, after they ended and before their
-environments are reset for the regeneration. The trainer keeps it out of the policy's tools, as TRL keeps `reset` and
-`get_reward`: the policy never sees the report except through the feedback slot.
+environments are reset for the regeneration; an async one runs on TRL's event loop, where its async tools and
+`get_reward` run. The trainer keeps it out of the policy's tools, as TRL keeps `reset` and `get_reward`: the policy
+never sees the report except through the feedback slot, as data (never an action, never a control token).
 """
 
 import asyncio
@@ -64,6 +65,16 @@ def takes_environments(provider) -> bool:
     except (TypeError, ValueError):  # builtins and some C callables have no signature
         return False
     return "environments" in parameters
+
+
+def feedback_runner(trainer, provider):
+    """What runs the provider's requests: the trainer's feedback loop, or, for a provider that reads the environments,
+    TRL's event loop (`async_loop`), where TRL runs their async tools and `get_reward`; their loop-bound state (a
+    client, a session, a pending result) works only there."""
+    loop = getattr(trainer, "async_loop", None)  # TRL starts it when a tool or reward function is async
+    if loop is None or not trainer.environments or not takes_environments(provider):
+        return trainer._run_async
+    return lambda coroutine: asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
 
 def check_environment_provider(provider, environment_factory):

@@ -91,9 +91,11 @@ def add_fco_rows(trainer, output: dict, rollout):
     positive_mask = output["completion_mask"] * output.get("tool_mask", 1)
     first_group = trainer.accelerator.process_index * num_groups
     fco_groups = rollout.groups(Route.FCO)
+    first_row = first_group * group_size
+    scorable = ~rollout.final_rewards_per_func[first_row : first_row + num_rows].isnan().all(dim=1).to(device)
 
     # Row j's partner: the negative of its pair (pi(j) for the permutation, j itself for the all-pairs surrogate).
-    pairs_of, negatives = {}, [None] * num_rows
+    pairs_of, negatives, partner_scorable = {}, [None] * num_rows, torch.zeros(num_rows, dtype=torch.bool)
     for group in fco_groups:
         first = group * group_size
         generator = make_generator(args.seed, trainer.state.global_step, first_group + group)
@@ -102,6 +104,8 @@ def add_fco_rows(trainer, output: dict, rollout):
             partner = pairs_of[group][j, 1].item() if args.fco_pairing == "permutation" else j
             negative = rollout.negatives[first + partner]
             negatives[first + j] = (negative.prompt_ids, negative.completion_ids, negative.score_mask)
+            partner_scorable[first + j] = negative.scorable
+    partner_scorable = partner_scorable.to(device)
     partners = partner_tensors(negatives, num_rows, trainer._tokenizer.pad_token_id, device)
     for key, value in partners.items():
         output[f"mulferl_partner_{key}"] = value
@@ -139,18 +143,20 @@ def add_fco_rows(trainer, output: dict, rollout):
     for index, group in enumerate(fco_groups):
         members = slice(index * group_size, (index + 1) * group_size)
         group_rows = rows[members]
+        # Unscorable rows are in no pair (decision 5); of the others, a pair with an empty side is dropped.
         if args.fco_pairing == "permutation":
-            # Row j holds pair j whole: positive j and its partner; a pair with an empty side is dropped.
-            kept = has_tokens[members] & partner_has_tokens[members]
-            dropped = int((~kept).sum())
+            # Row j holds pair j whole: positive j and its partner.
+            members_scorable = scorable[group_rows] & partner_scorable[group_rows]
+            kept = members_scorable & has_tokens[members] & partner_has_tokens[members]
+            dropped = int((members_scorable & ~kept).sum())
             output["mulferl_fco_weight"][group_rows] = scale * kept.float() / kept.sum().clamp(min=1)
             output["mulferl_fco_pairs"][group_rows] = kept.float()
             output["mulferl_partner_forwarded"][group_rows] = kept.float()
         else:
             pos, neg = scores[members], partner_scores[members]
-            pairs, dropped = drop_empty_pairs(
-                pairs_of[group].to(device), has_tokens[members], partner_has_tokens[members]
-            )
+            pairs = pairs_of[group].to(device)
+            pairs = pairs[scorable[group_rows][pairs[:, 0]] & partner_scorable[group_rows][pairs[:, 1]]]
+            pairs, dropped = drop_empty_pairs(pairs, has_tokens[members], partner_has_tokens[members])
             pos_coefficients, neg_coefficients = fco_surrogate_coefficients(
                 pos, neg, pairs, args.fco_tau, args.fco_margin
             )

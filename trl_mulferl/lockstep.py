@@ -5,6 +5,10 @@ tensor-parallel groups or its sleep mode) synchronises, and every `gather` is co
 call that another skips, or runs it a different number of times, the run fails or hangs. So the decision whether to
 run one, and on how many rows, is taken on gathered data, here; where the call is not collective (a forward or a
 `generate` under DDP), each process runs only its own rows and skips the call when it has none.
+
+One site cannot be padded: TRL's tool loop over regenerated episodes makes a data-dependent number of `generate`
+calls, so feedback turns with tools are refused at start-up where generation is collective
+(`validation.refuse_episodes_out_of_step`).
 """
 
 import torch
@@ -13,10 +17,15 @@ import torch
 class Lockstep:
     """The cross-process consistency policy of one trainer.
 
+    `collective_forwards` also decides every transformers `generate` outside the training backend (self-feedback's
+    writer, `EvaluationCallback`): it is a run of forwards, so `synced_gpus` is on exactly where forwards are
+    collective, and every process makes as many calls. ZeRO-1/2 keep whole parameters on every process, so there a
+    process without rows makes no call.
+
     Args:
         accelerator: The trainer's `Accelerator`.
         collective_forwards: Whether a forward is a collective (ZeRO-3, FSDP).
-        collective_generation: Whether a `generate` call is a collective.
+        collective_generation: Whether a `generate` call of the training backend is a collective.
     """
 
     def __init__(self, accelerator, collective_forwards: bool, collective_generation: bool):
@@ -27,10 +36,10 @@ class Lockstep:
 
     @classmethod
     def of(cls, trainer) -> "Lockstep":
-        """The policy of a `GRPOTrainer`'s engine and generation backend."""
+        """The policy of a trainer's engine and (for a `GRPOTrainer`) generation backend."""
         zero3 = trainer.is_deepspeed_enabled and trainer.accelerator.state.deepspeed_plugin.zero_stage == 3
         sharded = zero3 or trainer.is_fsdp_enabled  # ZeRO-1/2 keep whole parameters on every process
-        if trainer.use_vllm:
+        if getattr(trainer, "use_vllm", False):
             args = trainer.args
             collective_generation = (
                 args.vllm_mode == "server" or args.vllm_tensor_parallel_size > 1 or args.vllm_enable_sleep_mode

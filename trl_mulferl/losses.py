@@ -126,12 +126,12 @@ def fco_surrogate_coefficients(
     return pos_coefficients, neg_coefficients
 
 
-def policy_shaped_logps(per_token_logps: torch.Tensor, gamma: float) -> torch.Tensor:
-    """The log-probs with their values, and the gradient of Critique-GRPO's policy shaping `f(p) = p / (p + gamma)`.
+def policy_shaping_weights(per_token_logps: torch.Tensor, gamma: float) -> torch.Tensor:
+    """Per-token weights, detached, that turn the ratio's gradient into that of Critique-GRPO's policy shaping
+    `f(p) = p / (p + gamma)`: the off-policy weight of the `feedback_replay` rows.
 
-    `d f(exp(l)) / dl = gamma * p / (p + gamma)**2`, so a loss linear in the ratio `exp(l - l_old)` gets, at ratio 1,
-    the gradient of `f(p)` in place of that of the ratio: the off-policy weight of the `feedback_replay` rows.
+    `w = d f(exp(l)) / dl = gamma * p / (p + gamma)**2`, so a loss linear in `A * w * exp(l - l_old)` gets, at ratio 1,
+    the gradient of `A * f(p)`; weighting the advantages, not the log-probs, leaves any other term (the KL) alone.
     """
-    detached = per_token_logps.detach()
-    probs = detached.exp()
-    return detached + gamma * probs / (probs + gamma) ** 2 * (per_token_logps - detached)
+    probs = per_token_logps.detach().exp()
+    return gamma * probs / (probs + gamma) ** 2

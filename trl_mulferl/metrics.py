@@ -55,7 +55,8 @@ def log_rollout(trainer, rollout):
     num_rows = len(rollout.routes) * group_size
     first_row = trainer.accelerator.process_index * num_rows
     local = weighted_rewards(rollout.final_rewards_per_func, trainer.reward_weights)[first_row : first_row + num_rows]
-    trained = [reward for reward, r in zip(local.tolist(), rollout.row_routes(group_size)) if r in TRAINED_ROUTES]
+    routes = rollout.row_routes(group_size)
+    trained = [reward for reward, r in zip(local.tolist(), routes) if r in TRAINED_ROUTES and not math.isnan(reward)]
     counts["reward_final/sum"], counts["reward_final/count"] = sum(trained), len(trained)
     totals = reduce_counts(counts)
 
@@ -97,13 +98,12 @@ def log_rollout(trainer, rollout):
 def describe_turn_0(trainer, turn0_rewards_per_func: torch.Tensor, final_rewards_per_func: torch.Tensor):
     """Decision 9: TRL's reward metrics describe turn 0, as GRPO's would; its completions table the final rows.
 
-    TRL logged both from the rewards it was handed (GRPO-routed rows only): overwrite them.
+    TRL logged both from the final rows' rewards: where a feedback turn changed them, the metrics are overwritten.
     """
-    for i, name in enumerate(trainer.reward_func_names):
-        column = trainer._logs["rewards"][name]
-        for _ in range(min(len(column), len(final_rewards_per_func))):
-            column.pop()
-        column.extend(final_rewards_per_func[:, i].tolist())
+    if torch.equal(turn0_rewards_per_func.isnan(), final_rewards_per_func.isnan()) and torch.equal(
+        turn0_rewards_per_func.nan_to_num(), final_rewards_per_func.nan_to_num()
+    ):
+        return  # TRL described turn 0 itself, exactly as GRPOTrainer does
     rewards_per_func = turn0_rewards_per_func
     metrics = trainer._metrics["train"]
     weighted = weighted_rewards(rewards_per_func, trainer.reward_weights)

@@ -2,6 +2,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from .credentials import check_variable_name, masked_url
 from .validation import (
     check_groups_within_process,
     check_num_generations,
@@ -16,8 +17,24 @@ FEEDBACK_INJECTIONS = ("structured", "plain")
 FEEDBACK_PROVIDERS = ("openai", "self", "column", "checker", "none")
 
 
+class MaskedFeedbackURL:
+    """The feedback endpoint's credentials kept out of what shows the arguments: wandb's and trackio's config
+    (`to_dict`) and logs (`str`)."""
+
+    def to_dict(self):
+        return {**super().to_dict(), "feedback_base_url": masked_url(self.feedback_base_url)}
+
+    def __str__(self):
+        text = super().__str__()
+        return (
+            text.replace(self.feedback_base_url, masked_url(self.feedback_base_url))
+            if self.feedback_base_url
+            else text
+        )
+
+
 @dataclass
-class MulFeRLConfig(GRPOConfig):
+class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
     r"""
     Configuration class for [`MulFeRLTrainer`].
 
@@ -91,9 +108,11 @@ class MulFeRLConfig(GRPOConfig):
         feedback_model (`str` or `None`, *optional*, defaults to `None`):
             Model name sent to the endpoint, e.g. `"gpt-4o"` (the paper's).
         feedback_base_url (`str` or `None`, *optional*, defaults to `None`):
-            Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API.
+            Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API. Credentials in it (`user:password@`,
+            query values) are masked wherever the arguments are shown or saved (`to_dict`, `repr`, `training_args.bin`).
         feedback_api_key_env (`str` or `None`, *optional*, defaults to `None`):
-            Name of the environment variable holding the API key (the key itself is never stored in the config).
+            Name of the environment variable holding the API key (the key itself is never stored in the config; a
+            value that is no variable name, such as a key, is refused without being shown).
             `None`: `OPENAI_API_KEY` for OpenAI's API, and no key for a `feedback_base_url`, so that an exported
             OpenAI key is never sent to another server.
         feedback_temperature (`float`, *optional*, defaults to `0.0`):
@@ -102,7 +121,7 @@ class MulFeRLConfig(GRPOConfig):
         feedback_timeout (`float`, *optional*, defaults to `60.0`):
             Seconds per feedback request attempt.
         feedback_max_retries (`int`, *optional*, defaults to `4`):
-            Retries of a feedback request after a 429, 5xx, timeout or connection error (exponential backoff).
+            Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error (exponential backoff).
         feedback_reasoning_model (`bool`, *optional*, defaults to `False`):
             The feedback model rejects `stop`, `temperature` and `max_tokens` (reasoning models): send none of them.
         feedback_requests_per_minute (`float` or `None`, *optional*, defaults to `None`):
@@ -263,7 +282,7 @@ class MulFeRLConfig(GRPOConfig):
     feedback_timeout: float = field(default=60.0, metadata={"help": "Seconds per feedback request attempt."})
     feedback_max_retries: int = field(
         default=4,
-        metadata={"help": "Retries of a feedback request after a 429, 5xx, timeout or connection error."},
+        metadata={"help": "Retries of a feedback request after a 408, 409, 429, 5xx, timeout or connection error."},
     )
     feedback_reasoning_model: bool = field(
         default=False,
@@ -374,6 +393,11 @@ class MulFeRLConfig(GRPOConfig):
     def fco_enabled(self) -> bool:
         """FCO trains only when feedback turns can turn a failed group into a solved one."""
         return self.fco_weight > 0 and self.max_feedback_turns > 0
+
+    __repr__ = MaskedFeedbackURL.__str__  # as TrainingArguments has it (a dataclass repr would show no field of ours)
+
+    def __getstate__(self):  # `training_args.bin` is a pickle of the arguments
+        return {**self.__dict__, "feedback_base_url": masked_url(self.feedback_base_url)}
 
     def __post_init__(self):
         default_activation_checkpointing(self)
@@ -500,6 +524,7 @@ def check_feedback_fields(config, providers: tuple[str, ...]):
             f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
             f"max_feedback_turns=0 (got {config.max_feedback_turns}), the paper's no-regeneration ablation."
         )
+    check_variable_name(config.feedback_api_key_env, "feedback_api_key_env")
     if config.feedback_temperature < 0:
         raise ValueError(f"feedback_temperature must be >= 0, got {config.feedback_temperature}.")
     for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):

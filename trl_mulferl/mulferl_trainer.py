@@ -31,15 +31,17 @@ from .feedback import (
     prepare_feedback,
 )
 from .lockstep import Lockstep
-from .losses import policy_shaped_logps
+from .losses import policy_shaping_weights
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
 from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
 from .routing import union_advantages, weighted_rewards
+from .schema import control_tokens
 from .validation import (
     check_dataset_columns,
     check_feedback_provider,
     check_reward_outputs,
+    refuse_episodes_out_of_step,
     resolve_args,
 )
 
@@ -76,7 +78,8 @@ class MulFeRLTrainer(GRPOTrainer):
     (`<thinking><feedback>{feedback}</feedback>` prefilled at the head of the completion, masked out of the loss), and
     the group is regenerated, up to `max_feedback_turns` times. Each prompt is trained on the first turn that shows
     contrast: a group whose rewards vary gets TRL's GRPO loss; a group turned from all-failed into all-solved gets
-    the FCO loss; every other prompt (solved at turn 0, still failing, unscorable) gets no loss. Everything else
+    the FCO loss; every other prompt (solved at turn 0, still failing, unscorable) gets no loss. With
+    `max_feedback_turns=0` TRL's GRPO term is kept whole, KL included: exactly GRPOTrainer. Everything else
     (generation backends, reward gathering, log-probs, logging) is [`~trl.GRPOTrainer`]'s.
 
     Args:
@@ -123,7 +126,7 @@ class MulFeRLTrainer(GRPOTrainer):
         feedback_provider=None,
     ):
         args = resolve_args(args, MulFeRLConfig, model, "MulFeRL")
-        check_generation_owners(args, rollout_func)
+        check_generation_owners(args, rollout_func, environment_factory, train_dataset)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
         if args.max_feedback_turns > 0:
@@ -203,6 +206,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._feedback_loop = None
         self._warned_unscorable_step = False
         self.lockstep = Lockstep.of(self)
+        refuse_episodes_out_of_step(args, self.lockstep, self.tools)
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
         self._loss_forward: _LossForward | None = None  # from `_compute_loss` into its forward
         self._fco_window = FCOWindow()
@@ -220,16 +224,26 @@ class MulFeRLTrainer(GRPOTrainer):
         finally:
             self._generation_batch = None
         rollout = batch.rollout
+        # TRL's advantages, from the real rewards of every scorable row (decision 5); zeroed off the GRPO rows.
         grpo_rows = rollout.grpo_rows(self.num_generations, output["advantages"].device)
-        mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
-        output["advantages"] = output["advantages"] * mask
+        if self._skips_rows_outside_grpo:
+            mask = grpo_rows if output["advantages"].dim() == 1 else grpo_rows.unsqueeze(1)
+            output["advantages"] = output["advantages"] * mask
         if self.args.feedback_replay:
             grpo_rows = self._replay_advantages(output, rollout, grpo_rows)
         output["mulferl_grpo_rows"] = grpo_rows.float()
+        self._log_trained_advantages(output["advantages"])
         if self.args.fco_enabled:
             add_fco_rows(self, output, rollout)
         log_rollout(self, rollout)
         return output
+
+    @property
+    def _skips_rows_outside_grpo(self) -> bool:
+        """Whether the rows outside the GRPO route lose their advantage and KL (the paper's skip). With feedback off
+        the GRPO term is TRL's, untouched, so that the trainer is exactly GRPOTrainer for any reward (decision 12):
+        there those rows are groups without spread (zero advantage, up to TRL's rounding) or unscorable ones."""
+        return self.args.max_feedback_turns > 0
 
     def _replay_advantages(self, output: dict, rollout: Rollout, grpo_rows: torch.Tensor) -> torch.Tensor:
         """`feedback_replay`: the replayed rows' advantages over the union with their turn-0 group, which makes them
@@ -242,11 +256,20 @@ class MulFeRLTrainer(GRPOTrainer):
             weighted_rewards(rewards[local], self.reward_weights).view(-1, k)
             for rewards in (rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
         )
-        advantages = union_advantages(turn0, final, scale=self.scale_rewards != "none").flatten()
+        # An unscorable row (NaN) gets advantage 0, as in TRL.
+        advantages = union_advantages(turn0, final, scale=self.scale_rewards != "none").flatten().nan_to_num(0.0)
         replayed = replayed.bool()
         shape = (-1,) + (1,) * (output["advantages"].dim() - 1)  # TRL's advantages may be per token
         output["advantages"] = torch.where(replayed.view(shape), advantages.view(shape), output["advantages"])
         return grpo_rows | replayed
+
+    def _log_trained_advantages(self, advantages: torch.Tensor):
+        """The completions table shows the advantages trained: TRL logged its own, before routing and replay."""
+        trained = self.accelerator.gather(advantages).tolist()
+        logged = self._logs["advantages"]
+        for _ in range(len(trained)):
+            logged.pop()
+        logged.extend(trained)
 
     def _generate(self, prompts):
         hide_feedback_methods(self)  # from this batch's tool dicts, which TRL has just built
@@ -259,7 +282,7 @@ class MulFeRLTrainer(GRPOTrainer):
         merge_extra_fields(batch.inputs, extra_fields)
         rows = Rows(prompt_ids, completion_ids, tool_mask, completions, logprobs)
         batch.rollout = TurnLoop(self, batch.inputs, prompts).run(rows)
-        batch.trained_rewards_per_func = self._trained_rewards(batch.rollout)
+        batch.rewards_per_func = batch.rollout.final_rewards_per_func
         # The completions table gets each row's turn (its group's last) and the feedback it was conditioned on.
         k = self.num_generations
         self._log_completion_extra("turn", [len(h) - 1 for h in batch.rollout.histories for _ in range(k)])
@@ -267,28 +290,20 @@ class MulFeRLTrainer(GRPOTrainer):
         rows_out = (rows.prompt_ids, rows.completion_ids, rows.tool_mask, rows.completions, rows.logprobs)
         return (*rows_out, extra_fields, images, tool_images)
 
-    def _trained_rewards(self, rollout: Rollout) -> torch.Tensor:
-        """The rewards TRL turns into advantages: those of GRPO-routed rows only.
-
-        Every other row is NaN, i.e. unscorable for TRL, so every statistic TRL's advantages take (group and batch
-        std, `normalize_then_sum`) covers the GRPO rows alone, and the other rows get zero advantage.
-        """
-        grpo_rows = self.accelerator.gather(rollout.grpo_rows(self.num_generations, self.accelerator.device))
-        return rollout.final_rewards_per_func.masked_fill(~grpo_rows.unsqueeze(1), torch.nan)
-
-    # Hand TRL the turn loop's rewards for the final rows, so routing and advantages use the same values.
+    # Hand TRL the turn loop's rewards for the final rows, so routing and advantages use the same values; TRL takes
+    # its advantages' statistics over every scorable row, as GRPOTrainer does (decision 5).
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
         batch = self._generation_batch
-        if batch is not None and batch.trained_rewards_per_func is not None:
-            rewards, batch.trained_rewards_per_func = batch.trained_rewards_per_func, None
+        if batch is not None and batch.rewards_per_func is not None:
+            rewards, batch.rewards_per_func = batch.rewards_per_func, None
             return rewards
         return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
 
     def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: Rollout) -> str | None:
         """Sanitise, redact answer leaks and cap the feedback (decisions 6 and 8); None when nothing is left."""
         reference = request.columns.get(self.args.feedback_reference_column)
-        special_tokens = tuple(self._tokenizer.all_special_tokens)
-        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, special_tokens)
+        tokens = control_tokens(self._tokenizer)
+        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, tokens)
         rollout.counts["feedback/leaks_redacted"] += prepared.leaked
         return prepared.text
 
@@ -401,8 +416,8 @@ class MulFeRLTrainer(GRPOTrainer):
         return torch.cat(scores)
 
     # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward);
-    # on one process they are back-propagated right after it. It keeps the policy's log-probs for FCO; with beta != 0
-    # the KL of rows outside the GRPO route is made exactly 0.
+    # on one process they are back-propagated right after it. It keeps the policy's log-probs for FCO, weights the
+    # replayed rows' advantages, and with beta != 0 makes the KL of skipped rows (`_skips_rows_outside_grpo`) 0.
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         forward, self._loss_forward = self._loss_forward, None
         if forward is None:
@@ -434,10 +449,14 @@ class MulFeRLTrainer(GRPOTrainer):
                 model, forward.inputs, forward.partners, positive, chunk_size
             )
         if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
-            # The GRPO loss is linear in the ratio: the replayed rows' tokens get the shaping's gradient instead.
+            # The GRPO term is linear in the ratio: a per-token weight on the replayed rows' advantages gives their
+            # tokens the shaping's gradient, and leaves the KL term, which reads the same log-probs, alone.
             replayed = forward.inputs["mulferl_replayed"].bool().unsqueeze(1)
-            logps = torch.where(replayed, policy_shaped_logps(logps, self.args.feedback_replay_shaping), logps)
-        if self.beta != 0.0:
+            advantages = forward.inputs["advantages"]
+            advantages = advantages.unsqueeze(1) if advantages.dim() == 1 else advantages
+            weights = policy_shaping_weights(logps, self.args.feedback_replay_shaping)
+            forward.inputs["advantages"] = torch.where(replayed, advantages * weights, advantages)
+        if self.beta != 0.0 and self._skips_rows_outside_grpo:
             # TRL adds beta * KL(ref, policy) on every row; a row outside the GRPO route gets no loss (the paper's
             # skip), so its reference is the policy itself: KL 0, gradient 0.
             grpo_rows = forward.inputs["mulferl_grpo_rows"].bool().unsqueeze(1)

@@ -1,5 +1,6 @@
 """Verifiable rewards for MulFeRL: answer correctness gated by schema compliance (paper eq. 8)."""
 
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -22,9 +23,33 @@ def math_verify_timeout() -> int | None:
     return MATH_VERIFY_TIMEOUT_S if threading.current_thread() is threading.main_thread() else None
 
 
-def completion_text(completion: str | list[dict[str, str]]) -> str:
-    """The text of a completion as TRL passes it to rewards: a string, or a list holding one assistant message."""
-    return completion if isinstance(completion, str) else completion[0]["content"]
+def completion_text(completion: str | list[dict]) -> str:
+    """The text the policy wrote in a completion as TRL passes it to rewards: a string, or a conversation's assistant
+    messages (a tool episode's turns, tool results left out), in order, one per line."""
+    if isinstance(completion, str):
+        return completion
+    return "\n".join(
+        message["content"] for message in completion if message["role"] == "assistant" and message["content"]
+    )
+
+
+def response_text(completion: str | list[dict]) -> str:
+    """A completion in full, as a feedback provider reads it (decision 8): a tool episode's turns with their tool calls
+    and the tool results, in order, one per line, in the `<tool_call>`/`<tool_response>` form of Qwen's template."""
+    if isinstance(completion, str):
+        return completion
+    parts = []
+    for message in completion:
+        if message["role"] == "tool":
+            parts.append(f"<tool_response>\n{message['content']}\n</tool_response>")
+            continue
+        if message["content"]:
+            parts.append(message["content"])
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            called = {"name": function.get("name"), "arguments": function.get("arguments")}
+            parts.append(f"<tool_call>\n{json.dumps(called)}\n</tool_call>")
+    return "\n".join(parts)
 
 
 def as_latex_answer(solution: str) -> str:
@@ -50,7 +75,8 @@ def accuracy_reward(
     accepts brace-less LaTeX such as `\frac43` or `11\sqrt2` (MATH-500 writes 8 of its answers that way).
 
     Args:
-        completions: Completions as TRL passes them: strings, or lists holding one assistant message.
+        completions: Completions as TRL passes them: strings, or conversations; a tool episode's final answer is
+            scored (the schema runs over its assistant turns).
         solution: The reference answer of each completion's problem (a dataset column).
         log_extra: Provided by the trainer to add columns to the completions table.
         **kwargs: Other dataset columns and trainer callbacks, unused.

@@ -8,10 +8,10 @@ import torch
 
 from .agentic import batch_rows, continue_episodes, reset_episodes
 from .context_length import check_feedback_turn_fits
-from .environment_provider import takes_environments
+from .environment_provider import feedback_runner, takes_environments
 from .feedback import FeedbackRequest, collect_feedback, problem_text
 from .lockstep import padded
-from .rewards import completion_text
+from .rewards import response_text
 from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
 from .schema import feedback_prefill, inject_feedback
 
@@ -36,6 +36,7 @@ class Negative:
     completion_ids: list[int]
     score_mask: list[int]  # 1 on the tokens the model wrote, 0 on an injected prefill (and on a truncated row)
     prefill_length: int = 0  # tokens of injected feedback at the head of the completion
+    scorable: bool = True  # some reward function scored it (an unscorable row is never an FCO member, decision 5)
 
 
 @dataclass
@@ -77,8 +78,8 @@ class GenerationBatch:
 
     inputs: list[dict]
     rollout: Rollout | None = None
-    # The rewards of GRPO-routed rows (NaN elsewhere), which TRL's `_calculate_rewards` returns instead of scoring.
-    trained_rewards_per_func: torch.Tensor | None = None
+    # The final rows' rewards, which TRL's `_calculate_rewards` returns instead of scoring them again.
+    rewards_per_func: torch.Tensor | None = None
 
 
 class TurnLoop:
@@ -162,8 +163,8 @@ class TurnLoop:
         """Feedback text for turn `turn` per failed group of this process (None when there is none), all at once.
 
         A batched provider (self-feedback) is called on every process, even one with no request; any other provider
-        gets every request concurrently on the feedback event loop, under `feedback_turn_deadline`. A provider that
-        fails leaves its groups without feedback (unresolved).
+        gets every request concurrently on the feedback event loop (one that reads the environments: on TRL's), under
+        `feedback_turn_deadline`. A provider that fails leaves its groups without feedback (unresolved).
         """
         trainer, rows = self.trainer, rollout.rows
         asked = self.groups_to_ask(turn, groups, rollout)
@@ -177,7 +178,7 @@ class TurnLoop:
             requests.append(
                 FeedbackRequest(
                     prompt=problem_text(self.prompts[first]),
-                    completions=[completion_text(rows.completions[row]) for row in self.group_rows(group)],
+                    completions=[response_text(rows.completions[row]) for row in self.group_rows(group)],
                     rewards=weighted_rewards(local[self.group_rows(group)], trainer.reward_weights).tolist(),
                     columns=columns,
                     turn=turn,
@@ -191,7 +192,7 @@ class TurnLoop:
             provider,
             requests,
             trainer,
-            trainer._run_async,
+            feedback_runner(trainer, provider),
             self.args.feedback_max_concurrency,
             self.args.feedback_turn_deadline,
         )
@@ -272,7 +273,14 @@ class TurnLoop:
         else:
             prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
         prefills = [prefill for _, _, prefill in contexts]
-        prefill_ids = trainer._tokenizer(prefills, add_special_tokens=False)["input_ids"] if contexts else []
+        # No control-token id from the feedback (decision 6): it holds no added or special token string (sanitised),
+        # and none of its text is read as a special token. Plain injection's feedback is in the prompt, which the
+        # chat template renders around its own control tokens: there the sanitising alone keeps them out.
+        prefill_ids = (
+            trainer._tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+            if contexts
+            else []
+        )
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
         check_feedback_turn_fits(trainer, generation_ids)
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
@@ -300,6 +308,7 @@ class TurnLoop:
         trainer = self.trainer
         eos_and_pad = [*trainer.eos_token_ids, trainer._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self.group_rows(group)]
+        scorable = ~rollout.final_rewards_per_func[self.local_rows()].isnan().all(dim=1)  # before `rescore`
         for row, (prompt_ids, prefill_ids, continuation_ids, mask, logprobs, completion) in zip(
             regenerated_rows, new_rows, strict=False
         ):
@@ -307,7 +316,9 @@ class TurnLoop:
             if trainer.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
             previous_prefill = rollout.prefill_lengths.get(row, 0)
-            rollout.negatives[row] = Negative(rows.prompt_ids[row], rows.completion_ids[row], scored, previous_prefill)
+            rollout.negatives[row] = Negative(
+                rows.prompt_ids[row], rows.completion_ids[row], scored, previous_prefill, bool(scorable[row])
+            )
             rollout.prefill_lengths[row] = len(prefill_ids)
             rows.prompt_ids[row] = prompt_ids
             rows.completion_ids[row] = prefill_ids + continuation_ids

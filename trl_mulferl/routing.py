@@ -33,7 +33,8 @@ class Route(str, enum.Enum):
 
 
 def group_state(rewards: Sequence[float | None] | torch.Tensor, success_threshold: float = 1.0) -> GroupState:
-    """Classify one group from the rewards of its K rollouts.
+    """Classify one group from the rewards of its scorable rollouts (decision 5, TRL 1.16's rule: a rollout no
+    reward function could score is left out of its group, as from GRPO's mean and std).
 
     Args:
         rewards: One reward per rollout: the weighted sum of the reward functions. `None` or NaN marks a rollout the
@@ -41,14 +42,15 @@ def group_state(rewards: Sequence[float | None] | torch.Tensor, success_threshol
         success_threshold: A rollout succeeds when its reward is `>= success_threshold`.
 
     Returns:
-        `UNSCORABLE` if any reward is missing, else `SOLVED` (all succeed), `FAILED` (none succeeds) or
-        `CONTRASTIVE`.
+        `UNSCORABLE` if no reward is present, else, over the present ones, `SOLVED` (all succeed), `FAILED` (none
+        succeeds) or `CONTRASTIVE`.
     """
     if isinstance(rewards, torch.Tensor):
         rewards = rewards.tolist()
     if len(rewards) == 0:
         raise ValueError("A group needs at least one reward.")
-    if any(r is None or math.isnan(r) for r in rewards):
+    rewards = [r for r in rewards if r is not None and not math.isnan(r)]
+    if not rewards:
         return GroupState.UNSCORABLE
     num_successes = sum(r >= success_threshold for r in rewards)
     if num_successes == len(rewards):

@@ -93,13 +93,23 @@ def extract_answer(text: str) -> str | None:
     return boxes[-1][2] if boxes else None
 
 
+def control_tokens(tokenizer) -> tuple[str, ...]:
+    """Every added and special token string of `tokenizer`, longest first: what feedback text must not contain.
+
+    `all_special_tokens` alone misses most control tokens: Qwen's `<|im_start|>`, `<tool_call>` and `<think>` are
+    added tokens, and would forge a turn, a tool call or a thinking block.
+    """
+    added = {token.content for token in tokenizer.added_tokens_decoder.values()}
+    return tuple(sorted(added | set(tokenizer.all_special_tokens), key=lambda token: (-len(token), token)))
+
+
 def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str:
     """Make feedback safe to inject into the `<feedback>` slot (decision 6 of the spec).
 
     Removes the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`, any case), unwraps
-    `\\boxed{x}` to `x` and drops any other `\\boxed`, and removes every string of `forbidden_strings` (pass the
-    tokenizer's special tokens, e.g. `<|im_end|>`, which would otherwise end the turn). Repeats until nothing changes,
-    since a removal can join two halves of a tag.
+    `\\boxed{x}` to `x` and drops any other `\\boxed`, and removes every string of `forbidden_strings` (pass
+    `control_tokens(tokenizer)`: a turn header, an end of turn or a tool-call tag would otherwise become a control
+    token). Repeats until nothing changes, since a removal can join two halves of a tag.
     """
     previous = None
     while text != previous:

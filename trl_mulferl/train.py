@@ -8,12 +8,15 @@ can be overridden on the command line. Each row's `problem_column` becomes a con
 MulFeRL schema, its `answer_column` the reference final answer (`solution`) that the reward functions receive.
 """
 
-import difflib
+import enum
 import importlib
+import os
 import re
 import shutil
 import sys
 import textwrap
+import types
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -21,6 +24,7 @@ import yaml
 from datasets import load_dataset
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser, get_peft_config, get_quantization_config
 
+from .cli import did_you_mean
 from .mulferl_config import MulFeRLConfig
 from .mulferl_trainer import MulFeRLTrainer
 from .schema import make_conversation
@@ -51,6 +55,18 @@ COMMON_FIELDS = (
 )
 
 
+# Short names for `reward_funcs`, as TRL's scripts/grpo.py has: the project's rewards, and TRL's own under TRL's names.
+REWARD_FUNCS = {
+    "accuracy": "trl_mulferl.rewards:accuracy_reward",
+    "digit": "trl_mulferl.tiny:digit_reward",
+    "addition": "trl_mulferl.demo.addition:addition_reward",
+    "accuracy_reward": "trl.rewards:accuracy_reward",
+    "reasoning_accuracy_reward": "trl.rewards:reasoning_accuracy_reward",
+    "think_format_reward": "trl.rewards:think_format_reward",
+    "get_soft_overlong_punishment": "trl.rewards:get_soft_overlong_punishment",
+}
+
+
 @dataclass
 class MathScriptArguments(ScriptArguments):
     """
@@ -64,10 +80,13 @@ class MathScriptArguments(ScriptArguments):
         metadata={"help": "Dataset column holding the reference final answer (not a worked solution)."},
     )
     reward_funcs: list[str] = field(
-        default_factory=lambda: ["trl_mulferl.rewards.accuracy_reward"],
+        default_factory=lambda: ["accuracy"],
         metadata={
-            "help": "Reward functions, as import paths (`package.module.function` or `package.module:function`), "
-            "called as TRL calls them, with the reference answer in the `solution` column."
+            "help": "Reward functions, called as TRL calls them, with the reference answer in the `solution` "
+            f"column: short names ({', '.join(REWARD_FUNCS)}; `accuracy` is MulFeRL's schema-gated "
+            "`trl_mulferl.rewards.accuracy_reward`, the `*_reward` ones TRL's; `get_soft_overlong_punishment` is "
+            "built with TRL's script's proportions, a cache of a fifth of max_completion_length), or import paths "
+            "(`package.module.function` or `package.module:function`; the current folder is on the path)."
         },
     )
     feedback_function: str | None = field(
@@ -80,12 +99,16 @@ class MathScriptArguments(ScriptArguments):
     )
 
 
+BOOLEAN_STRINGS = {"true", "false", "yes", "no", "t", "f", "y", "n", "1", "0"}  # transformers' string_to_bool
+
+
 class ScriptArgumentError(ValueError):
     """A script argument that cannot be used as given; `trl-mulferl train` reports it in one line."""
 
 
 def make_math_dataset(dataset, problem_column: str, answer_column: str):
-    """Rows of `prompt` (the schema-asking conversation) and `solution` (the reference answer, as text)."""
+    """Rows of `prompt` (the schema-asking conversation) and `solution` (the reference answer, as text), with the
+    dataset's other columns, which reward functions and feedback providers receive (as in TRL's scripts/grpo.py)."""
     missing = [column for column in (problem_column, answer_column) if column not in dataset.column_names]
     if missing:
         raise ScriptArgumentError(
@@ -94,13 +117,16 @@ def make_math_dataset(dataset, problem_column: str, answer_column: str):
         )
     return dataset.map(
         lambda row: {"prompt": make_conversation(row[problem_column]), "solution": str(row[answer_column])},
-        remove_columns=dataset.column_names,
+        remove_columns=[problem_column, answer_column],
     )
 
 
 def import_function(path: str, field_name: str):
-    """The function at the import path `package.module.function` or `package.module:function`."""
+    """The function at the import path `package.module.function` or `package.module:function`, looked up from the
+    current folder too, as `python -m` and TRL's scripts do (the console script does not put it on the path)."""
     module_name, _, name = path.partition(":") if ":" in path else path.rpartition(".")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         return getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError, ValueError) as error:
@@ -110,9 +136,34 @@ def import_function(path: str, field_name: str):
         ) from error
 
 
+def reward_function(name: str, training_args: MulFeRLConfig):
+    """The reward function `reward_funcs` names: a short name of `REWARD_FUNCS`, or an import path."""
+    if name not in REWARD_FUNCS and "." not in name and ":" not in name:
+        raise ScriptArgumentError(
+            f"reward_funcs: no reward named {name!r}{did_you_mean(name, list(REWARD_FUNCS))}; give one of "
+            f"{', '.join(REWARD_FUNCS)}, or an import path such as 'my_rewards.my_reward'."
+        )
+    function = import_function(REWARD_FUNCS.get(name, name), "reward_funcs")
+    if name == "get_soft_overlong_punishment":  # a factory: TRL's script builds it with 1280 and 256 tokens
+        length = training_args.max_completion_length
+        return function(max_completion_len=length, soft_punish_cache=length // 5)
+    return function
+
+
+def load_split(script_args: MathScriptArguments, dataset, field_name: str):
+    """The split `script_args.<field_name>` names, in `make_math_dataset`'s rows."""
+    split = getattr(script_args, field_name)
+    if split not in dataset:
+        raise ScriptArgumentError(
+            f"{field_name}: the dataset {script_args.dataset_name} has no split {split!r} (it has {list(dataset)}); "
+            f"set --{field_name} ({field_name} in the recipe) to one of them."
+        )
+    return make_math_dataset(dataset[split], script_args.problem_column, script_args.answer_column)
+
+
 def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig, model_args: ModelConfig):
     """The `MulFeRLTrainer` a recipe describes, with its dataset loaded and its functions imported."""
-    reward_funcs = [import_function(path, "reward_funcs") for path in script_args.reward_funcs]
+    reward_funcs = [reward_function(name, training_args) for name in script_args.reward_funcs]
     feedback_provider = None
     if script_args.feedback_function is not None:
         if training_args.feedback_provider is not None:
@@ -129,14 +180,15 @@ def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig
         "dtype": model_args.dtype,
         **(training_args.model_init_kwargs or {}),
     }
-    dataset = load_dataset(
-        script_args.dataset_name, name=script_args.dataset_config, split=script_args.dataset_train_split
-    )
+    # As TRL's scripts/grpo.py: every split, the test split evaluated when an eval_strategy asks for it.
+    dataset = load_dataset(script_args.dataset_name, name=script_args.dataset_config)
+    evaluates = training_args.eval_strategy != "no"
     return MulFeRLTrainer(
         model=model_args.model_name_or_path,
         reward_funcs=reward_funcs,
         args=training_args,
-        train_dataset=make_math_dataset(dataset, script_args.problem_column, script_args.answer_column),
+        train_dataset=load_split(script_args, dataset, "dataset_train_split"),
+        eval_dataset=load_split(script_args, dataset, "dataset_test_split") if evaluates else None,
         feedback_provider=feedback_provider,
         quantization_config=get_quantization_config(model_args),
         peft_config=get_peft_config(model_args),
@@ -211,6 +263,9 @@ def find_argument_problem(parser: TrlParser, argv: list[str]) -> str | None:
     for key in config:
         if key not in known:
             return f"unknown field {key!r} in {source}{did_you_mean(key, known)}"
+    problem = recipe_value_problem(parser, config, source)
+    if problem is not None:
+        return problem
     parser.set_defaults_with_config(**config)
     namespace, unknown = parser.parse_known_args(args)
     if unknown and unknown[0].startswith("-"):
@@ -229,9 +284,61 @@ def find_argument_problem(parser: TrlParser, argv: list[str]) -> str | None:
     return None
 
 
-def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean {prefix}{close[0]}?)" if close else ""
+def recipe_value_problem(parser: TrlParser, config: dict, source: str) -> str | None:
+    """A recipe value of the wrong type for its field, which the configs would take as it is (the command line's
+    values are converted by argparse; YAML's are not) and fail on later, or not at all."""
+    hints = {}
+    for dataclass_type in parser.dataclass_types:
+        hints |= typing.get_type_hints(dataclass_type)
+    defaults = {action.dest: action.default for action in parser._actions}
+    for key, value in config.items():
+        if value is not None and not fits(hints[key], value):
+            hint = " (YAML reads yes/no/on/off as true/false: quote it)" if isinstance(value, bool) else ""
+            return f"{key} in {source}: {value!r} is not {kind(hints[key])}{hint}; the default is {defaults[key]!r}"
+    return None
+
+
+def fits(annotation, value) -> bool:
+    """Whether a YAML value can stand for a field of this type (a string where argparse would convert it)."""
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(fits(argument, value) for argument in arguments)
+    if origin is typing.Literal:
+        return value in arguments
+    if annotation is list or origin is list:
+        return isinstance(value, list) and all(fits(arguments[0], item) for item in value if arguments)
+    if annotation is dict or origin is dict:
+        return isinstance(value, dict)
+    if annotation is type(None):
+        return value is None
+    if annotation is bool:
+        return value in (0, 1) or (isinstance(value, str) and value.lower() in BOOLEAN_STRINGS)
+    if annotation in (int, float):
+        if isinstance(value, str):
+            try:
+                annotation(value)
+            except ValueError:
+                return False
+            return True
+        return isinstance(value, int if annotation is int else (int, float)) and not isinstance(value, bool)
+    if annotation is str:
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return value in {member.value for member in annotation} or value in annotation.__members__
+    return True  # a class of its own (e.g. a parallelism config): its own checks judge it
+
+
+def kind(annotation) -> str:
+    """`fits`'s type in words."""
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(kind(a) for a in arguments if a is not type(None)))
+    if origin is typing.Literal:
+        return f"one of {', '.join(map(str, arguments))}"
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return f"one of {', '.join(str(member.value) for member in annotation)}"
+    words = {bool: "true or false", int: "an integer", float: "a number", str: "a string", dict: "a mapping"}
+    return "a list" if annotation is list or origin is list else words.get(origin or annotation, str(annotation))
 
 
 def main(argv=None):
@@ -252,8 +359,10 @@ def main(argv=None):
         parser.exit(2, f"trl-mulferl train: error: {error}\n")
     try:
         trainer = build_trainer(script_args, training_args, model_args)
-    except ScriptArgumentError as error:
-        parser.exit(2, f"trl-mulferl train: error: {error}\n")
+    except (ValueError, TypeError, ConnectionError, PermissionError) as error:
+        # The trainer's own checks name the field and the fix (a missing API key, an unreachable feedback server, a
+        # column the dataset lacks): as for the arguments, one line and status 2, not a traceback.
+        parser.exit(2, f"trl-mulferl train: error: {' '.join(str(error).split())}\n")
     trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
     trainer.save_model(training_args.output_dir)
     trainer.create_model_card(dataset_name=script_args.dataset_name)  # README.md next to the weights, Hub-ready

@@ -197,3 +197,16 @@ def check_feedback_provider(provider, dataset, args):
             f"with the dataset's columns {columns}: {error}. Give it that signature, e.g. "
             "def provider(prompt, completions, rewards, **columns) -> str."
         ) from None
+
+
+def refuse_episodes_out_of_step(args, lockstep, tools: list):
+    """Regenerated tool episodes run TRL's tool loop, a data-dependent number of `generate` calls on each process:
+    where `generate` is collective (see `Lockstep`) the processes would fall out of step, so refuse at start-up."""
+    if tools and args.max_feedback_turns > 0 and lockstep.collective_generation:
+        raise ValueError(
+            f"Feedback turns (max_feedback_turns={args.max_feedback_turns}) cannot regenerate tool episodes (`tools` "
+            "or `environment_factory`) where generation is collective (DeepSpeed ZeRO-3, FSDP, vLLM server mode, "
+            "vllm_tensor_parallel_size > 1 or vllm_enable_sleep_mode): TRL's tool loop makes a different number of "
+            "generate calls on each process. Use DDP or ZeRO-1/2 (with vLLM: colocate, tensor parallel size 1, no "
+            "sleep mode), or max_feedback_turns=0."
+        )

@@ -1,12 +1,12 @@
 """Run by `accelerate launch` with 2 processes on CPU (gloo) from tests/test_self_feedback.py: plain DDP, or DeepSpeed
-ZeRO-3 when MULFERL_TEST_ENGINE=zero3 (the accelerate config then names the DeepSpeed config).
+ZeRO-2 or ZeRO-3 when MULFERL_TEST_ENGINE=zero2 or zero3 (the accelerate config then names the DeepSpeed config).
 
 Self-feedback where only rank 1 has failed groups: rank 0's rewards are mixed (GRPO at turn 0), rank 1's reward is 1
 exactly when the answer opens with an injected feedback block, so its groups fail at turn 0, get feedback written by
 the frozen starting policy, and are solved at turn 1 (FCO); `max_feedback_groups_per_step=1` lets one of them through,
 drawn alike on both ranks. Each rank records how many requests each of the
 provider's batched generations held and how often the reference model's `generate` ran, with its log history and
-final weights (DDP only: ZeRO-3 partitions them).
+final weights (not under ZeRO-3, which partitions them).
 """
 
 import importlib
@@ -27,11 +27,12 @@ from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
 
 
 def main(output_dir: Path, engine: str):
-    if engine == "zero3":
+    if engine.startswith("zero"):
         # Skip DeepSpeed's JIT-compiled shared-memory all-reduce (minutes on 2 cores); plain torch.distributed is used.
         importlib.import_module("deepspeed.comm.torch")
         sys.modules["deepspeed.comm.torch"].build_shm_op = lambda: None
     settings = {**TINY_TRAINING, "per_device_train_batch_size": 8, "num_generations": 4, "max_steps": 2}
+    settings["ddp_timeout"] = 60  # a rank left waiting in a collective fails in a minute, not half an hour
     if os.environ.get("MULFERL_TEST_KL_ONLY") == "1":
         # Only rank 0 (GRPO rows, for their KL) has rows to score under the reference, rank 1 (FCO off) none.
         settings.update(beta=0.04, fco_weight=0.0)
@@ -77,13 +78,17 @@ def main(output_dir: Path, engine: str):
     trainer.feedback_provider._generate = recorded_provider_generate
     reference.generate = counted_reference_generate
     trainer.train()
+    zero_stage = trainer.accelerator.state.deepspeed_plugin.zero_stage if trainer.is_deepspeed_enabled else None
     result = {
         "log_history": trainer.state.log_history,
         "requests_per_call": requests_per_call,
         "generate_calls": len(generate_calls),
-        "engine": {"processes": trainer.accelerator.num_processes, "deepspeed": trainer.is_deepspeed_enabled},
+        "engine": {
+            "processes": trainer.accelerator.num_processes,
+            "zero_stage": zero_stage,
+        },
     }
-    if engine == "ddp":
+    if engine != "zero3":  # ZeRO-3 partitions the weights
         result["parameters"] = torch.cat([p.detach().flatten() for p in trainer.model.parameters()]).tolist()
     (output_dir / f"result_rank{rank}.json").write_text(json.dumps(result))
 

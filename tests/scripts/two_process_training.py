@@ -21,6 +21,7 @@ import importlib
 import json
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import torch
@@ -39,6 +40,8 @@ FCO = {"fco_weight": 1.0, "fco_tau": 1.0}
 LORA = {"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}
 # Activation (gradient) checkpointing is on for the engines that the test names.
 ACTIVATION_CHECKPOINTING = os.environ.get("MULFERL_TEST_ACTIVATION_CHECKPOINTING") == "1"
+# Seconds a process waits in a collective before it fails (`ddp_timeout`): a hang fails fast.
+TIMEOUT = 90
 # A checkpoint after every step, for the resume test.
 CHECKPOINTS = os.environ.get("MULFERL_TEST_CHECKPOINTS") == "1"
 
@@ -55,7 +58,7 @@ def set_up_engine() -> dict:
         from accelerate import PartialState
         from accelerate.utils import DistributedType
 
-        state = PartialState(cpu=True)
+        state = PartialState(cpu=True, timeout=timedelta(seconds=TIMEOUT))
         state._shared_state["distributed_type"] = DistributedType.MULTI_GPU
         return {"accelerator_config": {"use_configured_state": True}}
     return {}
@@ -147,7 +150,7 @@ def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: b
     # 2 micro-batches per step: 4 groups per process and generation batch; 8 of the 16 prompts per step, so the
     # checkpoint after step 1 lies inside an epoch.
     settings = {**TINY_TRAINING, "max_steps": STEPS, "gradient_accumulation_steps": 2, "max_feedback_turns": 1}
-    settings |= engine_kwargs
+    settings |= engine_kwargs | {"ddp_timeout": TIMEOUT}
     if CHECKPOINTS:
         settings |= {"save_strategy": "steps", "save_steps": 1}
     settings |= {"activation_checkpointing": ACTIVATION_CHECKPOINTING}
@@ -194,7 +197,7 @@ def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: b
 
 def igrpo(run_dir: Path, engine_kwargs: dict, resume: bool):
     settings = {**TINY_TRAINING, "max_steps": STEPS, "activation_checkpointing": ACTIVATION_CHECKPOINTING}
-    settings |= engine_kwargs
+    settings |= engine_kwargs | {"ddp_timeout": TIMEOUT}
     args = IGRPOConfig(output_dir=str(run_dir), num_drafts=3, **settings)
     rank = args.process_index
 

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..credentials import check_variable_name
+
 
 @dataclass
 class GenerationRequest:
@@ -31,7 +33,10 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
         )
     text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    return ids + (tokenizer(prefill, add_special_tokens=False)["input_ids"] if prefill else [])
+    # The prefill holds feedback text: none of it is read as a special token, as in training.
+    return ids + (
+        tokenizer(prefill, add_special_tokens=False, split_special_tokens=True)["input_ids"] if prefill else []
+    )
 
 
 class TransformersBackend:
@@ -171,6 +176,7 @@ class OpenAIBackend:
     ):
         if api_key_env is None and base_url is None:
             api_key_env = "OPENAI_API_KEY"
+        check_variable_name(api_key_env, "--api_key_env")
         self.api_key = os.environ.get(api_key_env) if api_key_env else "EMPTY"
         if not self.api_key:
             raise ValueError(f"The environment variable {api_key_env} (--api_key_env) holds no API key.")

@@ -2,6 +2,7 @@
 
 from transformers import Trainer, TrainerCallback
 
+from ..lockstep import Lockstep
 from .backends import TransformersBackend
 from .benchmarks import load_benchmark, parse_benchmarks
 from .metrics import summarize
@@ -13,7 +14,9 @@ class EvaluationCallback(TrainerCallback):
     their average `eval/pass@1` (the paper selects the checkpoint with the best validation score).
 
     Generation is batched `model.generate` under TRL's `unwrap_model_for_generation` (DeepSpeed ZeRO-3 weights are
-    gathered); each process answers its share of the problems, and the verdicts are gathered before scoring.
+    gathered); each process answers its share of the problems, and the verdicts are gathered before scoring. Under
+    ZeRO-3 and FSDP transformers synchronises every `generate`, so there every process answers as many problems (see
+    `Lockstep`), padding its share with copies of the first problem whose answers are dropped.
 
     Usage:
     ```python
@@ -72,12 +75,16 @@ class EvaluationCallback(TrainerCallback):
 
         trainer = self.trainer
         tokenizer = getattr(trainer.processing_class, "tokenizer", trainer.processing_class)
+        lockstep = getattr(trainer, "lockstep", None) or Lockstep.of(trainer)
+        with trainer.accelerator.split_between_processes(self.problems) as shard:
+            problems = padded_problems(shard, lockstep.forward_rows(len(shard)), self.problems)
         with unwrap_model_for_generation(trainer.model_wrapped, trainer.accelerator) as model:
             backend = TransformersBackend(model, tokenizer, self.max_tokens, self.temperature, 1.0, self.batch_size)
-            with trainer.accelerator.split_between_processes(self.problems) as shard:
-                records = evaluate(
-                    shard, backend, self.num_samples, self.require_schema, show_progress=False, seed=trainer.args.seed
-                )
+            records = evaluate(
+                problems, backend, self.num_samples, self.require_schema, show_progress=False, seed=trainer.args.seed
+            )
+        reshard(trainer.model_wrapped)
+        records = [record for record in records if not is_padding(record["problem_id"])]
         return summarize(gather_object(records), self.num_samples)
 
     def on_step_end(self, args, state, control, **kwargs):
@@ -93,3 +100,25 @@ class EvaluationCallback(TrainerCallback):
         Trainer.log(self.trainer, metrics)
         control.should_log = should_log
         return control
+
+
+_PADDING = "mulferl-padding"
+
+
+def padded_problems(shard: list[dict], count: int, problems: list[dict]) -> list[dict]:
+    """`shard`, then copies of the first of `problems` up to `count`, each with its own padding id (`is_padding`)."""
+    return shard + [{**problems[0], "problem_id": (_PADDING, i)} for i in range(count - len(shard))]
+
+
+def is_padding(problem_id) -> bool:
+    return isinstance(problem_id, tuple) and problem_id[0] == _PADDING
+
+
+def reshard(model):
+    """Free the parameters FSDP2 left whole: it keeps the root module's after a forward, for the backward that
+    training runs next and an evaluation does not."""
+    from torch.distributed.fsdp import FSDPModule
+
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            module.reshard()

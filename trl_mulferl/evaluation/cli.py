@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from ..cli import add_config_option, parse_arguments
+from ..credentials import masked_url
 from . import backends
 from .benchmarks import BENCHMARKS, PAPER_BENCHMARKS, load_benchmark, parse_benchmarks
 from .metrics import summarize
@@ -41,7 +43,9 @@ def make_parser() -> argparse.ArgumentParser:
         prog="trl-mulferl eval",
         description="Evaluate a model on math and reasoning benchmarks: pass@1 over n samples, pass@k, and pass@1 "
         "after each test-time feedback turn.",
+        epilog="Flags may be spelled with underscores or dashes (--num_samples, --num-samples).",
     )
+    add_config_option(parser)
     parser.add_argument("--model", required=True, help="Model folder or Hub id; with --base_url, the served name.")
     parser.add_argument(
         "--benchmarks",
@@ -113,7 +117,7 @@ def make_parser() -> argparse.ArgumentParser:
 def run_config(args) -> dict:
     return {
         "model": args.model,
-        "base_url": args.base_url,
+        "base_url": masked_url(args.base_url),
         "temperature": args.temperature,
         "top_p": args.top_p,
         "max_tokens": args.max_tokens,
@@ -125,7 +129,7 @@ def run_config(args) -> dict:
         "feedback_turns": args.feedback_turns,
         "feedback_provider": args.feedback_provider,
         "feedback_model": args.feedback_model,
-        "feedback_base_url": args.feedback_base_url,
+        "feedback_base_url": masked_url(args.feedback_base_url),
         "max_feedback_length": args.max_feedback_length,
     }
 
@@ -200,7 +204,11 @@ def load_provider(args):
         raise SystemExit(f"--feedback_provider {spec!r}: give `openai` or a dotted path such as my_module:feedback.")
     if os.getcwd() not in sys.path:  # the console script does not put the working directory on the path
         sys.path.insert(0, os.getcwd())
-    provider = getattr(importlib.import_module(module_name), attribute, None)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise SystemExit(f"--feedback_provider {spec!r}: cannot import {module_name} ({error}).") from None
+    provider = getattr(module, attribute, None)
     if not callable(provider):
         raise SystemExit(f"--feedback_provider {spec!r}: {module_name} has no callable {attribute!r}.")
     return provider
@@ -297,7 +305,8 @@ def plot_turns(summary: dict, path: Path) -> bool:
 
 
 def main(argv=None) -> dict:
-    args = make_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    parser = make_parser()
+    args = parse_arguments(parser, sys.argv[1:] if argv is None else list(argv))
     if args.num_samples < 1 or (args.limit is not None and args.limit < 1) or args.feedback_turns < 0:
         raise SystemExit("--num_samples and --limit must be >= 1, --feedback_turns >= 0.")
     if args.feedback_turns > 0 and not args.feedback_provider:
@@ -318,7 +327,11 @@ def main(argv=None) -> dict:
     for name, path in sources.items():
         rows = load_benchmark(name, path, limit=args.limit, system_prompt=system_prompt)
         problems += [{"benchmark": name, **row} for row in rows]
-    provider = load_provider(args) if args.feedback_turns > 0 else None
+    try:  # a missing API key or an unreachable endpoint: one line, as for the other arguments
+        provider = load_provider(args) if args.feedback_turns > 0 else None
+        backend = make_backend(args)
+    except (ValueError, ConnectionError, PermissionError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     settings = None
     if provider is not None:
         settings = FeedbackSettings(
@@ -327,7 +340,7 @@ def main(argv=None) -> dict:
     samples_path = output_dir / SAMPLES_FILE
     records = evaluate(
         problems,
-        make_backend(args),
+        backend,
         args.num_samples,
         require_schema=not args.no_schema,
         feedback_turns=args.feedback_turns,

@@ -86,6 +86,7 @@ def _progress_bar(total: int, description: str, enabled: bool):
 def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettings, tokenizer) -> list[str | None]:
     """The cleaned feedback for each `(problem, sample, latest record)`, None where the provider gave none."""
     from ..feedback import FeedbackRequest, prepare_feedback, problem_text, request_feedback
+    from ..schema import control_tokens
 
     requests = [
         FeedbackRequest(
@@ -97,11 +98,11 @@ def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettin
         for problem, _, latest in work
     ]
     results = asyncio.run(request_feedback(settings.provider, requests, settings.max_concurrency, settings.deadline))
-    special_tokens = tuple(tokenizer.all_special_tokens) if tokenizer is not None else ()
+    tokens = control_tokens(tokenizer) if tokenizer is not None else ()
     return [
         None
         if result.text is None
-        else prepare_feedback(result.text, problem["solution"], tokenizer, settings.max_length, special_tokens).text
+        else prepare_feedback(result.text, problem["solution"], tokenizer, settings.max_length, tokens).text
         for (problem, _, _), result in zip(work, results, strict=True)
     ]
 

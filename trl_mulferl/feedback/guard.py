@@ -5,10 +5,13 @@ and the cap on policy tokens, in an order that leaves no statement of the answer
 """
 
 import ast
+import difflib
+import itertools
 import logging
 import math
 import numbers
 import re
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -16,6 +19,7 @@ from typing import Any
 
 import sympy
 from math_verify import parse, verify
+from text_to_num import alpha2digit
 
 from ..evaluation.benchmarks import looks_like_worked_solution
 from ..rewards import as_latex_answer, math_verify_timeout
@@ -65,14 +69,28 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
     r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
     r"|\b(?:answer|result|value|total|sum|solution)\s*[:=]"
+    # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
+    r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
+    r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
+    r"|\b(?:change|correct|fix|update|set|turn)\s+(?:it|that|this|(?:the|your)\s+(?:final\s+)?(?:answer|result|box|line))"
+    r"\s+(?:to|into)"
+    r"|\bmake\s+(?:it|(?:the|your)\s+(?:final\s+)?(?:answer|result|box))"
+    r"|\b(?:answer|respond|reply|conclude)\s+with"
     r"|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
     r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely))*"
     r"[\s$*(]*$"
 )
 _RESULT_CUE_AFTER = re.compile(
-    r"[\s$*)]*(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
+    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b)"
 )
+# "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
+_INSTRUCTION_BEFORE = re.compile(
+    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use)"
+    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(]*$"
+)
+_INSTRUCTION_AFTER = re.compile(r"[\s$*)]*(?:[.;!\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
 _ENUMERATION_BEFORE = re.compile(
     r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
@@ -139,6 +157,109 @@ class _Reference:
         )
 
 
+@dataclass(frozen=True)
+class _Normalised:
+    """A text rewritten for the guard to read, with the span of the original each of its characters comes from."""
+
+    text: str
+    starts: tuple[int, ...] | None = None  # None: the text is the original
+    ends: tuple[int, ...] | None = None
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        return (start, end) if self.starts is None else (self.starts[start], self.ends[end - 1])
+
+    def rewritten(self, pieces: list[tuple[int, int, str]]) -> "_Normalised":
+        """The text with each `(start, end, replacement)` piece (sorted, not overlapping) replaced; the characters of a
+        replacement come from the whole original span of the characters it replaces."""
+        if not pieces:
+            return self
+        text, starts, ends, position = [], [], [], 0
+        old_starts = self.starts or tuple(range(len(self.text)))
+        old_ends = self.ends or tuple(range(1, len(self.text) + 1))
+        for start, end, replacement in pieces:
+            text.append(self.text[position:start])
+            starts += old_starts[position:start]
+            ends += old_ends[position:start]
+            first, last = min(start, len(self.text) - 1), max(end, start + 1) - 1  # an insertion takes its neighbour
+            text.append(replacement)
+            starts += [old_starts[first]] * len(replacement)
+            ends += [old_ends[min(last, len(self.text) - 1)]] * len(replacement)
+            position = end
+        text.append(self.text[position:])
+        starts += old_starts[position:]
+        ends += old_ends[position:]
+        return _Normalised("".join(text), tuple(starts), tuple(ends))
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+_WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
+_CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
+_CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
+# What number words become after alpha2digit: "three quarters" -> "3 quarters", "two thirds" -> "2 3rds".
+_FRACTION_WORDS = re.compile(
+    r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
+    r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>\d+)(?:st|nd|rd|th)s?)\b"
+)
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d)", re.IGNORECASE)
+# Digits split by whitespace ("4 2", "4\n2"), read as one number where a result cue stands by them.
+_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+\n?|\n)[ \t]*\d+)+(?![\d.,]\d)")
+
+
+def _normalised(text: str) -> _Normalised:
+    """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
+    bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
+    (`＝`, a no-break space), invisible format characters (a zero-width space) dropped, and English number words as
+    digits (`text2num`'s `alpha2digit`: "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5)."""
+    pieces = []
+    for match in _NON_ASCII.finditer(text):
+        character = match.group()
+        digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
+        if unicodedata.category(character) == "Cf":
+            pieces.append((match.start(), match.end(), ""))
+        elif digit is not None:
+            pieces.append((match.start(), match.end(), str(digit)))
+        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ², ①
+            pieces.append((match.start(), match.end(), folded))
+    pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    normalised = _Normalised(text).rewritten(sorted(pieces))
+    normalised = normalised.rewritten(_number_words(normalised.text))
+    pieces = []
+    for match in _FRACTION_WORDS.finditer(normalised.text):
+        numerator = match.group("numerator") or "1"
+        denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
+        pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    return normalised.rewritten(sorted(pieces))
+
+
+def _number_words(text: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them (every number word,
+    "one" included), clause by clause: a number is spelled within one, and comparing short texts stays cheap."""
+    pieces = []
+    for clause in _CLAUSE.finditer(text):
+        tokens, offset = _WORD_OR_SPACE.findall(clause.group()), clause.start()
+        for first in range(0, len(tokens), _CLAUSE_TOKENS):
+            chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
+            digits = alpha2digit(chunk, "en", threshold=0) if re.search("[A-Za-z]", chunk) else chunk
+            if digits != chunk:
+                pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(chunk, digits)]
+            offset += len(chunk)
+    return pieces
+
+
+def _changed_words(before: str, after: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, replacement)` of `before` that `after` rewrites, found word by word."""
+    old, new = _WORD_OR_SPACE.findall(before), _WORD_OR_SPACE.findall(after)
+    old_offsets, new_offsets = [0, *itertools.accumulate(map(len, old))], [0, *itertools.accumulate(map(len, new))]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        (old_offsets[i1], old_offsets[i2], after[new_offsets[j1] : new_offsets[j2]])
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
 def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     r"""Replace every statement of the reference answer in the feedback with `[redacted]`.
 
@@ -152,8 +273,13 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     - every other number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`, `\sqrt{12}` for
       `2\sqrt{3}`), except step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)"), but only as a
       result statement when the reference is a short integer (|n| < `SHORT_ANSWER_LIMIT`): after "is", "equals",
-      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct". A bare mention
-      ("there are 4 cases", "divide by 2") is left alone.
+      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct", or handed over
+      in an instruction ("Write 7 as the result", "The box needs 7", "Change your answer to 7", "Put 7 in the box").
+      A bare mention ("there are 4 cases", "divide by 2") is left alone;
+    - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five"; English number words
+      read by `text2num`'s `alpha2digit`), in the digits of another script or full-width (Unicode decimal digits and
+      NFKC forms), with invisible characters inside, or with its digits split by whitespace next to a result cue
+      ("the answer is 4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
     variables numerically, and what only math-verify reads (`42^\circ`, intervals, sets) with math-verify, which runs
@@ -168,10 +294,26 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     Returns:
         The redacted text and whether anything was redacted.
     """
-    spans = [span for text in _reference_texts(reference) for span in _leak_spans(feedback, _reference(text))]
+    references = [_reference(text) for text in _reference_texts(reference)]
+    if not references:
+        return feedback, False
+    normalised = _normalised(feedback)
+    spans = [span for reference in references for span in _leak_spans(normalised.text, reference)]
+    spans += [span for reference in references for span in _split_digit_spans(normalised.text, reference)]
     if not spans:
         return feedback, False
-    return _replace_spans(feedback, spans), True
+    return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
+
+
+def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """Digits split by whitespace ("the answer is 4 2") that read as the reference once joined, next to a result
+    cue (a bare "4 2" is two numbers)."""
+    return [
+        match.span()
+        for match in _SPLIT_DIGITS.finditer(feedback)
+        if _stated_as_result(feedback, *match.span(), short=True)
+        and _states(re.sub(r"\s", "", match.group()), reference)
+    ]
 
 
 def _reference_texts(reference: Any) -> list[str]:
@@ -324,6 +466,8 @@ def _stated_as_result(text: str, start: int, end: int, short: bool) -> bool:
     before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
     after = text[end : end + _CONTEXT_CHARS].lower()
     if _RESULT_CUE_BEFORE.search(before) or _RESULT_CUE_AFTER.match(after):
+        return True
+    if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
     side = text[start:end]
     is_list_marker = _LIST_MARKER_BEFORE.search(before) is not None and (
@@ -480,6 +624,9 @@ class PreparedFeedback:
     leaked: bool  # whether the guard redacted anything
 
 
+# A bound on the characters of `max_tokens` policy tokens: MATH-500's problems and solutions take 2.6 characters per
+# SmolLM2 token on average, at most 5.6. The guard's cost grows with the text, so it checks only what can fit.
+MAX_CHARS_PER_TOKEN = 8
 # Redacting can lengthen the text past the token cap, and cutting it can end it on a new statement of the answer
 # ("is 42" cut to "is 4"): cap and check again, a bounded number of times.
 _PREPARE_PASSES = 3
@@ -491,17 +638,21 @@ def prepare_feedback(
     r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
     schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
 
-    The guard runs on the raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps
-    it), then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and
-    capping. A guard that fails leaves nothing (the group is unresolved) instead of stopping training.
+    The text is first cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, more than `max_tokens` tokens hold. The
+    guard runs on that raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps it),
+    then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and capping. A
+    guard that fails leaves nothing (the group is unresolved) instead of stopping training.
 
     Args:
         text: The provider's feedback.
         reference: The reference answer (see `redact_answer_leak`); a worked solution is checked for its final answer.
         tokenizer: The policy tokenizer the cap counts in; `None` for no cap.
         max_tokens: The cap, in policy tokens.
-        special_tokens: Strings removed from the text (the tokenizer's special tokens, which would end the turn).
+        special_tokens: Strings removed from the text: every control token of the tokenizer (special and added
+            tokens, `schema.control_tokens`).
     """
+    if tokenizer is not None:
+        text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:
         text, leaked = redact_answer_leak(text, reference)
         for _ in range(_PREPARE_PASSES):

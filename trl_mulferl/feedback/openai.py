@@ -3,8 +3,8 @@
 Per FAILED group, the K rollouts are split into random subgroups of `group_size` (drawn from the generator the trainer
 seeds from `(seed, global_step, prompt index)`, decision 4); each subgroup gets one reviewer request, and one merge
 request folds the reviews that succeeded into the feedback that is injected (a single review skips the merge). Requests are concurrent, bounded by `max_concurrency` and by optional requests- and tokens-per-minute
-limits, and retried by our own loop (the client's retries are off) on 429 (honouring Retry-After), 5xx, timeouts and
-connection errors, with exponential backoff and jitter.
+limits, and retried by our own loop (the client's retries are off) on what the OpenAI client retries: 408, 409, 429
+(honouring Retry-After-ms, then Retry-After), 5xx, timeouts and connection errors, with exponential backoff and jitter.
 
 The policy's rollouts are untrusted text (an RL policy can learn to ask the reviewer for the answer): the requests put
 them, and the problem, between markers carrying a per-request id, and the system prompts say that what is inside is
@@ -12,6 +12,7 @@ data, never instructions. The trainer's answer-leak guard stays the last line of
 """
 
 import asyncio
+import email.utils
 import hashlib
 import itertools
 import logging
@@ -26,6 +27,7 @@ from collections import Counter
 import openai
 import torch
 
+from ..credentials import check_variable_name, masked_url
 from ..routing import make_generator
 
 
@@ -57,7 +59,8 @@ Fix steps: 1. <step> 2. <step> ...</feedback>"""
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 # The requests' data markers (`fenced`), whole or cut off: small reviewers echo them into their replies.
 _FENCE_MARKER = re.compile(r"<<<[^<>\n]*>*")
-_RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+# The statuses the OpenAI client retries, besides 5xx: request timeout, lock timeout, rate limit.
+_RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
 class FeedbackError(RuntimeError):
@@ -156,16 +159,40 @@ class RateLimiter:
             await asyncio.sleep(send - now)
 
 
-def retry_delay(attempt: int, error: Exception, base: float, cap: float, rng: random.Random) -> float:
-    """Seconds to wait before retry `attempt` (0-based): the server's Retry-After if it sent one, else exponential
-    backoff `base * 2**attempt` with +-50% jitter, at most `cap`."""
-    response = getattr(error, "response", None)
-    retry_after = response.headers.get("retry-after") if response is not None else None
-    if retry_after is not None:
+def is_retryable(error: Exception) -> bool:
+    """Whether the OpenAI client would retry after `error`: a timeout, a connection error, 408, 409, 429 or 5xx."""
+    if isinstance(error, openai.APIConnectionError):  # APITimeoutError included
+        return True
+    return isinstance(error, openai.APIStatusError) and (
+        error.status_code in _RETRYABLE_STATUSES or error.status_code >= 500
+    )
+
+
+def server_delay(headers) -> float | None:
+    """The seconds a response asks the client to wait, read as the OpenAI client reads them: Retry-After-ms, else
+    Retry-After in seconds or as an HTTP date; `None` when it asks for no positive, finite wait."""
+    delay = None
+    for header, divisor in (("retry-after-ms", 1000), ("retry-after", 1)):
         try:
-            return min(float(retry_after), cap)
-        except ValueError:
-            pass  # an HTTP date: fall back to backoff
+            delay = float(headers.get(header)) / divisor
+            break
+        except (TypeError, ValueError):
+            continue
+    if delay is None:
+        try:
+            delay = email.utils.parsedate_to_datetime(headers.get("retry-after")).timestamp() - time.time()
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return delay if 0 < delay < math.inf else None
+
+
+def retry_delay(attempt: int, error: Exception, base: float, cap: float, rng: random.Random) -> float:
+    """Seconds to wait before retry `attempt` (0-based): the delay the server asked for if it did (`server_delay`),
+    else exponential backoff `base * 2**attempt` with +-50% jitter; at most `cap`."""
+    response = getattr(error, "response", None)
+    delay = server_delay(response.headers) if response is not None else None
+    if delay is not None:
+        return min(delay, cap)
     return min(base * 2**attempt * rng.uniform(0.5, 1.5), cap)
 
 
@@ -175,16 +202,18 @@ class OpenAIFeedbackProvider:
 
     Args:
         model (`str`): The feedback model, e.g. `"gpt-4o"` (the paper's) or the name a local server serves.
-        base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's.
+        base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's. Its
+            credentials (`user:password@`, query values) are masked in the provider's repr and errors.
         api_key_env (`str`, *optional*): The environment variable that holds the API key; read once, given only to
-            the client, never logged or saved. Default: `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no
-            key (so an exported OpenAI key never goes to another server): name the variable to send one.
+            the client, never logged or saved; a value that is no variable name (a key) is refused, unshown. Default:
+            `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no key (so an exported OpenAI key never goes to
+            another server): name the variable to send one.
         max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
         temperature (`float`, defaults to `0.0`): Sampling temperature of the feedback model.
         group_size (`int`, defaults to `2`): Rollouts per reviewer request (paper: 2).
         max_concurrency (`int`, defaults to `16`): Requests in flight at once, over all groups.
         timeout (`float`, defaults to `60.0`): Seconds per request attempt.
-        max_retries (`int`, defaults to `4`): Retries of a request after a 429, 5xx, timeout or connection error.
+        max_retries (`int`, defaults to `4`): Retries of a request after a 408, 409, 429, 5xx, timeout or connection error.
         reasoning_model (`bool`, defaults to `False`): For models that reject `stop`, `temperature` and `max_tokens`
             (e.g. o-series): send none of them and no token limit (their reasoning counts against any limit); the
             trainer still caps the injected feedback at `max_feedback_length` policy tokens.
@@ -229,6 +258,7 @@ class OpenAIFeedbackProvider:
         self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries
         self.reasoning_model, self.seed = reasoning_model, seed
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
+        check_variable_name(api_key_env, "api_key_env (feedback_api_key_env in the config)")
         if api_key_env is None and base_url is None:
             api_key_env = "OPENAI_API_KEY"
         self.api_key_env = api_key_env
@@ -245,7 +275,7 @@ class OpenAIFeedbackProvider:
         self._limiter = RateLimiter(requests_per_minute, tokens_per_minute)
 
     def __repr__(self):
-        return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={masked_url(self.base_url)!r})"
 
     def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
@@ -259,7 +289,7 @@ class OpenAIFeedbackProvider:
 
     def check_connection(self, timeout: float = 10.0):
         """Fail fast at start-up, naming the endpoint, when it cannot be reached or refuses the key (`GET /models`)."""
-        endpoint = self.base_url or "https://api.openai.com/v1"
+        endpoint = masked_url(self.base_url) or "https://api.openai.com/v1"
         client = openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
         try:
             client.models.list()
@@ -311,15 +341,15 @@ class OpenAIFeedbackProvider:
                 async with semaphore:
                     await self._limiter.wait(tokens)
                     response = await client.chat.completions.create(model=self.model, messages=messages, **options)
-            except _RETRYABLE as error:
+            except (openai.APIStatusError, openai.APIConnectionError) as error:
+                if not is_retryable(error):
+                    raise FeedbackError(f"HTTP {error.status_code} from the feedback endpoint") from None
                 if attempt == self.max_retries:
                     raise FeedbackError(f"{type(error).__name__} after {attempt + 1} attempts") from None
                 self._metrics["feedback/retries"] += 1
                 await asyncio.sleep(retry_delay(attempt, error, self.backoff_base, self.backoff_cap, self._rng))
                 attempt += 1
                 continue
-            except openai.APIStatusError as error:
-                raise FeedbackError(f"HTTP {error.status_code} from the feedback endpoint") from None
             except (openai.APIResponseValidationError, ValueError) as error:
                 raise FeedbackError(f"malformed reply from the feedback endpoint ({type(error).__name__})") from None
             if response.usage is not None:

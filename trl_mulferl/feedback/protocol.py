@@ -15,7 +15,9 @@ exception leaves the group unresolved.
 A *batched* provider (e.g. `SelfFeedbackProvider`, which generates with the policy's own weights) instead has a method
 `feedback_batch(requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]`: the trainer calls it once per
 feedback turn on every process together, with this process's requests (possibly none), so that it can run
-collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP.
+collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP. It must make the same collective calls
+on every process even where its own part fails: it then answers its requests with errors instead of raising, as
+`SelfFeedbackProvider` does (a process that raised would skip the calls the others still make, and they would wait).
 """
 
 import asyncio
@@ -178,8 +180,9 @@ def collect_feedback(
 ) -> list[FeedbackResult]:
     """The results of one feedback turn, in request order, from a batched or a per-request provider.
 
-    A batched provider is called with `trainer` (on every process together); if it raises (e.g. out of memory), all
-    its requests come back as errors and training goes on. Any other provider gets every request concurrently
+    A batched provider is called with `trainer` (on every process together); if it raises anyway, all its requests
+    come back as errors and training goes on, which keeps the processes in step only where it had no collective call
+    left to make (see the module's docstring). Any other provider gets every request concurrently
     through `request_feedback`, run by `run_async` (the trainer's feedback event loop).
     """
     if not is_batched(provider):

@@ -1,5 +1,6 @@
 """Self-feedback: the frozen starting policy reviews the failed rollouts (paper section 5.1, Tables 3 and 13)."""
 
+import logging
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ from .openai import (
 )
 from .protocol import FeedbackRequest, FeedbackResult
 
+
+logger = logging.getLogger(__name__)
 
 # What a process with no request of its own generates, one token long, so that every process calls `generate`.
 _DUMMY_CONVERSATION = [{"role": "user", "content": "."}]
@@ -106,47 +109,77 @@ class SelfFeedbackProvider:
         return metrics
 
     def feedback_batch(self, requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]:
-        """The feedback for each of this process's requests; every process calls this together."""
+        """The feedback for each of this process's requests; every process calls this together.
+
+        Where generation is collective, a process whose own part fails (e.g. a prompt its chat template rejects) must
+        still make both `generate` calls the others make: it goes on with no request, and its requests come back
+        as errors (their groups unresolved).
+        """
         start = time.perf_counter()
-        splits = [split_subgroups(len(r.completions), self.group_size, r.generator()) for r in requests]
-        replies = self._generate(
-            trainer,
-            [
+        failure = None
+        try:
+            splits = [split_subgroups(len(r.completions), self.group_size, r.generator()) for r in requests]
+            review_conversations = [
                 _conversation(REVIEWER_PROMPT, review_request(r.prompt, r.completions, r.rewards, indices))
                 for r, subgroups in zip(requests, splits, strict=True)
                 for indices in subgroups
-            ],
-        )
+            ]
+        except Exception as error:
+            failure, review_conversations = error, []
+        replies, failure = self._generate_or_fail(trainer, review_conversations, failure)
+        merge_conversations = []
+        if failure is None:
+            try:
+                reviews, to_merge = self._reviews(splits, replies)
+                merge_conversations = [
+                    _conversation(MERGE_PROMPT, merge_request(requests[i].prompt, reviews[i])) for i in to_merge
+                ]
+            except Exception as error:
+                failure = error
+        merged, failure = self._generate_or_fail(trainer, merge_conversations, failure)
+        latency = time.perf_counter() - start
+        if failure is not None:
+            logger.warning("Self-feedback failed on this process: %s: %s", type(failure).__name__, failure)
+            return [FeedbackResult(None, latency, error=type(failure).__name__) for _ in requests]
+        texts = [texts[0] if texts else None for texts in reviews]
+        for index, text in zip(to_merge, merged, strict=True):
+            texts[index] = _extracted(text)
+        texts = [None if isinstance(text, FeedbackError) else text for text in texts]
+        return [FeedbackResult(text, latency, None if text is not None else "empty") for text in texts]
+
+    def _reviews(self, splits: list[list], replies: list[str]) -> tuple[list[list[str]], list[int]]:
+        """Each request's successful reviews, and the requests with more than one (to merge)."""
         reviews, first = [], 0
         for subgroups in splits:
             group_replies, first = replies[first : first + len(subgroups)], first + len(subgroups)
             reviews.append(successful_reviews([_extracted(reply) for reply in group_replies]))
             if len(reviews[-1]) < len(subgroups):
                 self._metrics["feedback/failed_reviews"] += len(subgroups) - len(reviews[-1])
-        to_merge = [index for index, texts in enumerate(reviews) if len(texts) > 1]
-        merged = self._generate(
-            trainer, [_conversation(MERGE_PROMPT, merge_request(requests[i].prompt, reviews[i])) for i in to_merge]
-        )
-        texts = [texts[0] if texts else None for texts in reviews]
-        for index, text in zip(to_merge, merged, strict=True):
-            texts[index] = _extracted(text)
-        texts = [None if isinstance(text, FeedbackError) else text for text in texts]
-        latency = time.perf_counter() - start
-        return [FeedbackResult(text, latency, None if text is not None else "empty") for text in texts]
+        return reviews, [index for index, texts in enumerate(reviews) if len(texts) > 1]
+
+    def _generate_or_fail(
+        self, trainer, conversations, failure: Exception | None
+    ) -> tuple[list[str], Exception | None]:
+        """`_generate` of the conversations, or with none after a failure; the replies and the failure, if any."""
+        try:
+            return self._generate(trainer, [] if failure is not None else conversations), failure
+        except Exception as error:  # raised before the collective call or where there is none (see `_generate`)
+            return [], failure or error
 
     def _generate(self, trainer, conversations: list[list[dict[str, str]]]) -> list[str]:
         """One batched `generate` of the frozen policy over the conversations, on every process; the replies."""
-        accelerator = trainer.accelerator
-        # `generate` on the transformers reference is a run of forwards: collective under ZeRO-3 and FSDP only.
-        if trainer.lockstep.forward_rows(len(conversations)) == 0:
+        lockstep = trainer.lockstep
+        if lockstep.forward_rows(len(conversations)) == 0:
             return []
-        tokenizer = trainer.processing_class
-        texts = tokenizer.apply_chat_template(
-            conversations or [_DUMMY_CONVERSATION], add_generation_prompt=True, tokenize=False
-        )
-        inputs = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False).to(
-            accelerator.device
-        )
+        tokenizer, failure = trainer.processing_class, None
+        try:
+            inputs = _tokenized(tokenizer, conversations, trainer.accelerator.device)
+        except Exception as error:
+            if not lockstep.collective_forwards:
+                raise
+            # The others are about to generate: join them with the dummy request, then fail.
+            failure, conversations = error, []
+            inputs = _tokenized(tokenizer, conversations, trainer.accelerator.device)
         sampling = {"do_sample": True, "temperature": self.temperature, "top_p": 1.0, "top_k": 0}
         generation_config = GenerationConfig(
             max_new_tokens=self.max_new_tokens if conversations else 1,
@@ -156,14 +189,29 @@ class SelfFeedbackProvider:
             disable_compile=True,
             **(sampling if self.temperature > 0 else {"do_sample": False}),
         )
-        sharded = accelerator.num_processes > 1 and (trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled)
+        # A run of forwards: synchronised exactly where forwards are collective (not under ZeRO-1/2, see `Lockstep`).
         with reference_policy(trainer) as model, torch.no_grad():
             output = model.generate(
-                **inputs, generation_config=generation_config, tokenizer=tokenizer, synced_gpus=sharded
+                **inputs,
+                generation_config=generation_config,
+                tokenizer=tokenizer,
+                synced_gpus=lockstep.collective_forwards,
             )
+        if failure is not None:
+            raise failure
         if not conversations:
             return []
         replies = output[:, inputs["input_ids"].size(1) :]
         self._metrics["feedback/prompt_tokens"] += int(inputs["attention_mask"].sum())
         self._metrics["feedback/completion_tokens"] += int((replies != tokenizer.pad_token_id).sum())
         return tokenizer.batch_decode(replies, skip_special_tokens=True)
+
+
+def _tokenized(tokenizer, conversations: list[list[dict[str, str]]], device) -> dict:
+    """The conversations (the dummy request when there are none) in the chat template, left-padded."""
+    texts = tokenizer.apply_chat_template(
+        conversations or [_DUMMY_CONVERSATION], add_generation_prompt=True, tokenize=False
+    )
+    return tokenizer(texts, return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False).to(
+        device
+    )

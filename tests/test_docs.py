@@ -1,0 +1,183 @@
+"""The documentation cannot rot: every Python block of README.md and docs/*.md runs offline, every link resolves.
+
+A page's blocks run in order in one namespace (a page reads as one script), in a fresh folder, as written except
+that: the Hub model ids below load the tests' tiny model; `datasets.load_dataset` of a Hub benchmark reads its test
+file in `../shared/data/` (the page skips where that folder is absent); `MulFeRLConfig` and `IGRPOConfig` train 1
+step of tiny sizes, whatever the block asks. A block right after `<!-- docs-test: skip, REASON -->` is not run.
+"""
+
+import re
+from pathlib import Path
+
+import datasets
+import huggingface_hub
+import pytest
+
+import trl_mulferl
+
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SKIP_MARKER = re.compile(r"<!-- docs-test: skip, (.+?) -->")
+BLOCK = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+
+HUB_MODELS = ("Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen3-0.6B")
+HUB_DATASETS = {
+    "HuggingFaceH4/MATH-500": "math500",
+    "math-ai/aime24": "aime24",
+    "math-ai/amc23": "amc23",
+    "math-ai/minervamath": "minerva_math",
+    "openai/gsm8k": "gsm8k",
+}
+TINY = {
+    "max_steps": 1,
+    "per_device_train_batch_size": 2,
+    "num_generations": 2,
+    "max_completion_length": 8,
+    "use_cpu": True,
+    "bf16": False,
+    "activation_checkpointing": False,
+    "logging_steps": 1,
+    "report_to": "none",
+    "save_strategy": "no",
+}
+
+
+def python_blocks(page: Path) -> list[tuple[int, str, str | None]]:
+    """(line, source, skip reason or None) of each fenced Python block."""
+    text = page.read_text()
+    blocks = []
+    for match in BLOCK.finditer(text):
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        skip = SKIP_MARKER.fullmatch(before.strip())
+        blocks.append((text.count("\n", 0, match.start()) + 2, match.group(1), skip and skip.group(1)))
+    return blocks
+
+
+def test_every_page_is_found():
+    names = {page.relative_to(ROOT).as_posix() for page in PAGES}
+    assert {"README.md", "docs/mulferl_trainer.md", "docs/feedback_providers.md", "docs/evaluation.md"} <= names
+
+
+def test_skipped_blocks_are_few_and_say_why():
+    skipped = [(page.name, line, reason) for page in PAGES for line, _, reason in python_blocks(page) if reason]
+    ran = [1 for page in PAGES for _, _, reason in python_blocks(page) if not reason]
+    assert len(skipped) <= 2 and len(ran) >= 6, skipped
+    assert all(len(reason) > 10 for *_, reason in skipped), skipped
+
+
+def test_python_blocks_reads_skip_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Text.\n\n```python\nx = 1\n```\n\n<!-- docs-test: skip, needs an OpenAI key -->\n```python\ny = 2\n```\n"
+        "\n```bash\nls\n```\n"
+    )
+    assert python_blocks(page) == [(4, "x = 1\n", None), (9, "y = 2\n", "needs an OpenAI key")]
+
+
+@pytest.fixture
+def offline_docs(tmp_path, monkeypatch, tiny_model_dir):
+    """A fresh folder where Hub ids resolve to local files and trainers train 1 tiny step."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # a missed Hub id fails at once
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-docs-test")  # read when a provider is built, sent only on a request
+    monkeypatch.setenv("MY_KEY", "docs-test")
+    from tests.conftest import SHARED_DATA
+
+    load_dataset = datasets.load_dataset
+
+    def local_load_dataset(path, *args, **kwargs):
+        if path not in HUB_DATASETS:
+            return load_dataset(path, *args, **kwargs)
+        files = sorted((SHARED_DATA / HUB_DATASETS[path]).glob("*.jsonl"))
+        if not files:
+            pytest.skip(f"{path}: no local copy in {SHARED_DATA}")
+        return load_dataset("json", data_files=[str(file) for file in files], split="train")
+
+    monkeypatch.setattr(datasets, "load_dataset", local_load_dataset)
+    for name in ("MulFeRLConfig", "IGRPOConfig"):
+        config_class = getattr(trl_mulferl, name)
+        tiny = TINY | ({"num_drafts": 2} if name == "IGRPOConfig" else {})
+        monkeypatch.setattr(
+            trl_mulferl,
+            name,
+            lambda *args, _class=config_class, _tiny=tiny, **kwargs: _class(*args, **(kwargs | _tiny)),
+        )
+    return tiny_model_dir
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_python_blocks_run(page, offline_docs):
+    namespace = {"__name__": "__docs__"}
+    for line, source, skip in python_blocks(page):
+        if skip:
+            continue
+        for model_id in HUB_MODELS:
+            source = source.replace(f'"{model_id}"', repr(offline_docs))
+        code = compile(source, f"{page.relative_to(ROOT)}:{line}", "exec")
+        exec(code, namespace)
+        if "trainer.train()" in source:  # it trained, not just built: one optimizer step
+            assert namespace["trainer"].state.global_step == TINY["max_steps"], f"{page.name}:{line}"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, formatting and punctuation dropped, spaces to dashes."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "").strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    found, seen = set(), {}
+    for heading in re.findall(r"^#{1,6} (.+)$", strip_fences(page.read_text()), re.MULTILINE):
+        anchor = slug(heading)
+        count = seen.get(anchor, 0)
+        seen[anchor] = count + 1
+        found.add(f"{anchor}-{count}" if count else anchor)
+    return found
+
+
+def strip_fences(text: str) -> str:
+    return re.sub(r"^```.*?^```$", "", text, flags=re.DOTALL | re.MULTILINE)
+
+
+def strip_code(text: str) -> str:
+    return re.sub(r"`[^`\n]*`", "", strip_fences(text))
+
+
+LINKED_PAGES = [*PAGES, ROOT / "benchmarks" / "README.md", ROOT / "CHANGELOG.md"]
+
+
+def broken_links(page: Path) -> list[str]:
+    """Relative links of `page` whose file does not exist or whose `#anchor` names no heading there."""
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", strip_code(page.read_text())):
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists() or (anchor and linked.suffix == ".md" and anchor not in anchors(linked)):
+            broken.append(target)
+    return broken
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_links_resolve(page):
+    assert broken_links(page) == []
+
+
+def test_broken_links_are_found(tmp_path):
+    (tmp_path / "other.md").write_text("# Other page\n\n## `a.py`: its part\n")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Page\n\n[ok](other.md#apy-its-part) [ok](#page) [web](https://example.com/x#y) `[code](missing.md)`\n"
+        "[no file](missing.md) [no anchor](other.md#its-part) [no local anchor](#other-page)\n"
+    )
+    assert broken_links(page) == ["missing.md", "other.md#its-part", "#other-page"]
+
+
+def test_slug_follows_github():
+    assert slug("How it sits on TRL, and where it differs from the paper") == (
+        "how-it-sits-on-trl-and-where-it-differs-from-the-paper"
+    )
+    assert slug("Test-time feedback (paper §5.2)") == "test-time-feedback-paper-52"
+    assert slug("`learning.py`: does MulFeRL learn more than GRPO?") == "learningpy-does-mulferl-learn-more-than-grpo"
