@@ -402,7 +402,9 @@ def test_fco_gradient_with_gradient_accumulation(tmp_path, tiny_tokenizer, tiny_
     model.zero_grad()
     pairs = [sample_fco_pairs(K, "permutation", make_generator(args.seed, 0, g)) for g in range(num_groups)]
     eq15_loss(model, trainer.ref_model, batch, args, pairs).backward()
-    atol = 1e-7 if normalization == "mean" else 1e-6  # summed scores: gradients up to |y| = 8 times larger
+    # Summed scores: gradients up to |y| = 8 times larger, and float32 sums in another order (4 partner chunks):
+    # 1.3e-6 on one of 13,632 elements on an Intel Xeon.
+    atol = 1e-7 if normalization == "mean" else 2e-6
     for got, expected in zip(gradients, [p.grad for p in model.parameters()], strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=atol)
 
