@@ -16,6 +16,7 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
+from trl_mulferl.async_fco import FCO_UNIT
 from trl_mulferl.schema import control_tokens, feedback_prefill, sanitize_feedback
 
 
@@ -256,8 +257,20 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
         if trained:  # TRL's (r - mean) / (std + 1e-8) over the scripted rewards [1, 0]
             assert abs(sample["advantage"]) == pytest.approx(1.0, abs=1e-6)
         seen.add(kind)
+        unit = sample["metrics"].get(FCO_UNIT)
+        if unit is not None:  # an FCO prompt's carrier: its solved group, then the failed group of the turn before
+            members = unit["members"]
+            assert len(members) == 2 * K and all(member["advantage"] == 0 for member in members)
+            member_turns = [turn_of(tiny_tokenizer.decode(member["input_ids"].tolist())) for member in members]
+            assert member_turns == [turn] * K + [turn - 1] * K, kind
+            assert [member["metrics"]["reward"] for member in members] == [1.0] * K + [0.0] * K
+            assert sorted(j for j, _ in unit["pairs"]) == list(range(K))  # the permutation pairing
+            assert sorted(i for _, i in unit["pairs"]) == list(range(K))
+            seen.add(f"{kind} carrier")
     assert {"grpo_turn0", "grpo_turn1"} <= seen
+    assert {"fco_turn1 carrier", "fco_turn2 carrier"} <= seen
     history = trainer.state.log_history
+    assert sum(entry.get("mulferl/fco/pairs", 0) for entry in history) > 0
     routes = [entry for entry in history if "mulferl/route/grpo" in entry]
     assert routes and all(
         sum(entry[f"mulferl/route/{r}"] for r in ("grpo", "fco", "solved_skip", "unresolved", "unscorable"))
@@ -267,6 +280,72 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     requests = sum(entry.get("mulferl/feedback/requests", 0) for entry in history if "train_runtime" not in entry)
     assert requests > 0
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
+
+
+class WeightSnapshots(TrainerCallback):
+    """The policy's weights at the beginning of each optimizer step: those its micro-batches are scored with."""
+
+    def __init__(self):
+        self.weights = []
+
+    def on_step_begin(self, args, state, control, model=None, **kwargs):
+        self.weights.append({name: value.detach().clone() for name, value in model.state_dict().items()})
+
+
+@pytest.mark.vllm
+def test_fco_loss_is_the_spec_equation_recomputed_by_hand(tmp_path, vllm_server, async_model_dir):
+    """FCO prompts alone, one per optimizer step (a micro-batch of one carrier): each step's logged FCO loss and score
+    gap equal eq. 14 over the prompt's pairs, with scores (eq. 13, summed as the released code) recomputed here by
+    plain forwards of each member under the step's weights and under the starting model. Every advantage is 0, so
+    the weights move by FCO alone."""
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModelForCausalLM
+
+    tau, margin, steps = 1.0, 0.5, 3
+    snapshots = WeightSnapshots()
+    trainer, consumed = train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        kinds_dataset(["fco_turn1"] * 8),
+        round_provider,
+        [snapshots],
+        max_steps=steps,
+        per_device_train_batch_size=1,
+        fco_weight=1.0,
+        fco_tau=tau,
+        fco_margin=margin,
+    )
+    model = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    reference = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+
+    def score_sums(policy, members):
+        sums = []
+        for member in members:
+            ids, mask = torch.tensor(member["input_ids"]), torch.tensor(member["completion_mask"])
+            logps = policy(ids.unsqueeze(0)).logits[0, :-1].log_softmax(-1).gather(1, ids[1:, None]).squeeze(1)
+            sums.append((logps * mask[1:]).sum())
+        return torch.stack(sums)
+
+    logged = [entry for entry in trainer.state.log_history if "mulferl/fco/loss" in entry]
+    assert [entry["step"] for entry in logged] == list(range(1, steps + 1))
+    for step, entry in enumerate(logged):
+        unit = consumed[step]["metrics"][FCO_UNIT]
+        model.load_state_dict(snapshots.weights[step])
+        with torch.no_grad():
+            scores = score_sums(model, unit["members"]) - score_sums(reference, unit["members"])
+        pairs = torch.tensor(unit["pairs"])
+        gaps = scores[pairs[:, 0]] - scores[K + pairs[:, 1]]
+        assert entry["mulferl/fco/pairs"] == K
+        assert entry["mulferl/fco/loss"] == pytest.approx(F.softplus(-tau * (gaps - margin)).mean().item(), abs=1e-4)
+        assert entry["mulferl/fco/score_gap"] == pytest.approx(gaps.mean().item(), abs=1e-4)
+        assert all(member["advantage"] == 0 for member in unit["members"])
+    assert logged[0]["mulferl/fco/loss"] == pytest.approx(F.softplus(torch.tensor(tau * margin)).item(), abs=1e-6)
+    assert all(abs(entry["mulferl/fco/score_gap"]) > 1e-3 for entry in logged[1:])  # the policy has left the reference
+    trained = trainer.model.state_dict()
+    moved = max((trained[name] - value).abs().max().item() for name, value in snapshots.weights[0].items())
+    assert moved > 1e-4
 
 
 @pytest.mark.vllm

@@ -2,7 +2,7 @@ from dataclasses import MISSING, dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
-from .mulferl_config import MaskedFeedbackURL, MulFeRLConfig, check_feedback_fields
+from .mulferl_config import MaskedFeedbackURL, MulFeRLConfig, check_fco_fields, check_feedback_fields
 from .validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 
 
@@ -28,16 +28,23 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     parameter with its TRL default) plus MulFeRL's feedback turns.
 
     The feedback fields mean what they mean in [`MulFeRLConfig`] (same names, defaults and paper values:
-    `max_feedback_turns=2`, `feedback_group_size=2`, `max_feedback_length=1024`, `success_threshold=1.0`), with these
-    differences, since each failed group is handled on its own while the trainer trains:
+    `max_feedback_turns=2`, `feedback_group_size=2`, `max_feedback_length=1024`, `success_threshold=1.0`; FCO:
+    `fco_weight=0.01`, `fco_tau=0.005`, `fco_margin=0`, the permutation pairing), with these differences, since each
+    failed group is handled on its own while the trainer trains:
 
     - `feedback_turn_deadline` bounds one group's feedback request (there is no batch-wide feedback turn);
     - `feedback_provider="self"` is not available (the rollout process holds no copy of the policy): serve the model
       and use `"openai"`;
     - a group's rewards are the plain sum of the reward functions (AsyncGRPO has no `reward_weights`), and
-      `success_threshold` applies to that sum.
+      `success_threshold` applies to that sum;
+    - an FCO prompt's two groups reach the trainer together and are trained in one micro-batch, where its pair losses
+      are computed exactly for either pairing (no generation-time surrogate); the FCO term of a micro-batch is
+      `fco_weight` x the sum over its FCO prompts of their mean pair loss / the prompts it trains;
+    - the reference policy of FCO is the base model with the adapter disabled under PEFT, else a frozen copy of the
+      starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
+      micro-batch holding an FCO pair.
 
-    Not available yet: FCO (`fco_*`), `feedback_replay`, the annealed and capped feedback budgets
+    Not available yet: `feedback_replay`, the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
     """
 
@@ -69,6 +76,13 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     feedback_checker_max_reports: int = _mulferl_field("feedback_checker_max_reports")
     feedback_checker_max_chars: int = _mulferl_field("feedback_checker_max_chars")
     feedback_reference_column: str = _mulferl_field("feedback_reference_column")
+    fco_weight: float = _mulferl_field("fco_weight")
+    fco_tau: float = _mulferl_field("fco_tau")
+    fco_margin: float = _mulferl_field("fco_margin")
+    fco_score_normalization: str = _mulferl_field("fco_score_normalization")
+    fco_pairing: str = _mulferl_field("fco_pairing")
+
+    fco_enabled = MulFeRLConfig.fco_enabled
 
     def __post_init__(self):
         default_activation_checkpointing(self)
@@ -82,3 +96,4 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
                 "of the policy. Serve the starting model (vllm serve) and use feedback_provider='openai'."
             )
         check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
+        check_fco_fields(self)

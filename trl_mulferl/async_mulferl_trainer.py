@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import torch
+from accelerate.utils import is_peft_model
 from trl.chat_template_utils import parse_response
 from trl.experimental.async_grpo import AsyncGRPOTrainer
 from trl.experimental.async_grpo.async_rollout_worker import (
@@ -26,8 +28,11 @@ from trl.experimental.async_grpo.async_rollout_worker import (
     _AsyncRolloutLoop,
     _chain_to_sequences,
 )
-from trl.trainer.utils import get_callable_name
+from trl.experimental.utils import create_reference_model
+from trl.models.utils import prepare_fsdp
+from trl.trainer.utils import get_callable_name, use_adapter
 
+from .async_fco import FCOCollator, FCOUnits, fco_carrier
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .feedback import (
     FeedbackRequest,
@@ -40,9 +45,10 @@ from .feedback import (
     request_feedback,
 )
 from .feedback.totals import TOTAL_COUNTS
-from .metrics import LOGGED_ROUTES, TRAINED_ROUTES
+from .losses import fco_pair_losses, packed_sequence_logp
+from .metrics import LOGGED_ROUTES, TRAINED_ROUTES, FCOWindow
 from .rewards import completion_text
-from .routing import GroupState, Route, group_state, rewards_vary, route
+from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
 from .schema import control_tokens, inject_feedback
 from .validation import check_dataset_columns, check_feedback_provider, resolve_args
 
@@ -63,6 +69,7 @@ class FeedbackSettings:
     skip_truncated: bool
     reference_column: str
     seed: int
+    fco_pairing: str | None  # None: FCO off
 
     @classmethod
     def of(cls, args: AsyncMulFeRLConfig) -> "FeedbackSettings":
@@ -76,14 +83,17 @@ class FeedbackSettings:
             skip_truncated=args.feedback_skip_truncated,
             reference_column=args.feedback_reference_column,
             seed=args.seed,
+            fco_pairing=args.fco_pairing if args.fco_enabled else None,
         )
 
 
 @dataclass(slots=True)
 class RegeneratedGroup(RolloutGroup):
-    """A group regenerated with feedback: TRL's group plus the states of the prompt's earlier turns."""
+    """A group regenerated with feedback: TRL's group plus the states of the prompt's earlier turns and the rows of
+    the turn before (the negatives, should this turn solve it)."""
 
     states: list[GroupState] = field(default_factory=list)
+    previous: list[RolloutSample] = field(default_factory=list)
 
 
 class MulFeRLRolloutLoop(_AsyncRolloutLoop):
@@ -136,7 +146,19 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         if decision is Route.REGENERATE:
             self._spawn(self._feedback_turn(group, samples, states))
             return []  # the task hands this prompt's rows to the trainer when its trajectory ends
-        return self._finish(samples, decision)
+        samples = self._finish(samples, decision)
+        if decision is Route.FCO and self.settings.fco_pairing is not None:
+            return [self._fco_carrier(samples, group.previous)]
+        return samples
+
+    def _fco_carrier(self, positives: list[RolloutSample], negatives: list[RolloutSample]) -> RolloutSample:
+        """The prompt's solved group and the failed group before it, as one sample, with its FCO pairs."""
+        for sample in negatives:
+            sample.advantage = 0.0
+        # A group id is unique over the run: it seeds the prompt's pairing on its own.
+        generator = make_generator(self.settings.seed, 0, positives[0].group_id)
+        pairs = sample_fco_pairs(len(positives), self.settings.fco_pairing, generator)
+        return fco_carrier(positives, negatives, pairs)
 
     def _finish(self, samples: list[RolloutSample], decision: Route) -> list[RolloutSample]:
         """The rows of a prompt whose trajectory ends with `decision`, and its route metrics."""
@@ -181,7 +203,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._finish(samples, Route.UNRESOLVED))
             return
-        regenerated = await self._regenerate(group, feedback, states)
+        regenerated = await self._regenerate(group, feedback, states, samples)
         await self._hand_over(await self._score_group(regenerated))
 
     async def _ask_for_feedback(self, group: RolloutGroup, samples: list[RolloutSample], turn: int) -> str | None:
@@ -220,7 +242,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._push_metrics(metrics)
         return text
 
-    async def _regenerate(self, group: RolloutGroup, feedback: str, states: list[GroupState]) -> RegeneratedGroup:
+    async def _regenerate(
+        self, group: RolloutGroup, feedback: str, states: list[GroupState], previous: list[RolloutSample]
+    ) -> RegeneratedGroup:
         """The group's K rollouts generated again from its prompt with the feedback injected.
 
         With structured injection the prefill `<thinking><feedback>...</feedback>` heads each completion with
@@ -285,6 +309,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             rollout_rewards=[None] * k,
             queued_at=time.monotonic(),
             states=states,
+            previous=previous,
         )
 
     async def _hand_over(self, samples: list[RolloutSample]):
@@ -400,6 +425,71 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                 feedback_settings=FeedbackSettings.of(args),
             )
             self.rollout_queue = self.rollout_worker.rollout_buffer
+        # FCO's reference policy: the adapter-free base model under PEFT, else a frozen copy (AsyncGRPO has none).
+        self.ref_model = None
+        if args.fco_enabled and not is_peft_model(self.model):
+            reference = create_reference_model(self.model)
+            if self.is_fsdp_enabled:
+                self.ref_model = prepare_fsdp(reference, self.accelerator)
+            else:
+                self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
+        self._fco_window = FCOWindow()
+
+    def get_train_dataloader(self):
+        dataloader = super().get_train_dataloader()
+        if self.args.fco_enabled and self.accelerator.is_main_process:
+            # TRL builds its planner and collator inline: FCO carriers are opened before the planner and unfolded in
+            # the collator, so that an FCO prompt's two groups are trained in one rank's row of one micro-batch.
+            loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
+            loader.dataset.dataset = FCOUnits(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
+            loader.collate_fn = FCOCollator(loader.collate_fn, self._metrics["train"])
+        return dataloader
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        if "mulferl_fco_pairs" not in inputs:
+            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+        # TRL's loss does not return its forward: the FCO term scores the pairs on the log-probs it computed.
+        forwards = []
+        hook = model.register_forward_hook(lambda module, args, output: forwards.append(output))
+        try:
+            loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+        finally:
+            hook.remove()
+        selected = inputs["token_index"] >= 0
+        token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
+        with torch.no_grad():
+            reference = self._reference_log_probs(model, inputs).flatten()[token_index]
+        normalization, num_sequences = self.args.fco_score_normalization, int(segment_id.max()) + 1
+        scores = packed_sequence_logp(
+            forwards[0].log_probs.flatten()[token_index], segment_id, num_sequences, normalization
+        ) - packed_sequence_logp(reference, segment_id, num_sequences, normalization)
+        kept = inputs["mulferl_fco_pairs"][0, :, 0] >= 0
+        pairs, weights = inputs["mulferl_fco_pairs"][0][kept], inputs["mulferl_fco_pair_weights"][0][kept]
+        pair_losses = fco_pair_losses(
+            scores[pairs[:, 0]], scores[pairs[:, 1]], self.args.fco_tau, self.args.fco_margin
+        )
+        # Each FCO prompt adds fco_weight x its mean pair loss, over the prompts of the micro-batch (every rank's:
+        # data parallelism averages the ranks' gradients), scaled for gradient accumulation as TRL's term is.
+        scale = self.args.fco_weight * self.accelerator.num_processes / inputs["mulferl_fco_prompts"][0]
+        term = scale * (weights * pair_losses).sum() / self.current_gradient_accumulation_steps
+        gaps = scores[pairs[:, 0]] - scores[pairs[:, 1]]
+        self._fco_window.add(self.accelerator, pair_losses.sum().item(), gaps.sum().item(), float(len(pairs)))
+        if self.accelerator.sync_gradients:
+            self._fco_window.flush(self._metrics["train"])
+        return loss + term
+
+    def _reference_log_probs(self, model, inputs) -> torch.Tensor:
+        """The reference's per-position log-probs of the packed row, from the inputs of TRL's forward."""
+        packed = inputs["attention_mask"].bool()
+        tree = {
+            key: inputs[key][inputs[key] >= 0] for key in ("tree_kv_index", "tree_cu_seqlens_q", "tree_cu_seqlens_k")
+        }
+        tree["tree_max_seqlen_q"], tree["tree_max_seqlen_k"] = inputs["tree_max_seqlens"][0].tolist()
+        forward = {key: inputs[key][packed].unsqueeze(0) for key in ("input_ids", "position_ids", "shift_labels")}
+        if self.ref_model is not None:
+            return self.ref_model(**forward, **tree, fused_lm_head=True).log_probs
+        with use_adapter(self.accelerator.unwrap_model(model), adapter_name=None):
+            return model(**forward, **tree, fused_lm_head=True).log_probs
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # Drained here rather than in TRL's `log`, so that the counts the rollout process sends per group are summed

@@ -55,6 +55,30 @@ def sequence_logp(per_token_logps: torch.Tensor, mask: torch.Tensor, normalizati
     return total / mask.sum(dim=-1).clamp(min=1.0)
 
 
+def packed_sequence_logp(
+    token_logps: torch.Tensor, segment_id: torch.Tensor, num_sequences: int, normalization: str = "mean"
+) -> torch.Tensor:
+    """`sequence_logp` of packed sequences: the log-probs of the scored tokens of `num_sequences` sequences laid end to
+    end, as TRL's asynchronous trainer selects them from a packed row.
+
+    Args:
+        token_logps: `(M,)` log-probs of the scored tokens.
+        segment_id: `(M,)` the sequence each token belongs to, in `[0, num_sequences)`.
+        num_sequences: S; a sequence without a scored token gets 0.
+        normalization: `"mean"` (eq. 13) or `"sum"` (released code).
+
+    Returns:
+        `(S,)`.
+    """
+    if normalization not in FCO_SCORE_NORMALIZATIONS:
+        raise ValueError(f"normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got {normalization!r}.")
+    total = token_logps.new_zeros(num_sequences).index_add(0, segment_id, token_logps)
+    if normalization == "sum":
+        return total
+    counts = token_logps.new_zeros(num_sequences).index_add(0, segment_id, torch.ones_like(token_logps))
+    return total / counts.clamp(min=1.0)
+
+
 def fco_loss(pos_scores: torch.Tensor, neg_scores: torch.Tensor, tau: float, margin: float) -> torch.Tensor:
     """Mean pair loss `mean -log sigmoid(tau * (s+ - s- - margin))` over aligned pairs (eqs. 14-15).
 

@@ -426,19 +426,7 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
                 ". Set max_feedback_turns=0 for no feedback at all."
             )
         check_feedback_fields(self, FEEDBACK_PROVIDERS)
-        if self.fco_weight < 0:
-            raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {self.fco_weight}.")
-        if self.fco_tau <= 0:
-            raise ValueError(f"fco_tau must be > 0, got {self.fco_tau}.")
-        if self.fco_margin < 0:
-            raise ValueError(f"fco_margin must be >= 0, got {self.fco_margin}.")
-        if self.fco_pairing not in FCO_PAIRINGS:
-            raise ValueError(f"fco_pairing must be one of {FCO_PAIRINGS}, got {self.fco_pairing!r}.")
-        if self.fco_score_normalization not in FCO_SCORE_NORMALIZATIONS:
-            raise ValueError(
-                f"fco_score_normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got "
-                f"{self.fco_score_normalization!r}."
-            )
+        check_fco_fields(self)
 
         if self.feedback_replay and self.feedback_injection != "structured":
             raise ValueError(
@@ -487,6 +475,23 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
                     "the policy of the generation step. Leave steps_per_generation unset, or use "
                     "fco_pairing='permutation'."
                 )
+
+
+def check_fco_fields(config):
+    """The checks of the FCO fields that `MulFeRLConfig` and `AsyncMulFeRLConfig` share."""
+    if config.fco_weight < 0:
+        raise ValueError(f"fco_weight must be >= 0 (0 disables FCO), got {config.fco_weight}.")
+    if config.fco_tau <= 0:
+        raise ValueError(f"fco_tau must be > 0, got {config.fco_tau}.")
+    if config.fco_margin < 0:
+        raise ValueError(f"fco_margin must be >= 0, got {config.fco_margin}.")
+    if config.fco_pairing not in FCO_PAIRINGS:
+        raise ValueError(f"fco_pairing must be one of {FCO_PAIRINGS}, got {config.fco_pairing!r}.")
+    if config.fco_score_normalization not in FCO_SCORE_NORMALIZATIONS:
+        raise ValueError(
+            f"fco_score_normalization must be one of {FCO_SCORE_NORMALIZATIONS}, got "
+            f"{config.fco_score_normalization!r}."
+        )
 
 
 def check_feedback_fields(config, providers: tuple[str, ...]):

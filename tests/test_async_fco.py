@@ -1,0 +1,96 @@
+"""FCO's plumbing in the asynchronous trainer (trl_mulferl/async_fco.py), on TRL's own planner and collator, and the
+packed score against the padded one of the synchronous trainer."""
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+import torch
+from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
+from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
+
+from trl_mulferl.async_fco import FCO_UNIT, FCOCollator, FCOUnits, fco_carrier
+from trl_mulferl.losses import packed_sequence_logp, sequence_logp
+
+
+@pytest.mark.parametrize("normalization", ["sum", "mean"])
+def test_packed_sequence_logp_equals_the_padded_one(normalization):
+    generator = torch.Generator().manual_seed(0)
+    lengths = [3, 0, 5, 1]
+    padded = torch.randn(len(lengths), 6, generator=generator)
+    mask = torch.zeros_like(padded)
+    for row, length in enumerate(lengths):
+        mask[row, 6 - length :] = 1.0  # scored tokens after a masked prefill
+    flat, segment = padded[mask.bool()], mask.nonzero()[:, 0]
+    packed = packed_sequence_logp(flat, segment, len(lengths), normalization)
+    assert packed.tolist() == pytest.approx(sequence_logp(padded, mask, normalization).tolist(), abs=1e-6)
+    assert packed[1] == 0.0  # no scored token: 0, not NaN (decision 10)
+
+
+PROMPT = [5, 6, 7]
+
+
+def sample(group_id: int, completion: list[int], reward: float, prefill: int = 0) -> RolloutSample:
+    """A training row: the shared prompt, then `completion`, its first `prefill` tokens context (mask 0)."""
+    ids = PROMPT + completion
+    mask = [0] * (len(PROMPT) + prefill) + [1] * (len(completion) - prefill)
+    return RolloutSample(
+        prompt=[],
+        completion=[],
+        input_ids=np.asarray(ids, dtype=np.int64),
+        completion_mask=np.asarray(mask, dtype=np.int64),
+        old_log_probs=np.full(len(ids), -0.5, dtype=np.float32),
+        advantage=0.0,
+        model_version=3,
+        group_id=group_id,
+        metrics={"reward": reward},
+    )
+
+
+def queued(row: RolloutSample) -> dict:
+    """The dict TRL's queue dataset yields for a sample."""
+    keys = ("input_ids", "completion_mask", "old_log_probs", "advantage", "group_id", "metrics")
+    return {key: getattr(row, key) for key in keys}
+
+
+def test_an_fco_prompt_is_trained_whole_in_one_row_with_its_pairs_as_segments():
+    """K = 2: positives (turn 1, a prefill of 2 tokens), negatives (turn 0); a GRPO group beside it. The planner
+    places the carrier as one sample; the collator unfolds the members into the same rank's row, in order, and
+    the pairs point at their segments. A negative without a reward is in no pair; its pair is counted dropped."""
+    positives = [sample(7, [1, 1, 8, 9], 1.0, prefill=2), sample(7, [1, 1, 9], 1.0, prefill=2)]
+    negatives = [sample(7, [4], 0.0), sample(7, [4, 4, 4], math.nan)]
+    carrier = fco_carrier(positives, negatives, torch.tensor([[0, 1], [1, 0]]))
+    assert carrier.model_version == 3 and carrier.input_ids.tolist() == positives[0].input_ids.tolist()
+    grpo = [sample(8, [2, 3], 1.0), sample(8, [3], 0.0)]
+
+    metrics = defaultdict(list)
+    units = FCOUnits([queued(carrier), *map(queued, grpo)])
+    (rows,) = list(FixedCountBatcher(units, num_processes=2, microbatch_size=3))
+    collator = FCOCollator(DataCollatorForRollout(pad_token_id=0, num_processes=2, metrics=metrics), metrics)
+    batch = collator([rows])
+
+    assert FCO_UNIT in carrier.metrics  # the queued carrier is left as it was (TRL's trace logger may hold it)
+    fco_rank = next(rank for rank, row in enumerate(rows) if row.samples[0]["group_id"] == 7)
+    # Segments of the FCO rank's row: positives 0, 1, then negatives 2, 3. Pair (0, 1) has the unscored negative 1.
+    assert batch["mulferl_fco_pairs"][fco_rank].tolist() == [[1, 2]]
+    assert batch["mulferl_fco_pair_weights"][fco_rank].tolist() == [1.0]
+    assert batch["mulferl_fco_pairs"][1 - fco_rank].tolist() == [[-1, -1]]
+    assert batch["mulferl_fco_prompts"].tolist() == [2.0, 2.0]
+    assert metrics["mulferl/fco/dropped_pairs"] == [1.0]
+    segments = batch["segment_id"][fco_rank][batch["token_index"][fco_rank] >= 0]
+    assert torch.bincount(segments).tolist() == [2, 1, 1, 3]  # scored tokens: the prefill is not scored
+    # TRL's token normalizer counts the rows it would train, not the negatives (4 tokens).
+    assert batch["global_n_tokens"].tolist() == [2 + 1 + 2 + 1] * 2
+    assert all(key in metrics for key in ("reward", "batch/packing_ratio"))
+    assert not any(FCO_UNIT in key for key in metrics)
+
+
+def test_a_micro_batch_without_a_pair_is_trls():
+    metrics = defaultdict(list)
+    rows = list(FixedCountBatcher(FCOUnits([queued(sample(1, [2, 3], 1.0))]), num_processes=1, microbatch_size=1))
+    trl_collator = DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=defaultdict(list))
+    batch = FCOCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)(rows)
+    expected = trl_collator(rows)
+    assert batch.keys() == expected.keys()
+    assert all(torch.equal(batch[key], expected[key]) for key in batch)
