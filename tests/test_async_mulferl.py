@@ -26,11 +26,15 @@ CPU = {"use_cpu": True, "bf16": False}
 def test_config_shares_the_feedback_fields_of_mulferl_config(tmp_path):
     """The feedback fields have MulFeRLConfig's defaults and help, and its checks."""
     config = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2)
-    for name in ("max_feedback_turns", "max_feedback_length", "feedback_group_size", "success_threshold"):
+    names = ("max_feedback_turns", "max_feedback_length", "feedback_group_size", "success_threshold", "fco_weight")
+    for name in (*names, "fco_tau", "fco_margin", "fco_score_normalization", "fco_pairing"):
         assert getattr(config, name) == MulFeRLConfig.__dataclass_fields__[name].default
         assert (
             AsyncMulFeRLConfig.__dataclass_fields__[name].metadata == MulFeRLConfig.__dataclass_fields__[name].metadata
         )
+    assert config.fco_enabled
+    with pytest.raises(ValueError, match="fco_tau must be > 0"):
+        AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, fco_tau=0.0)
     with pytest.raises(ValueError, match="max_feedback_length must be >= 1 token"):
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, max_feedback_length=0)
     with pytest.raises(ValueError, match="feedback_provider='openai' needs feedback_model"):
@@ -40,11 +44,15 @@ def test_config_shares_the_feedback_fields_of_mulferl_config(tmp_path):
 
 
 def test_config_keeps_the_feedback_endpoints_credentials_out_of_logs(tmp_path):
+    import torch
+
     url = "https://user:secret-password@example.com/v1?key=secret-password"
     config = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_base_url=url)
     assert config.feedback_base_url == url  # the rollout process still reaches the endpoint
     for shown in (repr(config), str(config), json.dumps(config.to_dict(), default=str)):
         assert "secret-password" not in shown
+    torch.save(config, tmp_path / "training_args.bin")  # as Trainer.save_model writes it
+    assert b"secret-password" not in (tmp_path / "training_args.bin").read_bytes()
     with pytest.raises(ValueError, match="feedback_api_key_env must be the name") as error:
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_api_key_env="sk-Abc123Def456Ghi789Jkl")
     assert "Abc123" not in str(error.value)
@@ -282,6 +290,57 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
 
 
+@pytest.mark.vllm
+def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, tiny_tokenizer):
+    """After training, the server samples from the trained policy: its log-probs of its own samples equal the
+    trainer's (a plain forward of the trained weights), and differ from the initial model's."""
+    import requests
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    trainer, _ = oracle_run
+    prompt_ids = tiny_tokenizer.apply_chat_template(
+        make_conversation("Question grpo_turn0?"), add_generation_prompt=True, return_dict=False
+    )
+    payload = {"model": async_model_dir, "prompt": prompt_ids, "max_tokens": 8, "temperature": 1.0, "seed": 1}
+    choice = requests.post(
+        f"{vllm_server.url}/v1/completions", json={**payload, "logprobs": 0, "return_token_ids": True}, timeout=60
+    ).json()["choices"][0]
+    ids, server_logps = choice["token_ids"], choice["logprobs"]["token_logprobs"]
+
+    def logps(model):
+        logits = model(torch.tensor([prompt_ids + ids])).logits[0, len(prompt_ids) - 1 : -1]
+        return logits.log_softmax(-1).gather(1, torch.tensor(ids).unsqueeze(1)).squeeze(1).tolist()
+
+    initial = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    trained = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    trained.load_state_dict(trainer.model.state_dict())
+    with torch.no_grad():
+        assert logps(trained) == pytest.approx(server_logps, abs=1e-4)
+        assert max(abs(a - b) for a, b in zip(logps(initial), server_logps, strict=True)) > 1e-2
+    assert trainer.weight_transfer.syncs == trainer.state.global_step + 1  # the initial sync, then one per step
+
+
+@pytest.mark.vllm
+def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
+    """A provider that answers only after the trainer has taken another optimizer step: every request is answered
+    (a trainer that waited for feedback would never get there), and the rows regenerated after it are trained (the
+    run stops at the step that trains the first of them)."""
+    step_file, log_file = tmp_path / "step", tmp_path / "requests.jsonl"
+    rows = [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in ("grpo_turn0", "grpo_turn1")]
+    dataset = Dataset.from_list([{**row, "step_file": str(step_file), "log_file": str(log_file)} for row in rows])
+    consumed = []
+    callbacks = [StepFile(step_file), StopAtFeedbackRow(consumed, tiny_tokenizer)]
+    trainer, _ = train_recording(
+        tmp_path, vllm_server, async_model_dir, dataset, step_gated_provider, callbacks, consumed, max_steps=60
+    )
+    requests = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert requests and all(r["last"] >= r["first"] + GATE_STEPS and r["seconds"] < GATE_TIMEOUT_S for r in requests)
+    turns = [turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed]
+    assert 1 in turns and 0 in turns  # rows regenerated after feedback, and turn-0 rows trained meanwhile
+    assert trainer.state.global_step < 60
+
+
 class WeightSnapshots(TrainerCallback):
     """The policy's weights at the beginning of each optimizer step: those its micro-batches are scored with."""
 
@@ -346,54 +405,3 @@ def test_fco_loss_is_the_spec_equation_recomputed_by_hand(tmp_path, vllm_server,
     trained = trainer.model.state_dict()
     moved = max((trained[name] - value).abs().max().item() for name, value in snapshots.weights[0].items())
     assert moved > 1e-4
-
-
-@pytest.mark.vllm
-def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, tiny_tokenizer):
-    """After training, the server samples from the trained policy: its log-probs of its own samples equal the
-    trainer's (a plain forward of the trained weights), and differ from the initial model's."""
-    import requests
-    import torch
-    from transformers import AutoModelForCausalLM
-
-    trainer, _ = oracle_run
-    prompt_ids = tiny_tokenizer.apply_chat_template(
-        make_conversation("Question grpo_turn0?"), add_generation_prompt=True, return_dict=False
-    )
-    payload = {"model": async_model_dir, "prompt": prompt_ids, "max_tokens": 8, "temperature": 1.0, "seed": 1}
-    choice = requests.post(
-        f"{vllm_server.url}/v1/completions", json={**payload, "logprobs": 0, "return_token_ids": True}, timeout=60
-    ).json()["choices"][0]
-    ids, server_logps = choice["token_ids"], choice["logprobs"]["token_logprobs"]
-
-    def logps(model):
-        logits = model(torch.tensor([prompt_ids + ids])).logits[0, len(prompt_ids) - 1 : -1]
-        return logits.log_softmax(-1).gather(1, torch.tensor(ids).unsqueeze(1)).squeeze(1).tolist()
-
-    initial = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
-    trained = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
-    trained.load_state_dict(trainer.model.state_dict())
-    with torch.no_grad():
-        assert logps(trained) == pytest.approx(server_logps, abs=1e-4)
-        assert max(abs(a - b) for a, b in zip(logps(initial), server_logps, strict=True)) > 1e-2
-    assert trainer.weight_transfer.syncs == trainer.state.global_step + 1  # the initial sync, then one per step
-
-
-@pytest.mark.vllm
-def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
-    """A provider that answers only after the trainer has taken another optimizer step: every request is answered
-    (a trainer that waited for feedback would never get there), and the rows regenerated after it are trained (the
-    run stops at the step that trains the first of them)."""
-    step_file, log_file = tmp_path / "step", tmp_path / "requests.jsonl"
-    rows = [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in ("grpo_turn0", "grpo_turn1")]
-    dataset = Dataset.from_list([{**row, "step_file": str(step_file), "log_file": str(log_file)} for row in rows])
-    consumed = []
-    callbacks = [StepFile(step_file), StopAtFeedbackRow(consumed, tiny_tokenizer)]
-    trainer, _ = train_recording(
-        tmp_path, vllm_server, async_model_dir, dataset, step_gated_provider, callbacks, consumed, max_steps=60
-    )
-    requests = [json.loads(line) for line in log_file.read_text().splitlines()]
-    assert requests and all(r["last"] >= r["first"] + GATE_STEPS and r["seconds"] < GATE_TIMEOUT_S for r in requests)
-    turns = [turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed]
-    assert 1 in turns and 0 in turns  # rows regenerated after feedback, and turn-0 rows trained meanwhile
-    assert trainer.state.global_step < 60

@@ -19,7 +19,10 @@ FEEDBACK_PROVIDERS = ("openai", "self", "column", "checker", "none")
 
 class MaskedFeedbackURL:
     """The feedback endpoint's credentials kept out of what shows the arguments: wandb's and trackio's config
-    (`to_dict`) and logs (`str`)."""
+    (`to_dict`), logs (`str`) and `training_args.bin` (a pickle of the arguments)."""
+
+    def __getstate__(self):
+        return {**self.__dict__, "feedback_base_url": masked_url(self.feedback_base_url)}
 
     def to_dict(self):
         return {**super().to_dict(), "feedback_base_url": masked_url(self.feedback_base_url)}
@@ -395,9 +398,6 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
         return self.fco_weight > 0 and self.max_feedback_turns > 0
 
     __repr__ = MaskedFeedbackURL.__str__  # as TrainingArguments has it (a dataclass repr would show no field of ours)
-
-    def __getstate__(self):  # `training_args.bin` is a pickle of the arguments
-        return {**self.__dict__, "feedback_base_url": masked_url(self.feedback_base_url)}
 
     def __post_init__(self):
         default_activation_checkpointing(self)
