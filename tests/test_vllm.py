@@ -20,6 +20,15 @@ from pathlib import Path
 import pytest
 from datasets import Dataset
 
+from tests.test_multiprocess import (
+    FCO_KEYS,
+    MATRIX,
+    ROUTE_KEYS,
+    check_matrix_cell,
+    check_varied_lengths,
+    evaluation_logs,
+    launch_pair,
+)
 from tests.test_trainer import (
     SCRIPTED_REWARDS,
     TINY_TRAINING,
@@ -388,6 +397,109 @@ def test_two_processes_zero3_vllm_colocate_fco(zero3_launch):
     No policy log-probs come from vLLM; FCO scores the policy in the loss's own forward (H1), so neither process runs
     a forward the other skips (before, DeepSpeed stopped both: "Detected a disagreement on list contents")."""
     check_two_process_run(two_process_results(zero3_launch, "mulferl_fco"))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The feature x engine matrix's vLLM colocate column: tests/scripts/two_process_matrix.py --vllm under ZeRO-3 (the
+# recipes' engine), with TORCH_DISTRIBUTED_DEBUG=DETAIL, in one launch. Rank 0's groups never fail, rank 1's always
+# do; colocate generation is not collective, so rank 0 makes no regeneration call.
+
+VLLM_MATRIX_RUNS = ("openai", "self", "column_tools", "environment", "igrpo")
+
+
+@pytest.fixture(scope="module")
+def vllm_matrix(tmp_path_factory):
+    """The output folder and "" when both processes exited cleanly, else why not."""
+    output = tmp_path_factory.mktemp("vllm-matrix")
+    return output, launch_pair(MATRIX, "zero3", [str(output), *VLLM_MATRIX_RUNS, "--vllm"], {}, 420)
+
+
+def matrix_results(vllm_matrix, run: str) -> list[dict]:
+    output, outcome = vllm_matrix
+    files = [output / run / f"result_rank{rank}.json" for rank in (0, 1)]
+    if not all(file.exists() for file in files):
+        pytest.fail(f"the launch stopped before `{run}` finished: {outcome}")
+    return [json.loads(file.read_text()) for file in files]
+
+
+def vllm_calls(results: list[dict]) -> list[list[int]]:
+    return [result["vllm_generate_calls"] for result in results]
+
+
+def test_vllm_matrix_launch_finishes(vllm_matrix):
+    matrix_results(vllm_matrix, VLLM_MATRIX_RUNS[-1])
+    assert vllm_matrix[1] == ""
+
+
+def test_vllm_matrix_openai_provider_fco_replay_and_evaluation_without_a_problem(vllm_matrix):
+    """The OpenAI provider (a local server), FCO (permutation) and feedback_replay on vLLM; one evaluation problem:
+    rank 1 joins rank 0's transformers `generate` (collective under ZeRO-3) with a dummy."""
+    results = matrix_results(vllm_matrix, "openai")
+    logs = check_matrix_cell("zero3", results, ROUTE_KEYS + FCO_KEYS)
+    check_varied_lengths(logs)
+    for entry in logs:
+        assert (entry["mulferl/route/grpo"], entry["mulferl/route/fco"]) == (0.5, 0.5)
+        assert (entry["mulferl/feedback/requests"], entry["mulferl/feedback/errors"]) == (2.0, 0.0)
+        assert entry["mulferl/replayed_rows"] == 4.0
+    assert [result["requests"] for result in results] == [0, 2 * 2]
+    assert vllm_calls(results) == [[4, 4], [4, 4, 4, 4]]  # turn 0 per step; rank 1 also regenerates its 4 rows
+    assert len(evaluation_logs(results[0])) == 2 and evaluation_logs(results[0]) == evaluation_logs(results[1])
+    assert [result["evaluation_requests"] for result in results] == [[1, 1], [1, 1]]
+
+
+def test_vllm_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(vllm_matrix):
+    """Self-feedback (its writer generates with transformers) and FCO (all pairs) on vLLM; rank 1's provider fails at
+    step 1, so rank 1 regenerates at step 2 only; 3 evaluation problems, padded to 2 each."""
+    results = matrix_results(vllm_matrix, "self")
+    logs = check_matrix_cell("zero3", results)
+    check_varied_lengths(logs)
+    assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
+    assert logs[0]["mulferl/feedback/errors"] == 2.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    assert logs[1]["mulferl/route/fco"] > 0
+    # Rank 1 regenerates at step 2 only, the 2 rows of each group whose review was written.
+    reviewed = logs[1]["mulferl/feedback/requests"] - logs[1]["mulferl/feedback/errors"]
+    assert vllm_calls(results) == [[4, 4], [4, 4, 2 * reviewed]]
+    assert len(evaluation_logs(results[0])) == 2 and evaluation_logs(results[0]) == evaluation_logs(results[1])
+    assert [result["evaluation_requests"] for result in results] == [[2, 2], [2, 2]]
+
+
+def test_vllm_matrix_column_provider_with_tools(vllm_matrix):
+    """The column provider's hint regenerates rank 1's tool episodes through TRL's tool loop on vLLM (not refused:
+    colocate generation is not collective): 3 vLLM calls per step on rank 1 against rank 0's 2."""
+    results = matrix_results(vllm_matrix, "column_tools")
+    logs = check_matrix_cell("zero3", results)
+    expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/tools/calls": 4.0}
+    assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
+    assert vllm_calls(results) == [[4] * 4, [4] * 6]
+
+
+def test_vllm_matrix_environment_factory(vllm_matrix):
+    results = matrix_results(vllm_matrix, "environment")
+    logs = check_matrix_cell("zero3", results)
+    expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/feedback/requests": 2.0}
+    assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
+    assert results[0]["tried"] == [["0"]] * 4
+    assert results[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]
+    assert vllm_calls(results) == [[4] * 4, [4] * 8]
+
+
+def test_vllm_matrix_igrpo(vllm_matrix):
+    """iGRPO's drafts and Stage 2 through vLLM, rewards differing between ranks: the same weights and metrics."""
+    results = matrix_results(vllm_matrix, "igrpo")
+    for result in results:
+        check_engine_is_zero3(result["engine"])
+    assert results[0]["parameters"] == results[1]["parameters"]
+    assert results[0]["moved"] > 1e-4
+    logs = [[entry for entry in result["log_history"] if "igrpo/best_draft_reward" in entry] for result in results]
+    computed = [[{k: v for k, v in entry.items() if k != "step_time"} for entry in rank_logs] for rank_logs in logs]
+    assert len(logs[0]) == 2 and computed[0] == computed[1]
+    assert [result["generation_calls"] for result in results] == [[6, 4, 6, 4]] * 2  # 2 x 3 drafts, 2 x 2 rows
+    check_varied_lengths(logs[0][:1])  # Stage 2 of step 1 (at step 2 the trained policy wrote 8 tokens every time)
+
+
+def check_engine_is_zero3(facts: dict):
+    assert facts["num_processes"] == 2 and facts["deepspeed"] and facts["zero_stage"] == 3
+    assert facts["local_parameter_fraction"] == pytest.approx(0.5, abs=0.02)
 
 
 def test_overhead_benchmark_on_vllm_smoke(tmp_path):

@@ -41,6 +41,7 @@ class SharedEngines:
         self._llm_class = LLM
         self.engines = {}
         self.generate_calls = []  # per `LLM.generate` call, (each prompt's token ids, each completion's token ids)
+        self.script = None  # `scripted`'s
 
     def __call__(self, model, max_model_len=None, **kwargs):
         key = (model, max_model_len)
@@ -50,6 +51,8 @@ class SharedEngines:
 
             def recorded_generate(prompts, *args, **generate_kwargs):
                 outputs = generate(prompts, *args, **generate_kwargs)
+                if self.script is not None:
+                    self.script(outputs)
                 prompt_ids = [prompt["prompt_token_ids"] for prompt in prompts]
                 completion_ids = [list(sample.token_ids) for output in outputs for sample in output.outputs]
                 self.generate_calls.append((prompt_ids, completion_ids))
@@ -58,6 +61,21 @@ class SharedEngines:
             llm.generate = recorded_generate
             self.engines[key] = llm
         return self.engines[key]
+
+    def scripted(self, tokenizer, script):
+        """From now on, every completion vLLM samples is replaced by `script(context, row)`'s text, as
+        tests/test_agentic.py's `ScriptedPolicy` does for `model.generate` (each token's log-prob 0: the tests that
+        script turn off importance sampling); `script=None` ends it."""
+        from vllm.logprobs import Logprob
+
+        def rewrite(outputs):
+            samples = [(output.prompt_token_ids, sample) for output in outputs for sample in output.outputs]
+            for row, (prompt_ids, sample) in enumerate(samples):
+                context = tokenizer.decode(prompt_ids, skip_special_tokens=False)
+                sample.token_ids = tokenizer(script(context, row), add_special_tokens=False)["input_ids"]
+                sample.logprobs = [{token: Logprob(logprob=0.0, rank=1)} for token in sample.token_ids]
+
+        self.script = None if script is None else rewrite
 
 
 @contextmanager

@@ -18,9 +18,10 @@ import torch
 from tests.tiny import build_tiny_model
 
 
-def build_stopping_model(tokenizer, stop_probability: float = 0.2, seed: int = 0):
-    """The tiny model, with EOS sampled with about `stop_probability` at each token (temperature 1, no top-k)."""
-    model = build_tiny_model(tokenizer, seed=seed)
+def build_stopping_model(tokenizer, stop_probability: float = 0.2, seed: int = 0, build=build_tiny_model):
+    """The tiny model (or `build`'s), with EOS sampled with about `stop_probability` at each token (temperature 1, no
+    top-k)."""
+    model = build(tokenizer, seed=seed)
     hidden_size = model.config.hidden_size
     with torch.no_grad():
         model.model.embed_tokens.weight[:, 0] = 1.0

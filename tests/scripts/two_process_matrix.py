@@ -13,9 +13,20 @@ the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
 - `column_tools`: the column provider; with `tools` (a scripted policy calls them) where feedback turns can
   regenerate episodes, else alone after the refusal of `tools` is recorded.
 - `environment`: `environment_factory` with the environment's own feedback (scripted), or its refusal.
+- `igrpo`: `IGRPOTrainer` with rewards that differ between ranks (the vLLM launch's; the other engines run it in
+  two_process_training.py).
+
+With `--vllm` (in `.venv-vllm`, launched by tests/test_vllm.py under ZeRO-3) every run generates through vLLM
+colocate (TRL's `external_launcher`, one engine per process, tests/vllm_cpu.py). All runs load one policy folder, the
+stopping policy 128 wide (vLLM's CPU attention takes head sizes from 32), so one engine per process serves them all
+and samples from the stopping policy too; where a script plays the tool episodes it rewrites vLLM's samples
+(`SharedEngines.scripted`). Importance sampling is off where vLLM's log-probs are not the trained rows' (scripted
+samples, `feedback_replay`). `EvaluationCallback` and self-feedback's writer generate with transformers, as on any
+vLLM run.
 
 Each rank writes `result_rank{r}.json`: the engine in use, the log history, the full (gathered) weights, how far they
-moved, how many problems each evaluation answered (dummies included); or `refused_rank{r}.txt` with a start-up refusal.
+moved, how many problems each evaluation answered (dummies included), the vLLM generate calls (rows per call); or
+`refused_rank{r}.txt` with a start-up refusal.
 """
 
 import json
@@ -31,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.fault_server import FaultServer  # noqa: E402
 from tests.scripts.stopping_policy import build_stopping_model  # noqa: E402
 from tests.scripts.two_process_training import TIMEOUT, engine_facts, full_parameters, set_up_engine  # noqa: E402
+from tests.scripts.two_process_training import igrpo as igrpo_training  # noqa: E402
 from tests.test_agentic import (  # noqa: E402
     AGENT_TRAINING,
     LockEnv,
@@ -57,6 +69,15 @@ from trl_mulferl.evaluation import backends  # noqa: E402
 from trl_mulferl.evaluation.callback import EvaluationCallback  # noqa: E402
 from trl_mulferl.feedback import OpenAIFeedbackProvider  # noqa: E402
 from trl_mulferl.feedback import self_feedback as self_feedback_module  # noqa: E402
+from trl_mulferl.tiny import build_qwen2  # noqa: E402
+
+
+VLLM = "--vllm" in sys.argv
+COLOCATE = {"use_vllm": True, "vllm_mode": "colocate"} if VLLM else {}
+if VLLM:
+    from tests.vllm_cpu import SharedEngines, colocate_on_cpu
+
+    ENGINES = SharedEngines()
 
 
 COMMON = {
@@ -67,10 +88,16 @@ COMMON = {
     "ddp_timeout": TIMEOUT,  # a process left waiting in a collective fails fast
 }
 SERVER_FEEDBACK = "Add every term"  # in the local server's reviews (tests/fault_server.py)
+# vLLM's log-probs are not those of the rows trained: a script's samples carry none, and `feedback_replay` trains rows
+# sampled under the feedback as rows without it (MulFeRLConfig refuses it with importance sampling on).
+WITHOUT_VLLM_LOGPROBS = {"vllm_importance_sampling_correction": False} if VLLM else {}
+# The tool runs' context: their prompts with tool schemas and feedback reach 781 tokens; vLLM's context is the model's
+# 1,024 positions.
+AGENT_COMPLETION = {"max_completion_length": 192} if VLLM else {}
 
 
 def config(run_dir: Path, base: dict, engine_kwargs: dict, **overrides) -> MulFeRLConfig:
-    return MulFeRLConfig(output_dir=str(run_dir), **(base | COMMON | engine_kwargs | overrides))
+    return MulFeRLConfig(output_dir=str(run_dir), **(base | COMMON | engine_kwargs | COLOCATE | overrides))
 
 
 def rank_dependent(rank: int, rank1_reward):
@@ -110,6 +137,8 @@ def evaluation(trainer, num_problems: int) -> list[int]:
 def train(trainer, run_dir: Path, rank: int, after=dict):
     """Train; `after()` adds to the result what the training left."""
     initial = full_parameters(trainer)
+    if VLLM:
+        ENGINES.generate_calls.clear()
     trainer.train()
     final = full_parameters(trainer)
     result = {
@@ -117,22 +146,41 @@ def train(trainer, run_dir: Path, rank: int, after=dict):
         "log_history": trainer.state.log_history,
         "parameters": {name: p.flatten().tolist() for name, p in final.items()},
         "moved": max((final[name] - p).abs().max().item() for name, p in initial.items()),
+        "vllm_generate_calls": [len(prompts) for prompts, _ in ENGINES.generate_calls] if VLLM else None,
         **after(),
     }
     (run_dir / f"result_rank{rank}.json").write_text(json.dumps(result))
 
 
 def model_dir(run_dir: Path, args, tokenizer, build, name: str = "model") -> str:
-    """The policy saved to disk: the reference policy (FCO's, self-feedback's writer) is loaded by path."""
+    """The policy saved to disk: the reference policy (FCO's, self-feedback's writer) is loaded by path. With vLLM,
+    every run's is the one folder of the 128-wide stopping policy."""
     path = run_dir / name
+    if VLLM:
+        path, build = run_dir.parent / "vllm_model", build_vllm_stopping_model
     with args.main_process_first(desc="save the tiny model"):
-        if args.process_index == 0:
+        if args.process_index == 0 and not (VLLM and path.exists()):
             build(tokenizer).save_pretrained(path)
+            tokenizer.save_pretrained(path)  # vLLM reads its tokenizer from the folder
     return str(path)
 
 
+def build_vllm_stopping_model(tokenizer):
+    """At 128 wide the final norm leaves the stopping feature smaller: EOS at 0.5 per token stops 81% of 8-token
+    completions (0.2 stopped 41%)."""
+    return build_stopping_model(tokenizer, 0.5, build=lambda t, seed: build_qwen2(t, hidden_size=128, seed=seed))
+
+
+def scripted(trainer, tokenizer, script):
+    """The tool episodes played by `script`: in place of `model.generate`, or of vLLM's samples."""
+    if VLLM:
+        ENGINES.scripted(tokenizer, script)
+    else:
+        trainer.model.generate = ScriptedPolicy(tokenizer, script)
+
+
 def openai(run_dir: Path, engine_kwargs: dict):
-    args = config(run_dir, TINY_TRAINING, engine_kwargs, feedback_replay=True)
+    args = config(run_dir, TINY_TRAINING, engine_kwargs, feedback_replay=True, **WITHOUT_VLLM_LOGPROBS)
     rank, tokenizer = args.process_index, build_tiny_tokenizer()
     with FaultServer() as server:
         trainer = MulFeRLTrainer(
@@ -182,7 +230,9 @@ def built_or_refused(run_dir: Path, rank: int, build):
 
 def column_tools(run_dir: Path, engine_kwargs: dict):
     """Rank 0's questions already say to use the tool (solved at turn 0); rank 1's hint comes from the column."""
-    args = config(run_dir, AGENT_TRAINING, engine_kwargs, shuffle_dataset=False)
+    args = config(
+        run_dir, AGENT_TRAINING, engine_kwargs, shuffle_dataset=False, **WITHOUT_VLLM_LOGPROBS | AGENT_COMPLETION
+    )
     rank, tokenizer = args.process_index, build_tiny_tokenizer()
     questions = ["What is 3 * 4? Use multiply."] * 2 + ["What is 3 * 4?"] * 2  # 2 prompts per process and step
     dataset = Dataset.from_list([{"prompt": user(q), "privileged_context": "Use multiply."} for q in questions])
@@ -202,7 +252,7 @@ def column_tools(run_dir: Path, engine_kwargs: dict):
         ),
     )
     if trainer is not None:
-        trainer.model.generate = ScriptedPolicy(tokenizer, hinted_multiply_script)
+        scripted(trainer, tokenizer, hinted_multiply_script)
     else:  # the column provider alone, with the stopping policy
         args = config(run_dir, TINY_TRAINING, engine_kwargs)
         dataset = make_dataset(num_prompts=8).add_column("privileged_context", [f"Write {SERVER_FEEDBACK}."] * 8)
@@ -219,7 +269,9 @@ def column_tools(run_dir: Path, engine_kwargs: dict):
 
 def environment(run_dir: Path, engine_kwargs: dict):
     """Rank 0's locks open at turn 0; rank 1's fail, get the environment's feedback and are regenerated."""
-    args = config(run_dir, AGENT_TRAINING, engine_kwargs, shuffle_dataset=False)
+    args = config(
+        run_dir, AGENT_TRAINING, engine_kwargs, shuffle_dataset=False, **WITHOUT_VLLM_LOGPROBS | AGENT_COMPLETION
+    )
     rank, tokenizer = args.process_index, build_tiny_tokenizer()
     path = model_dir(run_dir, args, tokenizer, build_tiny_model)
 
@@ -237,18 +289,36 @@ def environment(run_dir: Path, engine_kwargs: dict):
     )
     if trainer is None:
         return
-    trainer.model.generate = ScriptedPolicy(tokenizer, lock_script)
+    scripted(trainer, tokenizer, lock_script)
     train(trainer, run_dir, rank, lambda: {"tried": [env.tried for env in trainer.environments]})
 
 
-RUNS = {"openai": openai, "self": self_feedback, "column_tools": column_tools, "environment": environment}
+def igrpo(run_dir: Path, engine_kwargs: dict):
+    """tests/scripts/two_process_training.py's iGRPO run, on vLLM (its rewards differ between ranks)."""
+    args = config(run_dir, TINY_TRAINING, engine_kwargs)
+    model = model_dir(run_dir, args, build_tiny_tokenizer(), build_stopping_model)
+    igrpo_training(run_dir, engine_kwargs | COLOCATE | {"ddp_timeout": TIMEOUT}, False, model=model)
+
+
+RUNS = {
+    "openai": openai,
+    "self": self_feedback,
+    "column_tools": column_tools,
+    "environment": environment,
+    "igrpo": igrpo,
+}
 
 
 if __name__ == "__main__":
-    output_dir, *run_names = sys.argv[1:]
+    output_dir, *run_names = [argument for argument in sys.argv[1:] if argument != "--vllm"]
     engine_kwargs = set_up_engine()
     for run_name in run_names:
         run_dir = Path(output_dir) / run_name
         run_dir.mkdir(parents=True, exist_ok=True)
-        RUNS[run_name](run_dir, engine_kwargs)
+        if VLLM:
+            ENGINES.scripted(None, None)
+            with colocate_on_cpu(ENGINES):
+                RUNS[run_name](run_dir, engine_kwargs)
+        else:
+            RUNS[run_name](run_dir, engine_kwargs)
     torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank

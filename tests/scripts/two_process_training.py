@@ -195,7 +195,8 @@ def mulferl(run_dir: Path, engine_kwargs: dict, resume: bool, fco: bool, lora: b
     )
 
 
-def igrpo(run_dir: Path, engine_kwargs: dict, resume: bool):
+def igrpo(run_dir: Path, engine_kwargs: dict, resume: bool, model=None):
+    """`model`: the tiny model unless given (a folder, for vLLM)."""
     settings = {**TINY_TRAINING, "max_steps": STEPS, "activation_checkpointing": ACTIVATION_CHECKPOINTING}
     settings |= engine_kwargs | {"ddp_timeout": TIMEOUT}
     args = IGRPOConfig(output_dir=str(run_dir), num_drafts=3, **settings)
@@ -210,7 +211,7 @@ def igrpo(run_dir: Path, engine_kwargs: dict, resume: bool):
         run_dir,
         rank,
         resume,
-        model=build_tiny_model(tokenizer),
+        model=build_tiny_model(tokenizer) if model is None else model,
         reward_funcs=rank_dependent_reward,
         args=args,
         train_dataset=make_dataset(num_prompts=8),
