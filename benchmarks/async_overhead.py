@@ -114,7 +114,6 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
             vllm_max_model_length=1024,
             loss_type="grpo",
             max_feedback_turns=MAX_FEEDBACK_TURNS,
-            fco_weight=0.0,  # as the asynchronous trainer, which has no FCO yet
         )
         trainer = MulFeRLTrainer(
             model_dir, scripted_reward, args=args, train_dataset=dataset, feedback_provider=scripted_provider

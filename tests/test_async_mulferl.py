@@ -8,15 +8,17 @@ other's policy.
 
 import json
 import time
+from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 from datasets import Dataset
 from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
-from trl_mulferl.async_fco import FCO_UNIT
+from trl_mulferl.async_samples import FCO_UNIT
 from trl_mulferl.schema import control_tokens, feedback_prefill, sanitize_feedback
 
 
@@ -405,3 +407,130 @@ def test_fco_loss_is_the_spec_equation_recomputed_by_hand(tmp_path, vllm_server,
     trained = trainer.model.state_dict()
     moved = max((trained[name] - value).abs().max().item() for name, value in snapshots.weights[0].items())
     assert moved > 1e-4
+
+
+@pytest.mark.vllm
+def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
+    tmp_path, vllm_server, async_model_dir, tiny_tokenizer
+):
+    """Prompts that a feedback turn makes mixed (GRPO) or solved (FCO off): every trained row is its feedback turn's
+    with the feedback cut out of the slot (the empty slot masked), TRL's advantage 0 and, for the replay term,
+    Critique-GRPO's advantage over the union with the turn-0 group, by hand. Step 1's logged loss is that term,
+    `-sum A * gamma p / (p + gamma)^2 / tokens`, with p each replayed token's probability under the starting model."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from trl_mulferl.async_samples import REPLAY_ADVANTAGE
+
+    gamma = 0.1
+    trainer, consumed = train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        kinds_dataset(["grpo_turn1", "fco_turn1"] * 2),
+        round_provider,
+        max_steps=2,
+        feedback_replay=True,
+        feedback_replay_shaping=gamma,
+        fco_weight=0.0,
+    )
+    # (r - mean) / (unbiased std + 1e-4) over turn 0's rewards [0, 0] and the feedback turn's [1, 0] or [1, 1].
+    expected = {
+        "grpo_turn1": {1.0: 0.75 / (0.5 + 1e-4), 0.0: -0.25 / (0.5 + 1e-4)},
+        "fco_turn1": {1.0: 0.5 / ((1 / 3) ** 0.5 + 1e-4)},
+    }
+    slot = tiny_tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+    for sample in consumed:
+        kind = ["grpo_turn1", "fco_turn1"][sample["group_id"] % 2]
+        prompt_ids = tiny_tokenizer.apply_chat_template(
+            make_conversation(f"Question {kind}?"), add_generation_prompt=True, return_dict=False
+        )
+        ids, mask = sample["input_ids"].tolist(), sample["completion_mask"].tolist()
+        assert "ROUND" not in tiny_tokenizer.decode(ids)
+        assert ids[len(prompt_ids) : len(prompt_ids) + len(slot)] == slot
+        assert not any(mask[: len(prompt_ids) + len(slot)]) and all(mask[len(prompt_ids) + len(slot) :])
+        assert sample["advantage"] == 0.0
+        advantage = sample["metrics"][REPLAY_ADVANTAGE]
+        assert advantage == pytest.approx(expected[kind][sample["metrics"]["reward"]], rel=1e-6)
+    history = trainer.state.log_history
+    assert sum(entry.get("mulferl/replayed_rows", 0) for entry in history) >= len(consumed)
+
+    model = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    loss, tokens = 0.0, 0
+    with torch.no_grad():
+        for sample in consumed[: ASYNC_TRAINING["per_device_train_batch_size"]]:  # step 1's micro-batch
+            ids, mask = torch.tensor(sample["input_ids"]), torch.tensor(sample["completion_mask"]).bool()
+            logps = model(ids.unsqueeze(0)).logits[0, :-1].log_softmax(-1).gather(1, ids[1:, None]).squeeze(1)
+            p = logps[mask[1:]].exp()
+            loss -= sample["metrics"][REPLAY_ADVANTAGE] * (gamma * p / (p + gamma) ** 2).sum().item()
+            tokens += int(mask.sum())
+    assert history[0]["loss"] == pytest.approx(loss / tokens, rel=1e-3)
+
+
+@pytest.mark.vllm
+@pytest.mark.parametrize("peft", [False, True], ids=["frozen_copy", "lora"])
+def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tiny_tokenizer, peft):
+    """The reference of FCO's scores, on the packed row of a micro-batch holding an FCO prompt, is the starting model
+    (a frozen copy; under PEFT the base model with the adapter disabled) while the policy has moved: its log-probs
+    equal a plain forward of the starting model, token by token. No server: the trainer is only built."""
+    import torch
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM
+    from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
+    from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
+
+    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
+    from trl_mulferl import AsyncMulFeRLTrainer
+    from trl_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carrier
+
+    url = "http://127.0.0.1:9"  # never reached
+    args = AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=url, **ASYNC_TRAINING)
+    peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
+    with cpu_substitutions():
+        trainer = AsyncMulFeRLTrainer(
+            async_model_dir,
+            scripted_reward,
+            args=args,
+            train_dataset=kinds_dataset(["fco_turn1"]),
+            weight_transfer=DiskWeightTransfer(url, str(tmp_path / "weights")),
+            feedback_provider=round_provider,
+            peft_config=peft_config,
+        )
+        assert (trainer.ref_model is None) == peft
+        trained = [parameter for parameter in trainer.model.parameters() if parameter.requires_grad]
+        assert (
+            trained and all("lora" in name for name, p in trainer.model.named_parameters() if p.requires_grad) == peft
+        )
+        with torch.no_grad():  # the policy leaves the starting point
+            for parameter in trainer.model.parameters():
+                if parameter.requires_grad:
+                    parameter.add_(0.05 * torch.randn_like(parameter))
+        prompt = tiny_tokenizer.apply_chat_template(
+            make_conversation("Question fco_turn1?"), add_generation_prompt=True, return_dict=False
+        )
+        completions = [[11, 12, 13], [11, 14], [15, 16, 17, 18], [19]]
+
+        def row(completion, reward):
+            ids = prompt + completion
+            mask = [0] * len(prompt) + [1] * len(completion)
+            arrays = (np.asarray(ids), np.asarray(mask), np.zeros(len(ids), dtype=np.float32))
+            return RolloutSample([], [], *arrays, 0.0, 0, 0, {"reward": reward})
+
+        members = [row(c, r) for c, r in zip(completions, [1.0, 1.0, 0.0, 0.0], strict=True)]
+        carrier = fco_carrier(members[:K], members[K:], torch.tensor([[0, 1], [1, 0]]))
+        queued = {key: getattr(carrier, key) for key in ("input_ids", "completion_mask", "old_log_probs", "advantage")}
+        queued |= {"group_id": 0, "metrics": carrier.metrics}
+        (rows,) = list(FixedCountBatcher(MulFeRLQueue([queued]), num_processes=1, microbatch_size=1))
+        metrics = defaultdict(list)
+        inputs = MulFeRLCollator(DataCollatorForRollout(0, 1, metrics=metrics), metrics)([rows])
+        selected = inputs["token_index"] >= 0
+        with torch.no_grad():
+            reference = trainer._reference_log_probs(trainer.model, inputs).flatten()[inputs["token_index"][selected]]
+    starting = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
+    expected = []
+    with torch.no_grad():
+        for member in members:  # the segments are the members, in order
+            ids = torch.tensor(member.input_ids)
+            logps = starting(ids.unsqueeze(0)).logits[0, :-1].log_softmax(-1).gather(1, ids[1:, None]).squeeze(1)
+            expected += logps[len(prompt) - 1 :].tolist()
+    assert reference.tolist() == pytest.approx(expected, abs=1e-5)

@@ -2,7 +2,13 @@ from dataclasses import MISSING, dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
-from .mulferl_config import MaskedFeedbackURL, MulFeRLConfig, check_fco_fields, check_feedback_fields
+from .mulferl_config import (
+    MaskedFeedbackURL,
+    MulFeRLConfig,
+    check_fco_fields,
+    check_feedback_fields,
+    check_replay_fields,
+)
 from .validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 
 
@@ -42,9 +48,14 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
       `fco_weight` x the sum over its FCO prompts of their mean pair loss / the prompts it trains;
     - the reference policy of FCO is the base model with the adapter disabled under PEFT, else a frozen copy of the
       starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
-      micro-batch holding an FCO pair.
+      micro-batch holding an FCO pair;
+    - `feedback_replay`: the replayed rows' advantages are taken over the union with the prompt's turn-0 group as in
+      `MulFeRLTrainer` (`(r - mean) / (std + 1e-4)`, unbiased std; every other row has AsyncGRPO's own), and their
+      tokens get the gradient of the shaped objective at the policy that trains them, in a term of their own (TRL's
+      clipped ratio would compare them to their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics
+      still count them so).
 
-    Not available yet: `feedback_replay`, the annealed and capped feedback budgets
+    Not available yet: the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
     """
 
@@ -82,6 +93,9 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     fco_score_normalization: str = _mulferl_field("fco_score_normalization")
     fco_pairing: str = _mulferl_field("fco_pairing")
 
+    feedback_replay: bool = _mulferl_field("feedback_replay")
+    feedback_replay_shaping: float | None = _mulferl_field("feedback_replay_shaping")
+
     fco_enabled = MulFeRLConfig.fco_enabled
 
     def __post_init__(self):
@@ -97,3 +111,4 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
             )
         check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
         check_fco_fields(self)
+        check_replay_fields(self)

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import numpy as np
 import torch
 from accelerate.utils import is_peft_model
 from trl.chat_template_utils import parse_response
@@ -32,8 +33,8 @@ from trl.experimental.utils import create_reference_model
 from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
 
-from .async_fco import FCOCollator, FCOUnits, fco_carrier
 from .async_mulferl_config import AsyncMulFeRLConfig
+from .async_samples import REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carrier
 from .feedback import (
     FeedbackRequest,
     FeedbackTotals,
@@ -45,11 +46,21 @@ from .feedback import (
     request_feedback,
 )
 from .feedback.totals import TOTAL_COUNTS
-from .losses import fco_pair_losses, packed_sequence_logp
+from .losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
 from .metrics import LOGGED_ROUTES, TRAINED_ROUTES, FCOWindow
 from .rewards import completion_text
-from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, sample_fco_pairs
-from .schema import control_tokens, inject_feedback
+from .rollout import without_prefill
+from .routing import (
+    GroupState,
+    Route,
+    group_state,
+    make_generator,
+    rewards_vary,
+    route,
+    sample_fco_pairs,
+    union_advantages,
+)
+from .schema import control_tokens, feedback_prefill, inject_feedback
 from .validation import check_dataset_columns, check_feedback_provider, resolve_args
 
 
@@ -70,6 +81,7 @@ class FeedbackSettings:
     reference_column: str
     seed: int
     fco_pairing: str | None  # None: FCO off
+    replay: bool
 
     @classmethod
     def of(cls, args: AsyncMulFeRLConfig) -> "FeedbackSettings":
@@ -84,16 +96,20 @@ class FeedbackSettings:
             reference_column=args.feedback_reference_column,
             seed=args.seed,
             fco_pairing=args.fco_pairing if args.fco_enabled else None,
+            replay=args.feedback_replay,
         )
 
 
 @dataclass(slots=True)
 class RegeneratedGroup(RolloutGroup):
-    """A group regenerated with feedback: TRL's group plus the states of the prompt's earlier turns and the rows of
-    the turn before (the negatives, should this turn solve it)."""
+    """A group regenerated with feedback: TRL's group plus what the prompt's trajectory needs of its earlier turns."""
 
     states: list[GroupState] = field(default_factory=list)
-    previous: list[RolloutSample] = field(default_factory=list)
+    previous: list[RolloutSample] = field(default_factory=list)  # the turn before's rows: FCO's negatives
+    turn0_rewards: list[float] = field(default_factory=list)  # `feedback_replay`'s baseline
+    prompt_length: int = 0
+    prefill_length: int = 0  # of this turn's rows
+    previous_prefill_length: int = 0  # of the turn before's (0 at turn 0)
 
 
 class MulFeRLRolloutLoop(_AsyncRolloutLoop):
@@ -147,9 +163,27 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             self._spawn(self._feedback_turn(group, samples, states))
             return []  # the task hands this prompt's rows to the trainer when its trajectory ends
         samples = self._finish(samples, decision)
+        if self.settings.replay and decision in (Route.GRPO, Route.FCO) and len(states) > 1:
+            self._replay_without_feedback(group, samples)
         if decision is Route.FCO and self.settings.fco_pairing is not None:
             return [self._fco_carrier(samples, group.previous)]
         return samples
+
+    def _replay_without_feedback(self, group: "RegeneratedGroup", samples: list[RolloutSample]):
+        """`feedback_replay`: the rows trained at a feedback turn, and their FCO negatives, with the injected feedback
+        cut out of the slot (the empty slot, as at turn 0, masked); the rows' advantages over the union with the
+        prompt's turn-0 group, for the loss's replay term (TRL's own advantage stays 0)."""
+        slot = self.tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+        rewards = torch.tensor([[sample.metrics["reward"] for sample in samples]])
+        advantages = union_advantages(torch.tensor([group.turn0_rewards]), rewards, scale=True)[0].nan_to_num(0.0)
+        for sample, advantage in zip(samples, advantages.tolist(), strict=True):
+            strip_feedback(sample, group.prompt_length, group.prefill_length, slot)
+            sample.advantage = 0.0
+            sample.metrics[REPLAY_ADVANTAGE] = advantage
+        if group.previous_prefill_length:
+            for sample in group.previous:
+                strip_feedback(sample, group.prompt_length, group.previous_prefill_length, slot)
+        self._push_metrics({"mulferl/replayed_rows": float(len(samples))})
 
     def _fco_carrier(self, positives: list[RolloutSample], negatives: list[RolloutSample]) -> RolloutSample:
         """The prompt's solved group and the failed group before it, as one sample, with its FCO pairs."""
@@ -310,6 +344,12 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             queued_at=time.monotonic(),
             states=states,
             previous=previous,
+            turn0_rewards=group.turn0_rewards
+            if isinstance(group, RegeneratedGroup)
+            else [sample.metrics["reward"] for sample in previous],
+            prompt_length=len(prompt_ids),
+            prefill_length=len(prefill_ids),
+            previous_prefill_length=group.prefill_length if isinstance(group, RegeneratedGroup) else 0,
         )
 
     async def _hand_over(self, samples: list[RolloutSample]):
@@ -437,18 +477,20 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     def get_train_dataloader(self):
         dataloader = super().get_train_dataloader()
-        if self.args.fco_enabled and self.accelerator.is_main_process:
-            # TRL builds its planner and collator inline: FCO carriers are opened before the planner and unfolded in
-            # the collator, so that an FCO prompt's two groups are trained in one rank's row of one micro-batch.
+        if (self.args.fco_enabled or self.args.feedback_replay) and self.accelerator.is_main_process:
+            # TRL builds its planner and collator inline: MulFeRL's fields are taken out of the samples before the
+            # planner, and FCO carriers unfolded in the collator, so that an FCO prompt's two groups are trained in
+            # one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
-            loader.dataset.dataset = FCOUnits(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
-            loader.collate_fn = FCOCollator(loader.collate_fn, self._metrics["train"])
+            loader.dataset.dataset = MulFeRLQueue(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
+            loader.collate_fn = MulFeRLCollator(loader.collate_fn, self._metrics["train"])
         return dataloader
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        if "mulferl_fco_pairs" not in inputs:
+        fco, replay = "mulferl_fco_pairs" in inputs, "mulferl_replay_advantages" in inputs
+        if not (fco or replay):
             return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
-        # TRL's loss does not return its forward: the FCO term scores the pairs on the log-probs it computed.
+        # TRL's loss does not return its forward: MulFeRL's terms read the log-probs it computed.
         forwards = []
         hook = model.register_forward_hook(lambda module, args, output: forwards.append(output))
         try:
@@ -457,12 +499,29 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             hook.remove()
         selected = inputs["token_index"] >= 0
         token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
+        logps = forwards[0].log_probs.flatten()[token_index]
+        if replay:
+            loss = loss + self._replay_term(inputs, logps, segment_id)
+        if fco:
+            loss = loss + self._fco_term(model, inputs, logps, token_index, segment_id)
+        return loss
+
+    def _replay_term(self, inputs, logps: torch.Tensor, segment_id: torch.Tensor) -> torch.Tensor:
+        """The replayed tokens' loss, normalized and scaled for gradient accumulation as TRL's term."""
+        advantages = inputs["mulferl_replay_advantages"][0][segment_id]
+        replayed = ~advantages.isnan()
+        losses = replay_token_losses(logps[replayed], advantages[replayed], self.args.feedback_replay_shaping)
+        tokens_per_rank = (inputs["global_n_tokens"][0] / self.accelerator.num_processes).clamp(min=1.0)
+        return losses.sum() / tokens_per_rank / self.current_gradient_accumulation_steps
+
+    def _fco_term(self, model, inputs, logps: torch.Tensor, token_index, segment_id: torch.Tensor) -> torch.Tensor:
+        """The micro-batch's FCO term; logs its pair losses and score gaps."""
         with torch.no_grad():
             reference = self._reference_log_probs(model, inputs).flatten()[token_index]
         normalization, num_sequences = self.args.fco_score_normalization, int(segment_id.max()) + 1
-        scores = packed_sequence_logp(
-            forwards[0].log_probs.flatten()[token_index], segment_id, num_sequences, normalization
-        ) - packed_sequence_logp(reference, segment_id, num_sequences, normalization)
+        scores = packed_sequence_logp(logps, segment_id, num_sequences, normalization) - packed_sequence_logp(
+            reference, segment_id, num_sequences, normalization
+        )
         kept = inputs["mulferl_fco_pairs"][0, :, 0] >= 0
         pairs, weights = inputs["mulferl_fco_pairs"][0][kept], inputs["mulferl_fco_pair_weights"][0][kept]
         pair_losses = fco_pair_losses(
@@ -471,12 +530,11 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         # Each FCO prompt adds fco_weight x its mean pair loss, over the prompts of the micro-batch (every rank's:
         # data parallelism averages the ranks' gradients), scaled for gradient accumulation as TRL's term is.
         scale = self.args.fco_weight * self.accelerator.num_processes / inputs["mulferl_fco_prompts"][0]
-        term = scale * (weights * pair_losses).sum() / self.current_gradient_accumulation_steps
         gaps = scores[pairs[:, 0]] - scores[pairs[:, 1]]
         self._fco_window.add(self.accelerator, pair_losses.sum().item(), gaps.sum().item(), float(len(pairs)))
         if self.accelerator.sync_gradients:
             self._fco_window.flush(self._metrics["train"])
-        return loss + term
+        return scale * (weights * pair_losses).sum() / self.current_gradient_accumulation_steps
 
     def _reference_log_probs(self, model, inputs) -> torch.Tensor:
         """The reference's per-position log-probs of the packed row, from the inputs of TRL's forward."""
@@ -543,3 +601,16 @@ def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, p
         ) from error
     if hasattr(provider, "check_connection"):
         provider.check_connection()  # an unreachable endpoint fails here, not mid-run
+
+
+def strip_feedback(sample: RolloutSample, prompt_length: int, prefill_length: int, slot_ids: list[int]):
+    """`sample`'s training row with the `prefill_length` tokens of injected feedback after its prompt replaced by the
+    empty slot `slot_ids` (mask 0, log-prob 0), in place."""
+    completion = slice(prompt_length, None)
+    ids, mask = without_prefill(
+        sample.input_ids[completion].tolist(), sample.completion_mask[completion].tolist(), prefill_length, slot_ids
+    )
+    logps = [0.0] * len(slot_ids) + sample.old_log_probs[prompt_length + prefill_length :].tolist()
+    sample.input_ids = np.concatenate([sample.input_ids[:prompt_length], np.asarray(ids, dtype=np.int64)])
+    sample.completion_mask = np.concatenate([sample.completion_mask[:prompt_length], np.asarray(mask, dtype=np.int64)])
+    sample.old_log_probs = np.concatenate([sample.old_log_probs[:prompt_length], np.asarray(logps, dtype=np.float32)])

@@ -159,3 +159,18 @@ def policy_shaping_weights(per_token_logps: torch.Tensor, gamma: float) -> torch
     """
     probs = per_token_logps.detach().exp()
     return gamma * probs / (probs + gamma) ** 2
+
+
+def replay_token_losses(token_logps: torch.Tensor, advantages: torch.Tensor, gamma: float | None) -> torch.Tensor:
+    """Per-token losses of `feedback_replay` rows in a term of their own, `-A * w * exp(l - l.detach())`: at the policy
+    that scores them, TRL's clipped term at ratio 1 with the shaping weight `w` (`policy_shaping_weights`), whose
+    gradient is `-A * d f(p)` for `f(p) = p / (p + gamma)`, or `-A * d log p` without shaping (`gamma` None).
+
+    Args:
+        token_logps: `(M,)` log-probs of the replayed tokens under the policy, with grad.
+        advantages: `(M,)` their rows' advantages.
+        gamma: `feedback_replay_shaping`.
+    """
+    ratio = torch.exp(token_logps - token_logps.detach())
+    weights = 1.0 if gamma is None else policy_shaping_weights(token_logps, gamma)
+    return -advantages * weights * ratio

@@ -428,11 +428,7 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
         check_feedback_fields(self, FEEDBACK_PROVIDERS)
         check_fco_fields(self)
 
-        if self.feedback_replay and self.feedback_injection != "structured":
-            raise ValueError(
-                "feedback_replay removes the feedback from the answer's <feedback> slot, so it needs "
-                f"feedback_injection='structured' (got {self.feedback_injection!r})."
-            )
+        check_replay_fields(self)
         if self.feedback_replay and (
             self.scale_rewards == "batch" or self.multi_objective_aggregation != "sum_then_normalize"
         ):
@@ -440,10 +436,6 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
                 "feedback_replay takes a replayed group's advantages over the union with its turn-0 group, group by "
                 "group: it needs scale_rewards='group' or 'none' and multi_objective_aggregation='sum_then_normalize' "
                 f"(got {self.scale_rewards!r}, {self.multi_objective_aggregation!r})."
-            )
-        if self.feedback_replay_shaping is not None and self.feedback_replay_shaping <= 0:
-            raise ValueError(
-                f"feedback_replay_shaping must be > 0 or None (the plain ratio), got {self.feedback_replay_shaping}."
             )
         if self.feedback_replay and self.use_vllm and self.vllm_importance_sampling_correction:
             raise ValueError(
@@ -475,6 +467,19 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
                     "the policy of the generation step. Leave steps_per_generation unset, or use "
                     "fco_pairing='permutation'."
                 )
+
+
+def check_replay_fields(config):
+    """The checks of the `feedback_replay` fields that `MulFeRLConfig` and `AsyncMulFeRLConfig` share."""
+    if config.feedback_replay and config.feedback_injection != "structured":
+        raise ValueError(
+            "feedback_replay removes the feedback from the answer's <feedback> slot, so it needs "
+            f"feedback_injection='structured' (got {config.feedback_injection!r})."
+        )
+    if config.feedback_replay_shaping is not None and config.feedback_replay_shaping <= 0:
+        raise ValueError(
+            f"feedback_replay_shaping must be > 0 or None (the plain ratio), got {config.feedback_replay_shaping}."
+        )
 
 
 def check_fco_fields(config):

@@ -1,11 +1,14 @@
-"""FCO on TRL's asynchronous GRPO: an FCO prompt's two groups travel as one unit from the rollout queue to the loss.
+"""MulFeRL's samples on TRL's asynchronous GRPO, from the rollout queue to the loss: FCO prompts and replayed rows.
 
-The rollout process sends the 2K rows of a FAILED -> SOLVED prompt (its solved group, positives 0..K-1, and the failed
-group of the turn before, negatives K..2K-1) and its pairs as one carrier sample (`fco_carrier`). In the trainer,
-`FCOUnits` opens it for TRL's planner, which places it as one sample, so no micro-batch or rank row cuts a prompt's
-pairs; `FCOCollator` unfolds each carrier into its members, in the same rank row, and adds the pairs
-as segment indices of that row. The loss scores every member from TRL's own forward (its segments), so each pair's
-loss `-log sigmoid(tau * (s+ - s- - margin))` is exact for either pairing, at the parameters it trains.
+FCO: the rollout process sends the 2K rows of a FAILED -> SOLVED prompt (its solved group, positives 0..K-1, and the
+failed group of the turn before, negatives K..2K-1) and its pairs as one carrier sample (`fco_carrier`). In the
+trainer, `MulFeRLQueue` opens it for TRL's planner, which places it as one sample, so no micro-batch or rank row cuts
+a prompt's pairs; `MulFeRLCollator` unfolds each carrier into its members, in the same rank row, and adds the pairs as
+segment indices of that row. The loss scores every member from TRL's own forward (its segments), so each pair's loss
+`-log sigmoid(tau * (s+ - s- - margin))` is exact for either pairing, at the parameters it trains.
+
+`feedback_replay`: a row trained without its feedback carries its advantage under `REPLAY_ADVANTAGE` (TRL's own is
+0, so TRL's clipped term leaves it alone), which the collator lays out per segment for the loss's term of its own.
 """
 
 import copy
@@ -18,9 +21,10 @@ from trl.trainer.utils import pad
 
 
 # The key of a carrier's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is)
-# under which the rollout process sends the prompt's members and pairs; `FCOUnits` takes it out before any metric is
+# under which the rollout process sends the prompt's members and pairs; `MulFeRLQueue` takes it out before any metric is
 # logged.
 FCO_UNIT = "mulferl/fco_unit"
+REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's advantage
 
 
 def fco_carrier(positives: list, negatives: list, pairs: torch.Tensor):
@@ -43,10 +47,11 @@ def fco_carrier(positives: list, negatives: list, pairs: torch.Tensor):
     return carrier
 
 
-class FCOUnits(torch.utils.data.IterableDataset):
-    """TRL's rollout queue dataset, with each FCO carrier opened for the planner: the carrier's first positive (what
-    the planner measures: the members share its prompt, so the row that takes it takes them nearly for free), with
-    `fco_members` and `fco_pairs`, which `FCOCollator` unfolds."""
+class MulFeRLQueue(torch.utils.data.IterableDataset):
+    """TRL's rollout queue dataset, with MulFeRL's fields taken out of each sample's metrics: an FCO carrier opened
+    for the planner (its first positive, what the planner measures: the members share its prompt, so the row that
+    takes it takes them nearly for free, with `fco_members` and `fco_pairs`, which the collator unfolds), and a
+    replayed row's `replay_advantage` (None on a row that is not replayed)."""
 
     def __init__(self, dataset):
         self.dataset = dataset
@@ -54,23 +59,32 @@ class FCOUnits(torch.utils.data.IterableDataset):
     def __iter__(self):
         for sample in self.dataset:
             unit = sample["metrics"].get(FCO_UNIT)
-            if unit is None:
-                yield sample
-                continue
-            # A new dict: TRL's trace logger may still hold the carrier's.
-            metrics = {key: value for key, value in sample["metrics"].items() if key != FCO_UNIT}
-            yield {**sample, "metrics": metrics, "fco_members": unit["members"], "fco_pairs": unit["pairs"]}
+            opened = opened_sample(sample)
+            if unit is not None:
+                opened |= {
+                    "fco_members": [opened_sample(member) for member in unit["members"]],
+                    "fco_pairs": unit["pairs"],
+                }
+            yield opened
+
+
+def opened_sample(sample: dict) -> dict:
+    """`sample` with MulFeRL's fields out of its metrics, in a new dict (TRL's trace logger may hold the old one)."""
+    metrics = {key: value for key, value in sample["metrics"].items() if key not in (FCO_UNIT, REPLAY_ADVANTAGE)}
+    return {**sample, "metrics": metrics, "replay_advantage": sample["metrics"].get(REPLAY_ADVANTAGE)}
 
 
 @dataclass
 class UnfoldedRow:
-    """One rank's row with its FCO carriers unfolded: the row, and its pairs as segment (sample) indices."""
+    """One rank's row with its FCO carriers unfolded: the row, its pairs as segment (sample) indices, and the
+    replayed segments' advantages."""
 
     row: TreeRow
     pairs: list[tuple[int, int]]
     weights: list[float]  # per pair: 1 / (pairs kept of its prompt), so that each prompt adds its mean pair loss
     dropped: int  # pairs left out: a member without a reward (decision 5) or without a scored token (decision 10)
     negative_tokens: int  # scored tokens of the negatives, which TRL's token normalizer must not count
+    replay_advantages: list[float | None]  # per segment: None where the row is not replayed
 
 
 def unfold_fco_units(row: TreeRow) -> UnfoldedRow:
@@ -95,16 +109,19 @@ def unfold_fco_units(row: TreeRow) -> UnfoldedRow:
         pairs += kept
         weights += [1.0 / len(kept)] * len(kept)
         dropped += len(sample["fco_pairs"]) - len(kept)
-    return UnfoldedRow(unfolded, pairs, weights, dropped, negative_tokens)
+    replay_advantages = [sample["replay_advantage"] for sample in unfolded.samples]
+    return UnfoldedRow(unfolded, pairs, weights, dropped, negative_tokens, replay_advantages)
 
 
 @dataclass
-class FCOCollator:
-    """TRL's rollout collator, with the FCO carriers of each row unfolded first and the pairs added to the batch.
+class MulFeRLCollator:
+    """TRL's rollout collator, with the FCO carriers of each row unfolded first, and MulFeRL's per-segment inputs of
+    the loss added to the batch, each only to a micro-batch that needs it:
 
-    Added (only to a micro-batch that holds a pair): `mulferl_fco_pairs` `(num_processes, P, 2)` segment indices of
-    each rank's row, -1 padded; `mulferl_fco_pair_weights` `(num_processes, P)`; `mulferl_fco_prompts`
-    `(num_processes,)` the prompts the micro-batch trains, over all ranks, which the FCO term is divided by.
+    - `mulferl_fco_pairs` `(num_processes, P, 2)`: segment indices of each rank's row, -1 padded;
+      `mulferl_fco_pair_weights` `(num_processes, P)`; `mulferl_fco_prompts` `(num_processes,)`: the prompts the
+      micro-batch trains, over all ranks, which the FCO term is divided by;
+    - `mulferl_replay_advantages` `(num_processes, S)`: each segment's replay advantage, NaN where it is not replayed.
     """
 
     collator: object  # TRL's `DataCollatorForRollout`
@@ -117,9 +134,17 @@ class FCOCollator:
         dropped = sum(item.dropped for item in unfolded)
         if dropped:
             self.metrics["mulferl/fco/dropped_pairs"].append(float(dropped))
+        num_processes = len(rows)
+        if any(advantage is not None for item in unfolded for advantage in item.replay_advantages):
+            batch["mulferl_replay_advantages"] = pad(
+                [
+                    torch.tensor([math.nan if a is None else a for a in item.replay_advantages], dtype=torch.float32)
+                    for item in unfolded
+                ],
+                padding_value=math.nan,
+            )
         if not any(item.pairs for item in unfolded):
             return batch
-        num_processes = len(rows)
         batch["mulferl_fco_pairs"] = pad(
             [torch.tensor(item.pairs, dtype=torch.long).view(-1, 2) for item in unfolded], padding_value=-1
         )

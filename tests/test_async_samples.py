@@ -1,4 +1,4 @@
-"""FCO's plumbing in the asynchronous trainer (trl_mulferl/async_fco.py), on TRL's own planner and collator, and the
+"""FCO's plumbing in the asynchronous trainer (trl_mulferl.async_samples.py), on TRL's own planner and collator, and the
 packed score against the padded one of the synchronous trainer."""
 
 import math
@@ -10,8 +10,9 @@ import torch
 from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from trl_mulferl.async_fco import FCO_UNIT, FCOCollator, FCOUnits, fco_carrier
-from trl_mulferl.losses import packed_sequence_logp, sequence_logp
+from trl_mulferl.async_mulferl_trainer import strip_feedback
+from trl_mulferl.async_samples import FCO_UNIT, REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carrier
+from trl_mulferl.losses import packed_sequence_logp, replay_token_losses, sequence_logp
 
 
 @pytest.mark.parametrize("normalization", ["sum", "mean"])
@@ -65,9 +66,9 @@ def test_an_fco_prompt_is_trained_whole_in_one_row_with_its_pairs_as_segments():
     grpo = [sample(8, [2, 3], 1.0), sample(8, [3], 0.0)]
 
     metrics = defaultdict(list)
-    units = FCOUnits([queued(carrier), *map(queued, grpo)])
+    units = MulFeRLQueue([queued(carrier), *map(queued, grpo)])
     (rows,) = list(FixedCountBatcher(units, num_processes=2, microbatch_size=3))
-    collator = FCOCollator(DataCollatorForRollout(pad_token_id=0, num_processes=2, metrics=metrics), metrics)
+    collator = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=2, metrics=metrics), metrics)
     batch = collator([rows])
 
     assert FCO_UNIT in carrier.metrics  # the queued carrier is left as it was (TRL's trace logger may hold it)
@@ -88,9 +89,59 @@ def test_an_fco_prompt_is_trained_whole_in_one_row_with_its_pairs_as_segments():
 
 def test_a_micro_batch_without_a_pair_is_trls():
     metrics = defaultdict(list)
-    rows = list(FixedCountBatcher(FCOUnits([queued(sample(1, [2, 3], 1.0))]), num_processes=1, microbatch_size=1))
+    rows = list(FixedCountBatcher(MulFeRLQueue([queued(sample(1, [2, 3], 1.0))]), num_processes=1, microbatch_size=1))
     trl_collator = DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=defaultdict(list))
-    batch = FCOCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)(rows)
+    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)(rows)
     expected = trl_collator(rows)
     assert batch.keys() == expected.keys()
     assert all(torch.equal(batch[key], expected[key]) for key in batch)
+
+
+@pytest.mark.parametrize("gamma", [0.1, None])
+def test_replay_token_losses_have_the_shaped_gradient(gamma):
+    """At the policy that scores them, the replayed tokens' gradient is -A d f(p) with Critique-GRPO's
+    f(p) = p / (p + gamma) (or -A d log p without shaping), computed here by autograd on f itself."""
+    logits = torch.randn(5, 7, generator=torch.Generator().manual_seed(1), requires_grad=True)
+    tokens, advantages = torch.tensor([0, 3, 6, 2, 2]), torch.tensor([1.5, 1.5, -0.5, -0.5, 0.0])
+
+    def token_logps():
+        return logits.log_softmax(-1).gather(1, tokens[:, None]).squeeze(1)
+
+    losses = replay_token_losses(token_logps(), advantages, gamma)
+    (gradient,) = torch.autograd.grad(losses.sum(), logits)
+    p = token_logps().exp()
+    objective = p.log() if gamma is None else p / (p + gamma)
+    (expected,) = torch.autograd.grad(-(advantages * objective).sum(), logits)
+    assert torch.allclose(gradient, expected, atol=1e-6)
+    weights = 1.0 if gamma is None else gamma * p / (p + gamma) ** 2
+    assert losses.tolist() == pytest.approx((-advantages * weights).tolist(), abs=1e-6)  # TRL's term at ratio 1
+
+
+def test_strip_feedback_leaves_the_empty_slot_masked():
+    row = sample(1, [1, 1, 1, 8, 9], 1.0, prefill=3)
+    row.old_log_probs[-2:] = [-0.25, -0.75]
+    strip_feedback(row, len(PROMPT), 3, slot_ids=[30, 31])
+    assert row.input_ids.tolist() == PROMPT + [30, 31, 8, 9]
+    assert row.completion_mask.tolist() == [0] * len(PROMPT) + [0, 0, 1, 1]
+    assert row.old_log_probs.tolist()[len(PROMPT) :] == [0.0, 0.0, -0.25, -0.75]
+
+
+def test_replay_advantages_are_laid_out_per_segment():
+    """A replayed FCO prompt (its positives replayed, its negatives not) beside a replayed GRPO group and a plain one:
+    each segment's replay advantage, NaN where the row is not replayed; TRL's own advantage stays the sample's."""
+    positives = [sample(7, [1, 2], 1.0), sample(7, [1, 3], 1.0)]
+    for row, advantage in zip(positives, [0.866, 0.866], strict=True):
+        row.metrics[REPLAY_ADVANTAGE] = advantage
+    carrier = fco_carrier(positives, [sample(7, [4], 0.0), sample(7, [5], 0.0)], torch.tensor([[0, 0], [1, 1]]))
+    replayed = sample(8, [2, 3], 1.0)
+    replayed.metrics[REPLAY_ADVANTAGE] = 1.5
+    plain = sample(9, [6], 1.0)
+    queue = [queued(carrier), queued(replayed), queued(plain)]
+    metrics = defaultdict(list)
+    (rows,) = list(FixedCountBatcher(MulFeRLQueue(queue), num_processes=1, microbatch_size=3))
+    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)([rows])
+    order = [sample["group_id"] for sample in rows[0].samples]  # the planner's order of the three
+    expected = {7: [0.866, 0.866, math.nan, math.nan], 8: [1.5], 9: [math.nan]}
+    layout = [value for group in order for value in expected[group]]
+    assert batch["mulferl_replay_advantages"][0].tolist() == pytest.approx(layout, nan_ok=True)
+    assert not any(REPLAY_ADVANTAGE in key for key in metrics)
