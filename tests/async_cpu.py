@@ -1,11 +1,14 @@
-"""TRL's asynchronous GRPO on this CPU machine, for the tests marked `vllm` and `benchmarks/async_overhead.py`.
+"""TRL's asynchronous GRPO on this CPU machine, for the tests marked `vllm`, `benchmarks/async_overhead.py` and the
+`async` backend of `scripts/gpu_check.py` (which also runs it on one GPU).
 
-- `VLLMServer`: a plain `vllm serve` of vLLM's CPU build, in dev mode (`/pause`, `/resume`, `/collective_rpc`).
+- `VLLMServer`: a plain `vllm serve` of vLLM's CPU build (or on CUDA), in dev mode (`/pause`, `/resume`,
+  `/collective_rpc`).
 - `DiskWeightTransfer`: a `weight_transfer` for `AsyncGRPOTrainer` without NCCL (which needs CUDA): the weights are
   saved as safetensors and the server reloads them from disk, between `/pause` and `/resume`.
 - `cpu_substitutions`: TRL 1.16's two GPU assumptions replaced for the duration (test-time only; the library never
   patches TRL): tree packing's attention loads a CUDA flash-attention kernel from the Hub, here a per-segment
-  `scaled_dot_product_attention`; and the peak FLOPs ask CUDA for the device name, here None (no MFU metrics).
+  `scaled_dot_product_attention` (`tree_attention_substitution` alone, where the kernel cannot be loaded); and the
+  peak FLOPs ask CUDA for the device name, here None (no MFU metrics).
 """
 
 import os
@@ -30,6 +33,7 @@ SERVER_ENVIRONMENT = {
     "VLLM_CPU_OMP_THREADS_BIND": "nobind",
     "VLLM_SERVER_DEV_MODE": "1",
 }
+CUDA_SERVER_ENVIRONMENT = {"VLLM_SERVER_DEV_MODE": "1"}
 
 
 def free_port() -> int:
@@ -39,13 +43,18 @@ def free_port() -> int:
 
 
 class VLLMServer:
-    """`vllm serve model` on 127.0.0.1 in float32, eager, in a process group of its own (stopped with `stop`)."""
+    """`vllm serve model` on 127.0.0.1, eager, in a process group of its own (stopped with `stop`): vLLM's CPU build
+    in float32, or CUDA in bfloat16 with `gpu_memory_utilization` of the GPU's memory when that is given."""
 
-    def __init__(self, model: str, log: Path, max_model_len: int = 512):
+    def __init__(self, model: str, log: Path, max_model_len: int = 512, gpu_memory_utilization: float | None = None):
         self.port, self.log = free_port(), log
         self.url = f"http://127.0.0.1:{self.port}"
         command = [str(Path(sys.executable).parent / "vllm"), "serve", model, "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--dtype", "float32", "--enforce-eager"]
+        command += ["--port", str(self.port), "--enforce-eager"]
+        if gpu_memory_utilization is None:
+            command += ["--dtype", "float32"]
+        else:
+            command += ["--dtype", "bfloat16", "--gpu-memory-utilization", str(gpu_memory_utilization)]
         # A step's token budget that holds every sequence whole: a prefill chunked over steps rewinds the seeded
         # generator of its request (TRL seeds each one), which the CPU build cannot ("CPU Generator does not use
         # offset"), and the engine dies.
@@ -57,7 +66,10 @@ class VLLMServer:
                 command,
                 stdout=output,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **SERVER_ENVIRONMENT},
+                env={
+                    **os.environ,
+                    **(SERVER_ENVIRONMENT if gpu_memory_utilization is None else CUDA_SERVER_ENVIRONMENT),
+                },
                 start_new_session=True,
             )
 
@@ -146,20 +158,35 @@ def varlen_attention(
             x[cu_seqlens_k[i] : cu_seqlens_k[i + 1]].repeat_interleave(repeats, 1).transpose(0, 1)
             for x in (key, value)
         )
-        mask = torch.ones(q.shape[1], k.shape[1], dtype=torch.bool).tril(diagonal=k.shape[1] - q.shape[1])
+        mask = torch.ones(q.shape[1], k.shape[1], dtype=torch.bool, device=q.device).tril(
+            diagonal=k.shape[1] - q.shape[1]
+        )
         outputs.append(F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=softmax_scale).transpose(0, 1))
     return torch.cat(outputs)
 
 
 @contextmanager
-def cpu_substitutions():
-    """Within it, TRL's tree attention runs `varlen_attention` and the trainer asks no CUDA for peak FLOPs."""
-    from trl.experimental.async_grpo import async_grpo_trainer, packing
+def tree_attention_substitution():
+    """Within it, TRL's tree attention runs `varlen_attention`."""
+    from trl.experimental.async_grpo import packing
 
-    originals = packing._flash_attn, async_grpo_trainer.get_peak_flops_per_device
+    original = packing._flash_attn
     packing._flash_attn = lambda: SimpleNamespace(flash_attn_varlen_func=varlen_attention)
-    async_grpo_trainer.get_peak_flops_per_device = lambda accelerator, dtype: None
     try:
         yield
     finally:
-        packing._flash_attn, async_grpo_trainer.get_peak_flops_per_device = originals
+        packing._flash_attn = original
+
+
+@contextmanager
+def cpu_substitutions():
+    """Within it, TRL's tree attention runs `varlen_attention` and the trainer asks no CUDA for peak FLOPs."""
+    from trl.experimental.async_grpo import async_grpo_trainer
+
+    original = async_grpo_trainer.get_peak_flops_per_device
+    async_grpo_trainer.get_peak_flops_per_device = lambda accelerator, dtype: None
+    try:
+        with tree_attention_substitution():
+            yield
+    finally:
+        async_grpo_trainer.get_peak_flops_per_device = original

@@ -1,4 +1,5 @@
-"""scripts/gpu_check.py in its CPU mode, so that the GPU check cannot rot between GPU runs."""
+"""scripts/gpu_check.py in its CPU mode, so that the GPU check cannot rot between GPU runs: the main environment's
+backends (transformers, ZeRO-3), and, marked `vllm`, the async backend on vLLM's CPU build."""
 
 import json
 import subprocess
@@ -19,8 +20,9 @@ def test_gpu_check_on_cpu(tmp_path):
         [sys.executable, str(SCRIPT), "--cpu", "--output", str(output)], capture_output=True, text=True, timeout=600
     )
     rows = {row["backend"]: row for row in json.loads(output.read_text())}
-    assert list(rows) == ["transformers", "vllm", "zero3"]
+    assert list(rows) == ["transformers", "vllm", "zero3", "async"]
     assert rows["vllm"] == {"backend": "vllm", "ran": False, "skipped": "skipped: needs CUDA"}
+    assert rows["async"] == {"backend": "async", "ran": False, "skipped": "skipped: vLLM is not importable"}
     for backend in ("transformers", "zero3"):
         row = rows[backend]
         assert row["ran"], row.get("error")
@@ -31,9 +33,35 @@ def test_gpu_check_on_cpu(tmp_path):
         assert (row["dtype"], row["deepspeed"], row["vllm"]) == ("float32", backend == "zero3", False)
     assert result.returncode == 0, result.stderr[-3000:]
     table = result.stdout.splitlines()
-    assert table[-4].split()[:3] == ["backend", "ran", "steps"]
-    assert [line.split()[:2] for line in table[-3:]] == [
+    assert table[-5].split()[:3] == ["backend", "ran", "steps"]
+    assert [line.split()[:2] for line in table[-4:]] == [
         ["transformers", "yes"],
         ["vllm", "no"],
         ["zero3", "yes"],
+        ["async", "no"],
     ]
+
+
+@pytest.mark.vllm
+def test_gpu_check_async_backend_on_cpu(tmp_path):
+    """The async backend end to end on vLLM's CPU build: a `vllm serve` beside AsyncMulFeRLTrainer, weights synced
+    through the disk. 3 steps, since an FCO prompt's samples reach the queue a feedback turn after the GRPO groups
+    generated with it: by the third step some have been trained."""
+    steps, output = 3, tmp_path / "rows.json"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--cpu", "--backends", "async", "--steps", str(steps), "--output", str(output)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    (row,) = json.loads(output.read_text())
+    assert row["ran"], row.get("error")
+    assert (row["steps"], row["weight_syncs"]) == (steps, steps + 1)  # the initial sync, then one per step
+    assert (row["dtype"], row["vllm"], row["tree_attention"]) == ("float32", True, "per-segment SDPA")
+    # Routes over the groups routed while training: GRPO (mixed) and FCO (solved after the feedback turn) only.
+    assert 0 < row["route/grpo"] < 1 and row["route/grpo"] + row["route/fco"] == pytest.approx(1.0)
+    assert row["route/unresolved"] == 0 and row["feedback/requests"] > 0
+    assert row["fco/pairs"] > 0 and row["fco/pairs"] % K == 0  # the permutation pairing: K pairs per FCO prompt
+    assert row["fco/loss"] > 0 and row["step_time_s"] > 0 and row["peak_gpu_memory_gib"] is None
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines()[-1].split()[:3] == ["async", "yes", str(steps)]
