@@ -7,6 +7,7 @@ other's policy.
 """
 
 import json
+import queue
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -467,6 +468,54 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
     assert history[0]["loss"] == pytest.approx(loss / tokens, rel=1e-3)
 
 
+def built_trainer(tmp_path, model_dir, peft_config=None):
+    """An AsyncMulFeRLTrainer built, not trained: no server is reached."""
+    from tests.async_cpu import DiskWeightTransfer
+    from trl_mulferl import AsyncMulFeRLTrainer
+
+    url = "http://127.0.0.1:9"  # never reached
+    return AsyncMulFeRLTrainer(
+        model_dir,
+        scripted_reward,
+        args=AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=url, **ASYNC_TRAINING),
+        train_dataset=kinds_dataset(["fco_turn1"]),
+        weight_transfer=DiskWeightTransfer(url, str(tmp_path / "weights")),
+        feedback_provider=round_provider,
+        peft_config=peft_config,
+    )
+
+
+class ArrivingQueue:
+    """A metrics queue that empties, then receives `later`: the rollout process sends on while `log` runs."""
+
+    def __init__(self, first: list, later: list):
+        self.batches = [list(first), list(later)]
+
+    def get_nowait(self):
+        if self.batches[0]:
+            return self.batches[0].pop(0)
+        if len(self.batches) > 1:
+            self.batches.pop(0)
+        raise queue.Empty
+
+
+@pytest.mark.vllm
+def test_feedback_counts_are_summed_per_window_whatever_arrives_while_logging(tmp_path, async_model_dir):
+    """The rollout process's counts are summed over the window they were drained in; what arrives while `log` runs
+    waits for the next window (TRL's `log` used to drain it into the summed list and average the two)."""
+    from tests.async_cpu import cpu_substitutions
+
+    with cpu_substitutions():
+        trainer = built_trainer(tmp_path, async_model_dir)
+        requests = {"mulferl/feedback/requests": 1.0}
+        trainer.rollout_worker.metrics_queue = ArrivingQueue([requests] * 3, [requests] * 2)
+        trainer.model.train()
+        trainer.log({"loss": 0.0})
+        trainer.log({"loss": 0.0})
+    logged = [entry["mulferl/feedback/requests"] for entry in trainer.state.log_history]
+    assert logged == [3.0, 2.0]
+
+
 @pytest.mark.vllm
 @pytest.mark.parametrize("peft", [False, True], ids=["frozen_copy", "lora"])
 def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tiny_tokenizer, peft):
@@ -479,23 +528,12 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
     from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
-    from trl_mulferl import AsyncMulFeRLTrainer
+    from tests.async_cpu import cpu_substitutions
     from trl_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carrier
 
-    url = "http://127.0.0.1:9"  # never reached
-    args = AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=url, **ASYNC_TRAINING)
     peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
     with cpu_substitutions():
-        trainer = AsyncMulFeRLTrainer(
-            async_model_dir,
-            scripted_reward,
-            args=args,
-            train_dataset=kinds_dataset(["fco_turn1"]),
-            weight_transfer=DiskWeightTransfer(url, str(tmp_path / "weights")),
-            feedback_provider=round_provider,
-            peft_config=peft_config,
-        )
+        trainer = built_trainer(tmp_path, async_model_dir, peft_config)
         assert (trainer.ref_model is None) == peft
         trained = [parameter for parameter in trainer.model.parameters() if parameter.requires_grad]
         assert (

@@ -384,7 +384,6 @@ PROVIDER_FIELDS = tuple(
     if name.startswith("feedback_") or name in ("max_feedback_length", "seed")
 )
 
-# `mulferl/*` counts the rollout process sends once per group, summed over a logging window (TRL would average them).
 _FEEDBACK_COUNT_PREFIX = "mulferl/feedback/"
 
 
@@ -552,18 +551,21 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # Drained here rather than in TRL's `log`, so that the counts the rollout process sends per group are summed
         # over the window (rates and maxima keep TRL's reductions) and added to the run's feedback totals.
-        metrics = self._metrics["train"]
+        metrics, counts = self._metrics["train"], Counter()
         if self.accelerator.is_main_process and self.rollout_worker:
             while True:
                 try:
                     for key, value in self.rollout_worker.metrics_queue.get_nowait().items():
-                        metrics[key].append(value)
+                        if is_rollout_count(key, value):
+                            counts[key] += value
+                        else:
+                            metrics[key].append(value)
                 except queue.Empty:
                     break
-        for key in [key for key in metrics if key.startswith("mulferl/")]:
-            values = metrics[key]
-            if values and not isinstance(values[0], tuple) and "max" not in key.split("/")[-1].split("_"):
-                metrics[key] = [sum(values)]
+        if "mulferl/fco/dropped_pairs" in metrics:  # the collator's, per micro-batch
+            counts["mulferl/fco/dropped_pairs"] += sum(metrics.pop("mulferl/fco/dropped_pairs"))
+        for key, value in counts.items():
+            metrics[key] = [value]
         if self.feedback_provider is not None:
             bill = feedback_totals(self)
             bill.add(
@@ -573,7 +575,18 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                 metrics["mulferl/feedback/cost"] = [bill.cost]
             if "train_runtime" in logs:  # the summary `train()` logs once at its end
                 logs.update({f"mulferl/feedback/{name}": value for name, value in bill.summary().items()})
-        super().log(logs, start_time)
+        # TRL's `log` drains the queue too: what arrived since would be averaged with the sums. It waits instead.
+        rollout_worker, self.rollout_worker = self.rollout_worker, None
+        try:
+            super().log(logs, start_time)
+        finally:
+            self.rollout_worker = rollout_worker
+
+
+def is_rollout_count(key: str, value) -> bool:
+    """Whether a metric the rollout process sends is a `mulferl/*` count, summed over a logging window (not a rate,
+    which TRL reduces as one, or a maximum)."""
+    return key.startswith("mulferl/") and not isinstance(value, tuple) and "max" not in key.split("/")[-1].split("_")
 
 
 def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, pickled: bool):
