@@ -15,7 +15,7 @@ are measured over the steps after the warm-up ones (wall clock from the end of t
 are those the loss is taken over (the prefilled feedback excluded). Staleness: TRL's `sample/staleness_mean` and
 `_max`, the policy versions between a trained sample's generation and its training step.
 
-    python benchmarks/async_overhead.py --json benchmarks/async_overhead.json   # the full run
+    python benchmarks/async_overhead.py --repeats 3 --json benchmarks/async_overhead.json   # the full run
     python benchmarks/async_overhead.py --smoke                                  # tiny sizes: checks that it runs
 
 Needs vLLM's CPU build (the environment `.ci/vllm-env` makes).
@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -202,30 +203,44 @@ def run_in_process(name: str, regime: str, settings: dict, model_dir: str, serve
     return json.loads(output.read_text())
 
 
-def ratios(results: dict) -> dict:
-    """Per regime, each trainer's steps/s and trained tokens/s over AsyncGRPOTrainer's (measured in this run)."""
+def ratios(runs: dict) -> dict:
+    """Per regime, the median over repeats of each trainer's steps/s and trained tokens/s over AsyncGRPOTrainer's
+    in the same repeat."""
     table = {}
-    for regime, by_trainer in results.items():
+    for regime, by_trainer in runs.items():
         grpo = by_trainer["async_grpo"]
         table[regime] = {
             name: {
-                "steps_per_s": measured["steps_per_s"] / grpo["steps_per_s"],
-                "trained_tokens_per_s": measured["trained_tokens_per_s"] / grpo["trained_tokens_per_s"],
+                key: statistics.median(run[key] / base[key] for run, base in zip(measured, grpo, strict=True))
+                for key in ("steps_per_s", "trained_tokens_per_s")
             }
             for name, measured in by_trainer.items()
         }
     return table
 
 
-def print_table(results: dict):
-    table = ratios(results)
+def medians(runs: dict) -> dict:
+    """Per regime and trainer, the median over repeats of each measure."""
+    return {
+        regime: {
+            name: {key: statistics.median(run[key] for run in measured) for key in measured[0]}
+            for name, measured in by_trainer.items()
+        }
+        for regime, by_trainer in runs.items()
+    }
+
+
+def print_table(runs: dict):
+    results = medians(runs)
+    table = ratios(runs) if all("async_grpo" in by_trainer for by_trainer in runs.values()) else None
     print(f"{'regime':<14} {'trainer':<14} {'steps/s':>8} {'tok/s':>8} {'x AsyncGRPO':>12} {'staleness':>10}")
     for regime, by_trainer in results.items():
         for name, measured in by_trainer.items():
             staleness = measured.get("staleness_mean")
+            ratio = "" if table is None else f"{table[regime][name]['steps_per_s']:.2f}"
             print(
                 f"{regime:<14} {name:<14} {measured['steps_per_s']:>8.2f} {measured['trained_tokens_per_s']:>8.0f} "
-                f"{table[regime][name]['steps_per_s']:>12.2f} {'' if staleness is None else f'{staleness:.2f}':>10}"
+                f"{ratio:>12} {'' if staleness is None else f'{staleness:.2f}':>10}"
             )
 
 
@@ -234,6 +249,9 @@ def main(argv=None):
     parser.add_argument("--regimes", nargs="+", choices=list(REGIMES), default=list(DEFAULT_REGIMES))
     parser.add_argument("--trainers", nargs="+", choices=TRAINERS, default=list(TRAINERS))
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, 1 measured step")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="runs of each trainer per regime, in a rotated order; medians reported"
+    )
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -251,22 +269,26 @@ def main(argv=None):
     build_model(settings, model_dir)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))  # stopped: the server too, in `finally`
     server = VLLMServer(str(model_dir), work / "vllm-serve.log", max_model_len=1024)
-    results = {}
+    runs = {}
     try:
         server.wait_until_healthy()
         for regime in args.regimes:
-            results[regime] = {}
-            for name in args.trainers:
-                log = work / f"{regime}-{name}.log"
-                results[regime][name] = run_in_process(name, regime, settings, str(model_dir), server.url, log)
-                print(f"{regime} {name}: {results[regime][name]}", flush=True)
+            runs[regime] = {name: [] for name in args.trainers}
+            for repeat in range(args.repeats):
+                # The order rotates, so that no trainer always runs first on a fresh server or last on a warm one.
+                for name in (
+                    args.trainers[repeat % len(args.trainers) :] + args.trainers[: repeat % len(args.trainers)]
+                ):
+                    log = work / f"{regime}-{name}-{repeat}.log"
+                    runs[regime][name].append(run_in_process(name, regime, settings, str(model_dir), server.url, log))
+                    print(f"{regime} {name} #{repeat}: {runs[regime][name][-1]}", flush=True)
     finally:
         server.stop()
-    print_table(results)
+    print_table(runs)
     if args.json:
-        payload = {"settings": settings, "results": results}
+        payload = {"settings": settings, "repeats": args.repeats, "results": medians(runs), "runs": runs}
         if "async_grpo" in args.trainers:
-            payload["ratios_to_async_grpo"] = ratios(results)
+            payload["ratios_to_async_grpo"] = ratios(runs)
         args.json.write_text(json.dumps(payload, indent=2) + "\n")
 
 

@@ -19,7 +19,7 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
-from trl_mulferl.async_samples import FCO_UNIT
+from trl_mulferl.async_samples import FCO_PAIRS
 from trl_mulferl.schema import control_tokens, feedback_prefill, sanitize_feedback
 
 
@@ -268,15 +268,11 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
         if trained:  # TRL's (r - mean) / (std + 1e-8) over the scripted rewards [1, 0]
             assert abs(sample["advantage"]) == pytest.approx(1.0, abs=1e-6)
         seen.add(kind)
-        unit = sample["metrics"].get(FCO_UNIT)
-        if unit is not None:  # an FCO prompt's carrier: its solved group, then the failed group of the turn before
-            members = unit["members"]
-            assert len(members) == 2 * K and all(member["advantage"] == 0 for member in members)
-            member_turns = [turn_of(tiny_tokenizer.decode(member["input_ids"].tolist())) for member in members]
-            assert member_turns == [turn] * K + [turn - 1] * K, kind
-            assert [member["metrics"]["reward"] for member in members] == [1.0] * K + [0.0] * K
-            assert sorted(j for j, _ in unit["pairs"]) == list(range(K))  # the permutation pairing
-            assert sorted(i for _, i in unit["pairs"]) == list(range(K))
+        pairs = sample["metrics"].get(FCO_PAIRS)
+        if pairs is not None:  # a positive of an FCO prompt, carrying its pair's negative (the permutation pairing)
+            (negative,) = pairs["negatives"]
+            assert turn_of(tiny_tokenizer.decode(negative["input_ids"].tolist())) == turn - 1, kind
+            assert negative["advantage"] == 0 and pairs["pair_weight"] == 1 / K
             seen.add(f"{kind} carrier")
     assert {"grpo_turn0", "grpo_turn1"} <= seen
     assert {"fco_turn1 carrier", "fco_turn2 carrier"} <= seen
@@ -356,8 +352,8 @@ class WeightSnapshots(TrainerCallback):
 
 @pytest.mark.vllm
 def test_fco_loss_is_the_spec_equation_recomputed_by_hand(tmp_path, vllm_server, async_model_dir):
-    """FCO prompts alone, one per optimizer step (a micro-batch of one carrier): each step's logged FCO loss and score
-    gap equal eq. 14 over the prompt's pairs, with scores (eq. 13, summed as the released code) recomputed here by
+    """FCO prompts alone, one pair per optimizer step (a micro-batch of one positive, carrying its negative): each
+    step's logged FCO loss and score gap equal eq. 14 for that pair, with scores (eq. 13, summed as the released code) recomputed here by
     plain forwards of each member under the step's weights and under the starting model. Every advantage is 0, so
     the weights move by FCO alone."""
     import torch
@@ -393,16 +389,16 @@ def test_fco_loss_is_the_spec_equation_recomputed_by_hand(tmp_path, vllm_server,
     logged = [entry for entry in trainer.state.log_history if "mulferl/fco/loss" in entry]
     assert [entry["step"] for entry in logged] == list(range(1, steps + 1))
     for step, entry in enumerate(logged):
-        unit = consumed[step]["metrics"][FCO_UNIT]
+        positive = consumed[step]  # the micro-batch: one positive, with the negative of its pair
+        (negative,) = positive["metrics"][FCO_PAIRS]["negatives"]
         model.load_state_dict(snapshots.weights[step])
         with torch.no_grad():
-            scores = score_sums(model, unit["members"]) - score_sums(reference, unit["members"])
-        pairs = torch.tensor(unit["pairs"])
-        gaps = scores[pairs[:, 0]] - scores[K + pairs[:, 1]]
-        assert entry["mulferl/fco/pairs"] == K
-        assert entry["mulferl/fco/loss"] == pytest.approx(F.softplus(-tau * (gaps - margin)).mean().item(), abs=1e-4)
-        assert entry["mulferl/fco/score_gap"] == pytest.approx(gaps.mean().item(), abs=1e-4)
-        assert all(member["advantage"] == 0 for member in unit["members"])
+            scores = score_sums(model, [positive, negative]) - score_sums(reference, [positive, negative])
+        gap = scores[0] - scores[1]
+        assert entry["mulferl/fco/pairs"] == 1
+        assert entry["mulferl/fco/loss"] == pytest.approx(F.softplus(-tau * (gap - margin)).item(), abs=1e-4)
+        assert entry["mulferl/fco/score_gap"] == pytest.approx(gap.item(), abs=1e-4)
+        assert positive["advantage"] == 0 and negative["advantage"] == 0
     assert logged[0]["mulferl/fco/loss"] == pytest.approx(F.softplus(torch.tensor(tau * margin)).item(), abs=1e-6)
     assert all(abs(entry["mulferl/fco/score_gap"]) > 1e-3 for entry in logged[1:])  # the policy has left the reference
     trained = trainer.model.state_dict()
@@ -529,7 +525,7 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
     from tests.async_cpu import cpu_substitutions
-    from trl_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carrier
+    from trl_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
 
     peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
     with cpu_substitutions():
@@ -555,19 +551,18 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
             return RolloutSample([], [], *arrays, 0.0, 0, 0, {"reward": reward})
 
         members = [row(c, r) for c, r in zip(completions, [1.0, 1.0, 0.0, 0.0], strict=True)]
-        carrier = fco_carrier(members[:K], members[K:], torch.tensor([[0, 1], [1, 0]]))
-        queued = {key: getattr(carrier, key) for key in ("input_ids", "completion_mask", "old_log_probs", "advantage")}
-        queued |= {"group_id": 0, "metrics": carrier.metrics}
-        (rows,) = list(FixedCountBatcher(MulFeRLQueue([queued]), num_processes=1, microbatch_size=1))
-        metrics = defaultdict(list)
-        inputs = MulFeRLCollator(DataCollatorForRollout(0, 1, metrics=metrics), metrics)([rows])
+        carriers, _ = fco_carriers(members[:K], members[K:], torch.tensor([[0, 1], [1, 0]]))
+        keys = ("input_ids", "completion_mask", "old_log_probs", "advantage", "group_id", "metrics")
+        queued = [{key: getattr(carrier, key) for key in keys} for carrier in carriers]
+        (rows,) = list(FixedCountBatcher(MulFeRLQueue(queued), num_processes=1, microbatch_size=K))
+        inputs = MulFeRLCollator(DataCollatorForRollout(0, 1, metrics=defaultdict(list)), K)([rows])
         selected = inputs["token_index"] >= 0
         with torch.no_grad():
             reference = trainer._reference_log_probs(trainer.model, inputs).flatten()[inputs["token_index"][selected]]
     starting = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
     expected = []
     with torch.no_grad():
-        for member in members:  # the segments are the members, in order
+        for member in [members[0], members[3], members[1], members[2]]:  # each positive, then its negative
             ids = torch.tensor(member.input_ids)
             logps = starting(ids.unsqueeze(0)).logits[0, :-1].log_softmax(-1).gather(1, ids[1:, None]).squeeze(1)
             expected += logps[len(prompt) - 1 :].tolist()

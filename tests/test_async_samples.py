@@ -11,7 +11,7 @@ from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollou
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
 from trl_mulferl.async_mulferl_trainer import strip_feedback
-from trl_mulferl.async_samples import FCO_UNIT, REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carrier
+from trl_mulferl.async_samples import FCO_PAIRS, REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carriers
 from trl_mulferl.losses import packed_sequence_logp, replay_token_losses, sequence_logp
 
 
@@ -30,6 +30,7 @@ def test_packed_sequence_logp_equals_the_padded_one(normalization):
 
 
 PROMPT = [5, 6, 7]
+K = 2
 
 
 def sample(group_id: int, completion: list[int], reward: float, prefill: int = 0) -> RolloutSample:
@@ -55,43 +56,54 @@ def queued(row: RolloutSample) -> dict:
     return {key: getattr(row, key) for key in keys}
 
 
-def test_an_fco_prompt_is_trained_whole_in_one_row_with_its_pairs_as_segments():
-    """K = 2: positives (turn 1, a prefill of 2 tokens), negatives (turn 0); a GRPO group beside it. The planner
-    places the carrier as one sample; the collator unfolds the members into the same rank's row, in order, and
-    the pairs point at their segments. A negative without a reward is in no pair; its pair is counted dropped."""
+def test_an_fco_pair_is_trained_in_one_row_with_its_members_as_segments():
+    """K = 2: positives (turn 1, a prefill of 2 tokens), negatives (turn 0), the permutation (0, 1), (1, 0); a GRPO
+    group beside them, on 2 ranks. Negative 1 has no reward, so pair (0, 1) is dropped and positive 0 goes as it is;
+    positive 1 carries negative 0. The planner counts the prompt's 2 rows; the collator unfolds the negative after its
+    positive in the same rank's row, and the pair points at their segments."""
     positives = [sample(7, [1, 1, 8, 9], 1.0, prefill=2), sample(7, [1, 1, 9], 1.0, prefill=2)]
     negatives = [sample(7, [4], 0.0), sample(7, [4, 4, 4], math.nan)]
-    carrier = fco_carrier(positives, negatives, torch.tensor([[0, 1], [1, 0]]))
-    assert carrier.model_version == 3 and carrier.input_ids.tolist() == positives[0].input_ids.tolist()
+    carriers, dropped = fco_carriers(positives, negatives, torch.tensor([[0, 1], [1, 0]]))
+    assert dropped == 1 and carriers[0] is positives[0]
+    assert carriers[1].model_version == 3 and carriers[1].input_ids.tolist() == positives[1].input_ids.tolist()
     grpo = [sample(8, [2, 3], 1.0), sample(8, [3], 0.0)]
 
     metrics = defaultdict(list)
-    units = MulFeRLQueue([queued(carrier), *map(queued, grpo)])
-    (rows,) = list(FixedCountBatcher(units, num_processes=2, microbatch_size=3))
-    collator = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=2, metrics=metrics), metrics)
-    batch = collator([rows])
+    queue = MulFeRLQueue([*map(queued, carriers), *map(queued, grpo)])
+    (rows,) = list(FixedCountBatcher(queue, num_processes=2, microbatch_size=4))
+    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=2, metrics=metrics), K)([rows])
 
-    assert FCO_UNIT in carrier.metrics  # the queued carrier is left as it was (TRL's trace logger may hold it)
+    assert FCO_PAIRS in carriers[1].metrics  # the queued carrier is left as it was (TRL's trace logger may hold it)
     fco_rank = next(rank for rank, row in enumerate(rows) if row.samples[0]["group_id"] == 7)
-    # Segments of the FCO rank's row: positives 0, 1, then negatives 2, 3. Pair (0, 1) has the unscored negative 1.
+    # Segments of the FCO rank's row: positive 0, positive 1, then its negative 0.
     assert batch["mulferl_fco_pairs"][fco_rank].tolist() == [[1, 2]]
     assert batch["mulferl_fco_pair_weights"][fco_rank].tolist() == [1.0]
     assert batch["mulferl_fco_pairs"][1 - fco_rank].tolist() == [[-1, -1]]
-    assert batch["mulferl_fco_prompts"].tolist() == [2.0, 2.0]
-    assert metrics["mulferl/fco/dropped_pairs"] == [1.0]
+    assert batch["mulferl_fco_prompts"].tolist() == [2.0, 2.0]  # 4 samples counted by the planner, K = 2
     segments = batch["segment_id"][fco_rank][batch["token_index"][fco_rank] >= 0]
-    assert torch.bincount(segments).tolist() == [2, 1, 1, 3]  # scored tokens: the prefill is not scored
-    # TRL's token normalizer counts the rows it would train, not the negatives (4 tokens).
+    assert torch.bincount(segments).tolist() == [2, 1, 1]  # scored tokens: the prefill is not scored
+    # TRL's token normalizer counts the rows it would train, not the negative (1 token).
     assert batch["global_n_tokens"].tolist() == [2 + 1 + 2 + 1] * 2
-    assert all(key in metrics for key in ("reward", "batch/packing_ratio"))
-    assert not any(FCO_UNIT in key for key in metrics)
+    assert metrics["reward"] == [0.75]  # over the trained rows: the negative has no reward metric
+    assert not any(FCO_PAIRS in key for key in metrics)
+
+
+def test_the_all_pairs_pairing_carries_every_negative_with_each_positive():
+    positives = [sample(7, [1], 1.0), sample(7, [2], 1.0)]
+    negatives = [sample(7, [3], 0.0), sample(7, [4], 0.0)]
+    carriers, dropped = fco_carriers(positives, negatives, torch.cartesian_prod(torch.arange(2), torch.arange(2)))
+    assert dropped == 0
+    for carrier in carriers:
+        pairs = carrier.metrics[FCO_PAIRS]
+        assert [negative["input_ids"].tolist() for negative in pairs["negatives"]] == [PROMPT + [3], PROMPT + [4]]
+        assert pairs["pair_weight"] == 0.25  # the prompt's 4 pairs
 
 
 def test_a_micro_batch_without_a_pair_is_trls():
     metrics = defaultdict(list)
     rows = list(FixedCountBatcher(MulFeRLQueue([queued(sample(1, [2, 3], 1.0))]), num_processes=1, microbatch_size=1))
     trl_collator = DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=defaultdict(list))
-    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)(rows)
+    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), K)(rows)
     expected = trl_collator(rows)
     assert batch.keys() == expected.keys()
     assert all(torch.equal(batch[key], expected[key]) for key in batch)
@@ -127,21 +139,21 @@ def test_strip_feedback_leaves_the_empty_slot_masked():
 
 
 def test_replay_advantages_are_laid_out_per_segment():
-    """A replayed FCO prompt (its positives replayed, its negatives not) beside a replayed GRPO group and a plain one:
+    """A replayed FCO prompt (its positives replayed, their negatives not) beside a replayed GRPO row and a plain one:
     each segment's replay advantage, NaN where the row is not replayed; TRL's own advantage stays the sample's."""
     positives = [sample(7, [1, 2], 1.0), sample(7, [1, 3], 1.0)]
-    for row, advantage in zip(positives, [0.866, 0.866], strict=True):
-        row.metrics[REPLAY_ADVANTAGE] = advantage
-    carrier = fco_carrier(positives, [sample(7, [4], 0.0), sample(7, [5], 0.0)], torch.tensor([[0, 0], [1, 1]]))
+    for row in positives:
+        row.metrics[REPLAY_ADVANTAGE] = 0.866
+    carriers, _ = fco_carriers(positives, [sample(7, [4], 0.0), sample(7, [5], 0.0)], torch.tensor([[0, 0], [1, 1]]))
     replayed = sample(8, [2, 3], 1.0)
     replayed.metrics[REPLAY_ADVANTAGE] = 1.5
     plain = sample(9, [6], 1.0)
-    queue = [queued(carrier), queued(replayed), queued(plain)]
+    queue = [*map(queued, carriers), queued(replayed), queued(plain)]
     metrics = defaultdict(list)
-    (rows,) = list(FixedCountBatcher(MulFeRLQueue(queue), num_processes=1, microbatch_size=3))
-    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), metrics)([rows])
-    order = [sample["group_id"] for sample in rows[0].samples]  # the planner's order of the three
-    expected = {7: [0.866, 0.866, math.nan, math.nan], 8: [1.5], 9: [math.nan]}
-    layout = [value for group in order for value in expected[group]]
+    (rows,) = list(FixedCountBatcher(MulFeRLQueue(queue), num_processes=1, microbatch_size=4))
+    batch = MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), K)([rows])
+    by_group = {7: [0.866, math.nan], 8: [1.5], 9: [math.nan]}  # a carrier's segments: its positive, its negative
+    layout = [value for sample in rows[0].samples for value in by_group[sample["group_id"]]]
     assert batch["mulferl_replay_advantages"][0].tolist() == pytest.approx(layout, nan_ok=True)
+    assert batch["advantages"][0].eq(0).all()
     assert not any(REPLAY_ADVANTAGE in key for key in metrics)

@@ -43,9 +43,10 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
       and use `"openai"`;
     - a group's rewards are the plain sum of the reward functions (AsyncGRPO has no `reward_weights`), and
       `success_threshold` applies to that sum;
-    - an FCO prompt's two groups reach the trainer together and are trained in one micro-batch, where its pair losses
-      are computed exactly for either pairing (no generation-time surrogate); the FCO term of a micro-batch is
-      `fco_weight` x the sum over its FCO prompts of their mean pair loss / the prompts it trains;
+    - each FCO pair reaches the trainer whole (a positive carrying its negatives) and is trained in one micro-batch,
+      where its loss is computed exactly for either pairing (no generation-time surrogate); the FCO term of a
+      micro-batch is `fco_weight` x the sum over its pairs of their loss / their prompt's pairs, over the prompts it
+      trains;
     - the reference policy of FCO is the base model with the adapter disabled under PEFT, else a frozen copy of the
       starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
       micro-batch holding an FCO pair;

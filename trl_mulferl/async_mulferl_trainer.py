@@ -34,7 +34,7 @@ from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
 
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_samples import REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carrier
+from .async_samples import REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carriers
 from .feedback import (
     FeedbackRequest,
     FeedbackTotals,
@@ -166,7 +166,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         if self.settings.replay and decision in (Route.GRPO, Route.FCO) and len(states) > 1:
             self._replay_without_feedback(group, samples)
         if decision is Route.FCO and self.settings.fco_pairing is not None:
-            return [self._fco_carrier(samples, group.previous)]
+            return self._fco_carriers(samples, group.previous)
         return samples
 
     def _replay_without_feedback(self, group: "RegeneratedGroup", samples: list[RolloutSample]):
@@ -185,14 +185,16 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 strip_feedback(sample, group.prompt_length, group.previous_prefill_length, slot)
         self._push_metrics({"mulferl/replayed_rows": float(len(samples))})
 
-    def _fco_carrier(self, positives: list[RolloutSample], negatives: list[RolloutSample]) -> RolloutSample:
-        """The prompt's solved group and the failed group before it, as one sample, with its FCO pairs."""
+    def _fco_carriers(self, positives: list[RolloutSample], negatives: list[RolloutSample]) -> list[RolloutSample]:
+        """The prompt's solved group, each positive carrying the negatives of its FCO pairs."""
         for sample in negatives:
             sample.advantage = 0.0
         # A group id is unique over the run: it seeds the prompt's pairing on its own.
         generator = make_generator(self.settings.seed, 0, positives[0].group_id)
         pairs = sample_fco_pairs(len(positives), self.settings.fco_pairing, generator)
-        return fco_carrier(positives, negatives, pairs)
+        carriers, dropped = fco_carriers(positives, negatives, pairs)
+        self._push_metrics({"mulferl/fco/dropped_pairs": float(dropped)})
+        return carriers
 
     def _finish(self, samples: list[RolloutSample], decision: Route) -> list[RolloutSample]:
         """The rows of a prompt whose trajectory ends with `decision`, and its route metrics."""
@@ -482,27 +484,30 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             # one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
             loader.dataset.dataset = MulFeRLQueue(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
-            loader.collate_fn = MulFeRLCollator(loader.collate_fn, self._metrics["train"])
+            loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)
         return dataloader
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         fco, replay = "mulferl_fco_pairs" in inputs, "mulferl_replay_advantages" in inputs
         if not (fco or replay):
-            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
-        # TRL's loss does not return its forward: MulFeRL's terms read the log-probs it computed.
-        forwards = []
-        hook = model.register_forward_hook(lambda module, args, output: forwards.append(output))
-        try:
             loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
-        finally:
-            hook.remove()
-        selected = inputs["token_index"] >= 0
-        token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
-        logps = forwards[0].log_probs.flatten()[token_index]
-        if replay:
-            loss = loss + self._replay_term(inputs, logps, segment_id)
-        if fco:
-            loss = loss + self._fco_term(model, inputs, logps, token_index, segment_id)
+        else:
+            # TRL's loss does not return its forward: MulFeRL's terms read the log-probs it computed.
+            forwards = []
+            hook = model.register_forward_hook(lambda module, args, output: forwards.append(output))
+            try:
+                loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            finally:
+                hook.remove()
+            selected = inputs["token_index"] >= 0
+            token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
+            logps = forwards[0].log_probs.flatten()[token_index]
+            if replay:
+                loss = loss + self._replay_term(inputs, logps, segment_id)
+            if fco:
+                loss = loss + self._fco_term(model, inputs, logps, token_index, segment_id)
+        if self.accelerator.sync_gradients and self._fco_window.has_pairs:  # the step's last micro-batch
+            self._fco_window.flush(self._metrics["train"])
         return loss
 
     def _replay_term(self, inputs, logps: torch.Tensor, segment_id: torch.Tensor) -> torch.Tensor:
@@ -531,8 +536,6 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         scale = self.args.fco_weight * self.accelerator.num_processes / inputs["mulferl_fco_prompts"][0]
         gaps = scores[pairs[:, 0]] - scores[pairs[:, 1]]
         self._fco_window.add(self.accelerator, pair_losses.sum().item(), gaps.sum().item(), float(len(pairs)))
-        if self.accelerator.sync_gradients:
-            self._fco_window.flush(self._metrics["train"])
         return scale * (weights * pair_losses).sum() / self.current_gradient_accumulation_steps
 
     def _reference_log_probs(self, model, inputs) -> torch.Tensor:
@@ -562,8 +565,6 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                             metrics[key].append(value)
                 except queue.Empty:
                     break
-        if "mulferl/fco/dropped_pairs" in metrics:  # the collator's, per micro-batch
-            counts["mulferl/fco/dropped_pairs"] += sum(metrics.pop("mulferl/fco/dropped_pairs"))
         for key, value in counts.items():
             metrics[key] = [value]
         if self.feedback_provider is not None:

@@ -127,6 +127,10 @@ class FCOWindow:
         local = torch.tensor([loss_sum, gap_sum, pairs], device=accelerator.device)
         self.sums += accelerator.reduce(local, reduction="sum").cpu()
 
+    @property
+    def has_pairs(self) -> bool:
+        return bool(self.sums[2] > 0)
+
     def flush(self, metrics):
         loss_sum, gap_sum, pairs = self.sums.tolist()
         metrics["mulferl/fco/loss"].append(loss_sum / pairs if pairs else math.nan)
