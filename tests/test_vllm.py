@@ -361,8 +361,9 @@ def zero3_launch(tmp_path_factory):
     return output, outcome
 
 
-def two_process_results(zero3_launch, run: str) -> list[dict]:
-    output, outcome = zero3_launch
+def two_process_results(launch, run: str) -> list[dict]:
+    """Both ranks' results of `run` in a 2-process launch, `(output folder, outcome)` (`launch_pair`)."""
+    output, outcome = launch
     files = [output / run / f"result_rank{rank}.json" for rank in (0, 1)]
     if not all(file.exists() for file in files):
         pytest.fail(f"the launch stopped before `{run}` finished:\n{outcome}")
@@ -414,27 +415,19 @@ def vllm_matrix(tmp_path_factory):
     return output, launch_pair(MATRIX, "zero3", [str(output), *VLLM_MATRIX_RUNS, "--vllm"], {}, 420)
 
 
-def matrix_results(vllm_matrix, run: str) -> list[dict]:
-    output, outcome = vllm_matrix
-    files = [output / run / f"result_rank{rank}.json" for rank in (0, 1)]
-    if not all(file.exists() for file in files):
-        pytest.fail(f"the launch stopped before `{run}` finished: {outcome}")
-    return [json.loads(file.read_text()) for file in files]
-
-
 def vllm_calls(results: list[dict]) -> list[list[int]]:
     return [result["vllm_generate_calls"] for result in results]
 
 
 def test_vllm_matrix_launch_finishes(vllm_matrix):
-    matrix_results(vllm_matrix, VLLM_MATRIX_RUNS[-1])
+    two_process_results(vllm_matrix, VLLM_MATRIX_RUNS[-1])
     assert vllm_matrix[1] == ""
 
 
 def test_vllm_matrix_openai_provider_fco_replay_and_evaluation_without_a_problem(vllm_matrix):
     """The OpenAI provider (a local server), FCO (permutation) and feedback_replay on vLLM; one evaluation problem:
     rank 1 joins rank 0's transformers `generate` (collective under ZeRO-3) with a dummy."""
-    results = matrix_results(vllm_matrix, "openai")
+    results = two_process_results(vllm_matrix, "openai")
     logs = check_matrix_cell("zero3", results, ROUTE_KEYS + FCO_KEYS)
     check_varied_lengths(logs)
     for entry in logs:
@@ -450,7 +443,7 @@ def test_vllm_matrix_openai_provider_fco_replay_and_evaluation_without_a_problem
 def test_vllm_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(vllm_matrix):
     """Self-feedback (its writer generates with transformers) and FCO (all pairs) on vLLM; rank 1's provider fails at
     step 1, so rank 1 regenerates at step 2 only; 3 evaluation problems, padded to 2 each."""
-    results = matrix_results(vllm_matrix, "self")
+    results = two_process_results(vllm_matrix, "self")
     logs = check_matrix_cell("zero3", results)
     check_varied_lengths(logs)
     assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
@@ -466,7 +459,7 @@ def test_vllm_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(
 def test_vllm_matrix_column_provider_with_tools(vllm_matrix):
     """The column provider's hint regenerates rank 1's tool episodes through TRL's tool loop on vLLM (not refused:
     colocate generation is not collective): 3 vLLM calls per step on rank 1 against rank 0's 2."""
-    results = matrix_results(vllm_matrix, "column_tools")
+    results = two_process_results(vllm_matrix, "column_tools")
     logs = check_matrix_cell("zero3", results)
     expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/tools/calls": 4.0}
     assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
@@ -474,7 +467,7 @@ def test_vllm_matrix_column_provider_with_tools(vllm_matrix):
 
 
 def test_vllm_matrix_environment_factory(vllm_matrix):
-    results = matrix_results(vllm_matrix, "environment")
+    results = two_process_results(vllm_matrix, "environment")
     logs = check_matrix_cell("zero3", results)
     expected = {"mulferl/route/solved_skip": 0.5, "mulferl/route/fco": 0.5, "mulferl/feedback/requests": 2.0}
     assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
@@ -485,7 +478,7 @@ def test_vllm_matrix_environment_factory(vllm_matrix):
 
 def test_vllm_matrix_igrpo(vllm_matrix):
     """iGRPO's drafts and Stage 2 through vLLM, rewards differing between ranks: the same weights and metrics."""
-    results = matrix_results(vllm_matrix, "igrpo")
+    results = two_process_results(vllm_matrix, "igrpo")
     for result in results:
         check_engine_is_zero3(result["engine"])
     assert results[0]["parameters"] == results[1]["parameters"]

@@ -93,7 +93,6 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     fco_margin: float = _mulferl_field("fco_margin")
     fco_score_normalization: str = _mulferl_field("fco_score_normalization")
     fco_pairing: str = _mulferl_field("fco_pairing")
-
     feedback_replay: bool = _mulferl_field("feedback_replay")
     feedback_replay_shaping: float | None = _mulferl_field("feedback_replay_shaping")
 
