@@ -252,6 +252,7 @@ def main(argv=None):
     parser.add_argument(
         "--repeats", type=int, default=1, help="runs of each trainer per regime, in a rotated order; medians reported"
     )
+    parser.add_argument("--steps", type=int, help="measured steps (after the warm-up ones) instead of the default 6")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -263,7 +264,7 @@ def main(argv=None):
 
     from tests.async_cpu import VLLMServer
 
-    settings = SMOKE if args.smoke else FULL
+    settings = {**(SMOKE if args.smoke else FULL), **({"steps": args.steps} if args.steps else {})}
     work = Path(tempfile.mkdtemp(prefix="async-overhead-"))
     model_dir = work / "model"
     build_model(settings, model_dir)
