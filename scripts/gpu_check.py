@@ -231,7 +231,7 @@ def train_async(model_dir: Path, settings: dict, cpu: bool, server_url: str):
     settings = settings | {
         "vllm_server_base_url": server_url,
         "dtype": settings["model_init_kwargs"]["dtype"],
-        "token_budget": 0,  # a fixed count of samples (an FCO prompt's two groups are one) per micro-batch
+        "token_budget": 0,  # a fixed count of samples per micro-batch (an FCO prompt counts its K rows)
         # One step's rollouts in flight: the rollout process keeps about a step ahead, so that the FCO prompts, whose
         # samples come a feedback turn later, are trained in the first steps rather than behind many GRPO groups.
         "max_inflight_tasks": settings["per_device_train_batch_size"],

@@ -128,6 +128,8 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self.settings = feedback_settings
         self._feedback_tasks: set[asyncio.Task] = set()
         self._feedback_slots: asyncio.Semaphore | None = None
+        # `feedback_replay` puts it where the feedback was: the slot the policy writes at turn 0, empty.
+        self._empty_slot_ids = self.tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
         self._task_failure: asyncio.Future | None = None
 
     async def _run_loops(self, stop_event: asyncio.Event) -> None:
@@ -173,16 +175,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         """`feedback_replay`: the rows trained at a feedback turn, and their FCO negatives, with the injected feedback
         cut out of the slot (the empty slot, as at turn 0, masked); the rows' advantages over the union with the
         prompt's turn-0 group, for the loss's replay term (TRL's own advantage stays 0)."""
-        slot = self.tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
         rewards = torch.tensor([[sample.metrics["reward"] for sample in samples]])
         advantages = union_advantages(torch.tensor([group.turn0_rewards]), rewards, scale=True)[0].nan_to_num(0.0)
         for sample, advantage in zip(samples, advantages.tolist(), strict=True):
-            strip_feedback(sample, group.prompt_length, group.prefill_length, slot)
+            strip_feedback(sample, group.prompt_length, group.prefill_length, self._empty_slot_ids)
             sample.advantage = 0.0
             sample.metrics[REPLAY_ADVANTAGE] = advantage
         if group.previous_prefill_length:
             for sample in group.previous:
-                strip_feedback(sample, group.prompt_length, group.previous_prefill_length, slot)
+                strip_feedback(sample, group.prompt_length, group.previous_prefill_length, self._empty_slot_ids)
         self._push_metrics({"mulferl/replayed_rows": float(len(samples))})
 
     def _fco_carriers(self, positives: list[RolloutSample], negatives: list[RolloutSample]) -> list[RolloutSample]:

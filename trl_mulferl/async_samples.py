@@ -101,7 +101,7 @@ class UnfoldedRow:
     replay_advantages: list[float | None]  # per segment: None where the row is not replayed
 
 
-def unfold_fco_units(row: TreeRow) -> UnfoldedRow:
+def unfold_fco_carriers(row: TreeRow) -> UnfoldedRow:
     """`row` with each FCO carrier's negatives after it, and the pairs of each carrier."""
     unfolded = TreeRow()
     pairs, weights, negative_tokens = [], [], 0
@@ -133,7 +133,7 @@ class MulFeRLCollator:
 
     def __call__(self, examples: list) -> dict:
         (rows,) = examples
-        unfolded = [unfold_fco_units(row) for row in rows]
+        unfolded = [unfold_fco_carriers(row) for row in rows]
         batch = self.collator([[item.row for item in unfolded]])
         num_processes = len(rows)
         if any(advantage is not None for item in unfolded for advantage in item.replay_advantages):
