@@ -152,6 +152,14 @@ def check_like_ddp(
         assert [{key: entry[key] for key in keys} for entry in step_logs(result)] == expected
 
 
+@pytest.mark.parametrize("script", sorted(SCRIPT.parent.glob("two_process_*.py")), ids=lambda path: path.stem)
+def test_every_launched_script_destroys_its_process_group(script):
+    """Left to the interpreter's teardown, gloo's worker threads can abort a rank after training has finished
+    ("terminate called without an active exception", SIGABRT: it failed a CI run once in the ZeRO-3 self-feedback
+    launch), so each script shuts the process group down itself before it exits."""
+    assert "torch.distributed.destroy_process_group()" in script.read_text(), f"{script.name} leaves it to teardown"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_launch_finishes(launches, engine):

@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+import torch
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -49,3 +51,4 @@ def main(output_dir: Path):
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
+    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank

@@ -95,3 +95,4 @@ def main(output_dir: Path, engine: str):
 
 if __name__ == "__main__":
     main(Path(os.environ["MULFERL_TEST_OUTPUT"]), os.environ.get("MULFERL_TEST_ENGINE", "ddp"))
+    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank

@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+import torch
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -68,3 +70,4 @@ if __name__ == "__main__":
     output, engine_kwargs, shared_engines = Path(sys.argv[1]), set_up_engine(), SharedEngines()
     for name in sys.argv[2:]:
         train(output, name, shared_engines, engine_kwargs)
+    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank
