@@ -264,7 +264,9 @@ def main(argv=None):
 
     from tests.async_cpu import VLLMServer
 
-    settings = {**(SMOKE if args.smoke else FULL), **({"steps": args.steps} if args.steps else {})}
+    settings = dict(SMOKE if args.smoke else FULL)
+    if args.steps:
+        settings["steps"] = args.steps
     work = Path(tempfile.mkdtemp(prefix="async-overhead-"))
     model_dir = work / "model"
     build_model(settings, model_dir)
