@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from trl_mulferl.losses import fco_loss, fco_score, fco_surrogate_coefficients
+from trl_mulferl.core.losses import fco_loss, fco_score, fco_surrogate_coefficients
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -225,8 +225,8 @@ def main():
     from tests.test_leak_guard import LEAKS, NON_LEAKS
     from tests.test_leak_guard import rates as table_rates
     from tests.tiny import build_tiny_tokenizer
+    from trl_mulferl.core.schema import sanitize_feedback
     from trl_mulferl.feedback import guard, prepare_feedback, redact_answer_leak
-    from trl_mulferl.schema import sanitize_feedback
 
     recall, false_positive_rate = table_rates(redact_answer_leak)
     bare = {

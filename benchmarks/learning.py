@@ -113,8 +113,8 @@ def without_mixed_groups_after_feedback(group_size: int):
     """The addition reward, except that a group answered after the checker's feedback whose rewards are mixed gets
     none (unscorable), so MulFeRL trains it with no loss: feedback then trains through FCO alone. A group is K
     consecutive rows of one reward call, as the trainer scores them on one process."""
+    from trl_mulferl.core.rewards import completion_text
     from trl_mulferl.demo.addition import addition_reward
-    from trl_mulferl.rewards import completion_text
 
     def reward(prompts, completions, **kwargs) -> list[float | None]:
         rewards = addition_reward(prompts, completions, **kwargs)

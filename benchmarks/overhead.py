@@ -126,9 +126,9 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    import trl_mulferl.mulferl_trainer as mulferl_trainer
+    import trl_mulferl.mulferl.mulferl_trainer as mulferl_trainer
     from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
-    from trl_mulferl.rollout import TurnLoop
+    from trl_mulferl.mulferl.turn_loop import TurnLoop
 
     torch.set_num_threads(settings["threads"])
     rss_after_imports = current_rss()

@@ -8,8 +8,7 @@ import argparse
 
 from datasets import load_dataset
 
-from trl_mulferl import IGRPOConfig, IGRPOTrainer, make_conversation
-from trl_mulferl.rewards import accuracy_reward
+from trl_mulferl import IGRPOConfig, IGRPOTrainer, accuracy_reward, make_conversation
 
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

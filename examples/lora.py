@@ -9,8 +9,7 @@ import argparse
 from datasets import load_dataset
 from peft import LoraConfig
 
-from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
-from trl_mulferl.rewards import accuracy_reward
+from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, accuracy_reward, make_conversation
 
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

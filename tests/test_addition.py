@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from trl_mulferl.core.schema import schema_compliant
 from trl_mulferl.demo.addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
@@ -28,7 +29,6 @@ from trl_mulferl.demo.addition import (
     working,
 )
 from trl_mulferl.feedback import CheckerFeedbackProvider, redact_answer_leak
-from trl_mulferl.schema import schema_compliant
 
 
 def test_worked_sums_and_their_mistakes():

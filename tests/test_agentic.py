@@ -332,7 +332,7 @@ def lock_dataset(codes):
 def test_failed_episodes_are_regenerated_through_the_tool_loop_with_environment_feedback(
     tmp_path, tiny_tokenizer, tiny_model_dir
 ):
-    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+    from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider
 
     trainer = MulFeRLTrainer(
         model=tiny_model_dir,
@@ -459,7 +459,7 @@ class SilentEnv:
 def test_environment_feedback_provider_merges_reports():
     import asyncio
 
-    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+    from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider
 
     locks = [LockEnv(), LockEnv(), QuietLockEnv(), QuietLockEnv(), SilentEnv()]
     for lock in locks:
@@ -478,7 +478,7 @@ def test_environment_feedback_provider_merges_reports():
 
 
 def test_environment_feedback_needs_environments(tmp_path, tiny_tokenizer, tiny_model_dir):
-    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+    from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider
 
     with pytest.raises(ValueError, match="asks the environments for feedback.*Pass environment_factory"):
         MulFeRLTrainer(
@@ -631,7 +631,7 @@ def wrong_after_tool_script(context: str, row: int) -> str:
 def test_providers_get_the_whole_tool_episode(tmp_path, tiny_tokenizer, tiny_model_dir):
     """The feedback provider reads each episode in full and in order (decision 8): the calls, the results, the
     answer; `accuracy_reward` scores the final answer."""
-    from trl_mulferl.rewards import accuracy_reward
+    from trl_mulferl import accuracy_reward
 
     seen = []
 
@@ -726,7 +726,7 @@ class LoopBoundLockEnv(LockEnv):
 
 
 def test_async_environment_feedback_runs_on_the_loop_of_its_tools(tmp_path, tiny_tokenizer, tiny_model_dir):
-    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+    from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider
 
     trainer = MulFeRLTrainer(
         model=tiny_model_dir,
@@ -746,7 +746,7 @@ def test_async_environment_feedback_runs_on_the_loop_of_its_tools(tmp_path, tiny
 def test_feedback_turns_refuse_environments_that_own_their_data(tmp_path, tiny_tokenizer, tiny_model_dir):
     """Without a dataset the environment draws its task at `reset()`, so the regenerated episode would answer
     another task than its feedback was about."""
-    from trl_mulferl.environment_provider import EnvironmentFeedbackProvider
+    from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider
 
     with pytest.raises(ValueError, match="train_dataset=None.*another task.*Pass a train_dataset"):
         MulFeRLTrainer(

@@ -19,8 +19,8 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
-from trl_mulferl.async_samples import FCO_PAIRS
-from trl_mulferl.schema import control_tokens, feedback_prefill, sanitize_feedback
+from trl_mulferl.async_mulferl.async_samples import FCO_PAIRS
+from trl_mulferl.core.schema import control_tokens, feedback_prefill, sanitize_feedback
 
 
 CPU = {"use_cpu": True, "bf16": False}
@@ -417,7 +417,7 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
     import torch
     from transformers import AutoModelForCausalLM
 
-    from trl_mulferl.async_samples import REPLAY_ADVANTAGE
+    from trl_mulferl.async_mulferl.async_samples import REPLAY_ADVANTAGE
 
     gamma = 0.1
     trainer, consumed = train_recording(
@@ -525,7 +525,7 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
     from tests.async_cpu import cpu_substitutions
-    from trl_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
 
     peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
     with cpu_substitutions():

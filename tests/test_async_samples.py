@@ -1,4 +1,4 @@
-"""FCO's plumbing in the asynchronous trainer (trl_mulferl.async_samples.py), on TRL's own planner and collator, and the
+"""FCO's plumbing in the asynchronous trainer (trl_mulferl.async_mulferl.async_samples.py), on TRL's own planner and collator, and the
 packed score against the padded one of the synchronous trainer."""
 
 import math
@@ -10,9 +10,15 @@ import torch
 from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from trl_mulferl.async_mulferl_trainer import strip_feedback
-from trl_mulferl.async_samples import FCO_PAIRS, REPLAY_ADVANTAGE, MulFeRLCollator, MulFeRLQueue, fco_carriers
-from trl_mulferl.losses import packed_sequence_logp, replay_token_losses, sequence_logp
+from trl_mulferl.async_mulferl.async_rollout_worker import strip_feedback
+from trl_mulferl.async_mulferl.async_samples import (
+    FCO_PAIRS,
+    REPLAY_ADVANTAGE,
+    MulFeRLCollator,
+    MulFeRLQueue,
+    fco_carriers,
+)
+from trl_mulferl.core.losses import packed_sequence_logp, replay_token_losses, sequence_logp
 
 
 @pytest.mark.parametrize("normalization", ["sum", "mean"])

@@ -309,7 +309,7 @@ def test_train_takes_short_reward_names_as_trl_does(capsys, tiny_dir, tmp_path):
     names = ["accuracy", "digit", "think_format_reward", "get_soft_overlong_punishment"]
     trainer = build_from(arguments + ["--reward_funcs", *names])
     assert [func.__module__ + "." + func.__name__ for func in trainer.reward_funcs[:3]] == [
-        "trl_mulferl.rewards.accuracy_reward",
+        "trl_mulferl.core.rewards.accuracy_reward",
         "trl_mulferl.tiny.digit_reward",
         "trl.rewards.format_rewards.think_format_reward",
     ]

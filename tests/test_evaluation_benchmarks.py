@@ -7,10 +7,10 @@ import re
 import pytest
 from datasets import Dataset
 
+from trl_mulferl.core.schema import SYSTEM_PROMPT
 from trl_mulferl.evaluation import benchmarks
 from trl_mulferl.evaluation.benchmarks import BenchmarkFormatError, load_benchmark, parse_benchmarks
 from trl_mulferl.evaluation.verifiers import verify_answer
-from trl_mulferl.schema import SYSTEM_PROMPT
 
 
 def read_jsonl(path):

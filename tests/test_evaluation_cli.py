@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from trl_mulferl.core.schema import feedback_prefill, schema_compliant
 from trl_mulferl.evaluation import backends
 from trl_mulferl.evaluation.cli import check_resumable, folder_config, main, make_parser, read_records, run_config
 from trl_mulferl.evaluation.verifiers import response_answer, verify_answer
-from trl_mulferl.schema import feedback_prefill, schema_compliant
 
 
 SHARED_FILES = ["math500", "aime24", "amc23", "minerva_math", "gsm8k"]

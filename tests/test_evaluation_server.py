@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from trl_mulferl.core.schema import feedback_prefill
 from trl_mulferl.evaluation.cli import main
-from trl_mulferl.schema import feedback_prefill
 
 
 # Each problem's text carries a tag that tells the server how to answer it; the reference answer is `ANSWERS[tag]`.

@@ -2,6 +2,7 @@
 
 import pytest
 
+from trl_mulferl import accuracy_reward
 from trl_mulferl.evaluation.benchmarks import load_benchmark
 from trl_mulferl.evaluation.verifiers import (
     answer_reward,
@@ -11,7 +12,6 @@ from trl_mulferl.evaluation.verifiers import (
     response_answer,
     verify_answer,
 )
-from trl_mulferl.rewards import accuracy_reward
 
 
 def compliant(answer: str) -> str:

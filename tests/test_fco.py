@@ -21,7 +21,7 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import MulFeRLTrainer, make_generator, sample_fco_pairs
-from trl_mulferl.fco import fco_term, forward_rows, partner_term
+from trl_mulferl.mulferl.fco_rows import fco_term, forward_rows, partner_term
 
 
 def direct_logps(model, prompt_ids, prompt_mask, completion_ids, completion_mask, temperature):

@@ -8,8 +8,8 @@ from datasets import Dataset
 
 from tests.test_trainer import TINY_TRAINING, completion_texts, logged
 from trl_mulferl import IGRPOConfig, IGRPOTrainer, make_conversation, make_generator
-from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.igrpo_trainer import append_draft, select_best_drafts
+from trl_mulferl.igrpo.igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from trl_mulferl.igrpo.igrpo_trainer import append_draft, select_best_drafts
 
 
 N, G = 3, 2

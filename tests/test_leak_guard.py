@@ -11,8 +11,8 @@ from fractions import Fraction
 import pytest
 from math_verify import parse, verify
 
+from trl_mulferl.core.rewards import as_latex_answer
 from trl_mulferl.feedback import REDACTED, final_answer, prepare_feedback, redact_answer_leak
-from trl_mulferl.rewards import as_latex_answer
 
 
 LEAKS = [

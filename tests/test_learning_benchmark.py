@@ -51,8 +51,8 @@ def test_vague_feedback_names_no_mistake():
 def test_fco_only_drops_mixed_groups_after_feedback():
     """Groups of K = 2 rows: after the checker's feedback a mixed group gets no rewards (MulFeRL does not train it); a
     group solved after feedback keeps its rewards (FCO), and so does a mixed group at turn 0 (GRPO)."""
+    from trl_mulferl.core.schema import feedback_prefill
     from trl_mulferl.demo.addition import question, response
-    from trl_mulferl.schema import feedback_prefill
 
     learning = load_benchmark()
     reward = learning.without_mixed_groups_after_feedback(group_size=2)

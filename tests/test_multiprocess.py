@@ -443,8 +443,8 @@ def test_tool_episodes_with_feedback_turns_are_refused_where_generation_is_colle
 ):
     from types import SimpleNamespace
 
-    from trl_mulferl.lockstep import Lockstep
-    from trl_mulferl.validation import refuse_episodes_out_of_step
+    from trl_mulferl.core.validation import refuse_episodes_out_of_step
+    from trl_mulferl.mulferl.lockstep import Lockstep
 
     lockstep = Lockstep(SimpleNamespace(num_processes=2), collective_generation, collective_generation)
     args = SimpleNamespace(max_feedback_turns=turns)

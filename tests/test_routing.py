@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from trl_mulferl import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
-from trl_mulferl.routing import rewards_vary, weighted_rewards
+from trl_mulferl.core.routing import rewards_vary, weighted_rewards
 
 
 S, C, F, U = GroupState.SOLVED, GroupState.CONTRASTIVE, GroupState.FAILED, GroupState.UNSCORABLE

@@ -11,7 +11,7 @@ from trl_mulferl import (
     schema_compliant,
     truncate_to_tokens,
 )
-from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER
+from trl_mulferl.core.schema import PLAIN_FEEDBACK_HEADER
 
 
 COMPLIANT = [
@@ -87,7 +87,7 @@ def test_control_tokens_are_every_added_and_special_token():
     """Qwen-style tokenizers list only `<|im_end|>` and `<|endoftext|>` as special: the turn header, the tool-call and
     thinking tags are added tokens, and sanitising must remove them all (decision 6)."""
     from tests.test_agentic import FORGED_TURNS, QWEN_CONTROL_TOKENS, build_qwen_style_tokenizer
-    from trl_mulferl.schema import control_tokens
+    from trl_mulferl.core.schema import control_tokens
 
     tokenizer = build_qwen_style_tokenizer()
     assert tokenizer.all_special_tokens == ["<|im_end|>", "<|endoftext|>"]

@@ -25,10 +25,16 @@ from tests.test_trainer import (
     marker_provider,
     marker_reward,
 )
-from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation, sanitize_feedback
+from trl_mulferl import (
+    MulFeRLConfig,
+    MulFeRLTrainer,
+    accuracy_reward,
+    feedback_prefill,
+    make_conversation,
+    sanitize_feedback,
+)
+from trl_mulferl.core.schema import control_tokens
 from trl_mulferl.feedback import REVIEWER_PROMPT, OpenAIFeedbackProvider, SelfFeedbackProvider, redact_answer_leak
-from trl_mulferl.rewards import accuracy_reward
-from trl_mulferl.schema import control_tokens
 
 
 # Prompts of different lengths, so that batches are padded; the answers are in "solution".

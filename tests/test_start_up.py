@@ -127,7 +127,7 @@ def test_a_failing_leak_guard_leaves_the_group_unresolved(tmp_path, tiny_tokeniz
 
 def test_training_off_the_main_thread(tmp_path, tiny_tokenizer, tiny_model_dir):
     """The leak guard and the reward run math-verify; off the main thread its signal timeouts must not crash."""
-    from trl_mulferl.rewards import accuracy_reward
+    from trl_mulferl import accuracy_reward
 
     trainer = make_trainer(tmp_path, tiny_tokenizer, accuracy_reward, model=tiny_model_dir, max_steps=1)
     errors = []

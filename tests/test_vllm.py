@@ -44,8 +44,8 @@ from tests.test_trainer import (
 )
 from tests.vllm_cpu import CPU_ENVIRONMENT, SharedEngines, colocate_on_cpu
 from trl_mulferl import IGRPOConfig, IGRPOTrainer, MulFeRLConfig, MulFeRLTrainer, make_conversation
-from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.schema import feedback_prefill, sanitize_feedback
+from trl_mulferl.core.schema import feedback_prefill, sanitize_feedback
+from trl_mulferl.igrpo.igrpo_config import DEFAULT_DRAFT_TEMPLATE
 
 
 pytestmark = pytest.mark.vllm

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from trl_mulferl.core.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill, schema_compliant
 from trl_mulferl.demo.addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
@@ -39,8 +40,7 @@ from trl_mulferl.demo.warm_start import (
     tokenize_example,
     warm_start,
 )
-from trl_mulferl.igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from trl_mulferl.schema import PLAIN_FEEDBACK_HEADER, feedback_prefill, schema_compliant
+from trl_mulferl.igrpo.igrpo_config import DEFAULT_DRAFT_TEMPLATE
 
 
 def slip_of(mistakes: tuple[str, ...]) -> str | None:

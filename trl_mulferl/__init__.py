@@ -9,37 +9,37 @@ __version__ = "0.1.0.dev0"
 # Exports are imported on first use (PEP 562), so that `trl-mulferl --help` and other light entry points do not pay
 # for importing torch, transformers and TRL.
 _EXPORTS = {
-    "AsyncMulFeRLConfig": "async_mulferl_config",
-    "AsyncMulFeRLTrainer": "async_mulferl_trainer",
-    "EnvironmentFeedbackProvider": "environment_provider",
-    "IGRPOConfig": "igrpo_config",
-    "IGRPOTrainer": "igrpo_trainer",
-    "drop_empty_pairs": "losses",
-    "fco_loss": "losses",
-    "fco_score": "losses",
-    "fco_surrogate_coefficients": "losses",
-    "MulFeRLConfig": "mulferl_config",
-    "MulFeRLTrainer": "mulferl_trainer",
+    "AsyncMulFeRLConfig": "async_mulferl.async_mulferl_config",
+    "AsyncMulFeRLTrainer": "async_mulferl.async_mulferl_trainer",
+    "EnvironmentFeedbackProvider": "feedback.environment",
+    "IGRPOConfig": "igrpo.igrpo_config",
+    "IGRPOTrainer": "igrpo.igrpo_trainer",
+    "drop_empty_pairs": "core.losses",
+    "fco_loss": "core.losses",
+    "fco_score": "core.losses",
+    "fco_surrogate_coefficients": "core.losses",
+    "MulFeRLConfig": "mulferl.mulferl_config",
+    "MulFeRLTrainer": "mulferl.mulferl_trainer",
     "OpenAIFeedbackProvider": "feedback",
     "CheckerFeedbackProvider": "feedback",
     "ColumnFeedbackProvider": "feedback",
     "build_feedback_provider": "feedback",
     "SelfFeedbackProvider": "feedback",
-    "accuracy_reward": "rewards",
-    "GroupState": "routing",
-    "Route": "routing",
-    "group_state": "routing",
-    "make_generator": "routing",
-    "route": "routing",
-    "sample_fco_pairs": "routing",
-    "SYSTEM_PROMPT": "schema",
-    "extract_answer": "schema",
-    "feedback_prefill": "schema",
-    "inject_feedback": "schema",
-    "make_conversation": "schema",
-    "sanitize_feedback": "schema",
-    "schema_compliant": "schema",
-    "truncate_to_tokens": "schema",
+    "accuracy_reward": "core.rewards",
+    "GroupState": "core.routing",
+    "Route": "core.routing",
+    "group_state": "core.routing",
+    "make_generator": "core.routing",
+    "route": "core.routing",
+    "sample_fco_pairs": "core.routing",
+    "SYSTEM_PROMPT": "core.schema",
+    "extract_answer": "core.schema",
+    "feedback_prefill": "core.schema",
+    "inject_feedback": "core.schema",
+    "make_conversation": "core.schema",
+    "sanitize_feedback": "core.schema",
+    "schema_compliant": "core.schema",
+    "truncate_to_tokens": "core.schema",
 }
 
 __all__ = [
@@ -90,23 +90,12 @@ def __dir__():
 
 
 if TYPE_CHECKING:
-    from .async_mulferl_config import AsyncMulFeRLConfig
-    from .async_mulferl_trainer import AsyncMulFeRLTrainer
-    from .feedback import (
-        CheckerFeedbackProvider,
-        ColumnFeedbackProvider,
-        OpenAIFeedbackProvider,
-        SelfFeedbackProvider,
-        build_feedback_provider,
-    )
-    from .igrpo_config import IGRPOConfig
-    from .igrpo_trainer import IGRPOTrainer
-    from .losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
-    from .mulferl_config import MulFeRLConfig
-    from .mulferl_trainer import MulFeRLTrainer
-    from .rewards import accuracy_reward
-    from .routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
-    from .schema import (
+    from .async_mulferl.async_mulferl_config import AsyncMulFeRLConfig
+    from .async_mulferl.async_mulferl_trainer import AsyncMulFeRLTrainer
+    from .core.losses import drop_empty_pairs, fco_loss, fco_score, fco_surrogate_coefficients
+    from .core.rewards import accuracy_reward
+    from .core.routing import GroupState, Route, group_state, make_generator, route, sample_fco_pairs
+    from .core.schema import (
         SYSTEM_PROMPT,
         extract_answer,
         feedback_prefill,
@@ -116,3 +105,14 @@ if TYPE_CHECKING:
         schema_compliant,
         truncate_to_tokens,
     )
+    from .feedback import (
+        CheckerFeedbackProvider,
+        ColumnFeedbackProvider,
+        OpenAIFeedbackProvider,
+        SelfFeedbackProvider,
+        build_feedback_provider,
+    )
+    from .igrpo.igrpo_config import IGRPOConfig
+    from .igrpo.igrpo_trainer import IGRPOTrainer
+    from .mulferl.mulferl_config import MulFeRLConfig
+    from .mulferl.mulferl_trainer import MulFeRLTrainer

@@ -17,7 +17,7 @@ import trl
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
-from .schema import SYSTEM_PROMPT
+from .core.schema import SYSTEM_PROMPT
 
 
 # The pre-tokenizer split pattern of Qwen2/Qwen2.5/Qwen3 tokenizers, so that token boundaries behave like theirs.

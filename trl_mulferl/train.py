@@ -25,9 +25,9 @@ from datasets import load_dataset
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser, get_peft_config, get_quantization_config
 
 from .cli import did_you_mean
-from .mulferl_config import MulFeRLConfig
-from .mulferl_trainer import MulFeRLTrainer
-from .schema import make_conversation
+from .core.schema import make_conversation
+from .mulferl.mulferl_config import MulFeRLConfig
+from .mulferl.mulferl_trainer import MulFeRLTrainer
 
 
 USAGE = "trl-mulferl train [--config RECIPE.yaml] [--FIELD VALUE ...]"
@@ -57,7 +57,7 @@ COMMON_FIELDS = (
 
 # Short names for `reward_funcs`, as TRL's scripts/grpo.py has: the project's rewards, and TRL's own under TRL's names.
 REWARD_FUNCS = {
-    "accuracy": "trl_mulferl.rewards:accuracy_reward",
+    "accuracy": "trl_mulferl.core.rewards:accuracy_reward",
     "digit": "trl_mulferl.tiny:digit_reward",
     "addition": "trl_mulferl.demo.addition:addition_reward",
     "accuracy_reward": "trl.rewards:accuracy_reward",
@@ -84,7 +84,7 @@ class MathScriptArguments(ScriptArguments):
         metadata={
             "help": "Reward functions, called as TRL calls them, with the reference answer in the `solution` "
             f"column: short names ({', '.join(REWARD_FUNCS)}; `accuracy` is MulFeRL's schema-gated "
-            "`trl_mulferl.rewards.accuracy_reward`, the `*_reward` ones TRL's; `get_soft_overlong_punishment` is "
+            "`trl_mulferl.core.rewards.accuracy_reward`, the `*_reward` ones TRL's; `get_soft_overlong_punishment` is "
             "built with TRL's script's proportions, a cache of a fifth of max_completion_length), or import paths "
             "(`package.module.function` or `package.module:function`; the current folder is on the path)."
         },

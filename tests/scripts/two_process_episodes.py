@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.test_agentic import AGENT_TRAINING, LockEnv, ScriptedPolicy, lock_dataset, lock_script  # noqa: E402
 from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
-from trl_mulferl.environment_provider import EnvironmentFeedbackProvider  # noqa: E402
+from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider  # noqa: E402
 
 
 def main(output_dir: Path):

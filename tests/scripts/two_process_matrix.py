@@ -64,11 +64,11 @@ from trl_mulferl import (  # noqa: E402
     SelfFeedbackProvider,
     make_conversation,
 )
-from trl_mulferl.environment_provider import EnvironmentFeedbackProvider  # noqa: E402
 from trl_mulferl.evaluation import backends  # noqa: E402
 from trl_mulferl.evaluation.callback import EvaluationCallback  # noqa: E402
 from trl_mulferl.feedback import OpenAIFeedbackProvider  # noqa: E402
 from trl_mulferl.feedback import self_feedback as self_feedback_module  # noqa: E402
+from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider  # noqa: E402
 from trl_mulferl.tiny import build_qwen2  # noqa: E402
 
 

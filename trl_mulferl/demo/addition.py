@@ -15,8 +15,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..rewards import completion_text
-from ..schema import FEEDBACK_CLOSE, THINKING_CLOSE, extract_answer, feedback_prefill, schema_compliant
+from ..core.rewards import completion_text
+from ..core.schema import FEEDBACK_CLOSE, THINKING_CLOSE, extract_answer, feedback_prefill, schema_compliant
 
 
 # A mistake is named by what goes wrong; `MISTAKE_DIAGNOSES` holds what the checker says about each.

@@ -91,10 +91,10 @@ def make_trainer(
     """
     from trl import GRPOConfig, GRPOTrainer
 
-    from ..igrpo_config import IGRPOConfig
-    from ..igrpo_trainer import IGRPOTrainer
-    from ..mulferl_config import MulFeRLConfig
-    from ..mulferl_trainer import MulFeRLTrainer
+    from ..igrpo.igrpo_config import IGRPOConfig
+    from ..igrpo.igrpo_trainer import IGRPOTrainer
+    from ..mulferl.mulferl_config import MulFeRLConfig
+    from ..mulferl.mulferl_trainer import MulFeRLTrainer
 
     settings = {**settings, **(overrides or {})}
     common = {"train_dataset": dataset, "processing_class": tokenizer}

@@ -35,11 +35,11 @@ from pathlib import Path
 
 import torch
 
+from ..core.schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
 from ..evaluation.metrics import mean_std
 from ..feedback import CheckerFeedbackProvider, aggregate_diagnostics
-from ..igrpo_config import DEFAULT_DRAFT_TEMPLATE
-from ..igrpo_trainer import append_draft
-from ..schema import PLAIN_FEEDBACK_HEADER, append_to_prompt, feedback_prefill, sanitize_feedback
+from ..igrpo.igrpo_config import DEFAULT_DRAFT_TEMPLATE
+from ..igrpo.igrpo_trainer import append_draft
 from ..tiny import build_qwen2, train_tokenizer
 from .addition import (
     DROPPED_CARRY,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..credentials import check_variable_name
+from ..core.credentials import check_variable_name
 
 
 @dataclass

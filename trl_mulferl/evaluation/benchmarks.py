@@ -71,7 +71,7 @@ def _number_text(value: Any) -> str:
 
 def last_boxed(text: str) -> str | None:
     """The content of the last `\\boxed{...}` of a worked solution, or None."""
-    from ..schema import boxed_spans  # schema imports TRL (torch): keep `trl-mulferl eval --help` light
+    from ..core.schema import boxed_spans  # schema imports TRL (torch): keep `trl-mulferl eval --help` light
 
     spans = boxed_spans(text)
     return spans[-1][2].strip() if spans else None
@@ -262,12 +262,12 @@ def load_benchmark(name: str, path: str | None = None, limit: int | None = None,
         name: A key of `BENCHMARKS`.
         path: A local JSONL, JSON or parquet file in the benchmark's Hub format; `None` loads the Hub source.
         limit: Keep the first `limit` problems.
-        system_prompt: `"schema"`: MulFeRL's training system prompt (`trl_mulferl.schema.SYSTEM_PROMPT`); `None`:
+        system_prompt: `"schema"`: MulFeRL's training system prompt (`trl_mulferl.core.schema.SYSTEM_PROMPT`); `None`:
             the problem alone, for a model not trained with MulFeRL; any other text: that system prompt.
     """
     from datasets import Dataset
 
-    from ..schema import SYSTEM_PROMPT, make_conversation
+    from ..core.schema import SYSTEM_PROMPT, make_conversation
 
     if name not in BENCHMARKS:
         raise ValueError(f"Unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}.")

@@ -2,7 +2,7 @@
 
 from transformers import Trainer, TrainerCallback
 
-from ..lockstep import Lockstep
+from ..mulferl.lockstep import Lockstep
 from .backends import TransformersBackend
 from .benchmarks import load_benchmark, parse_benchmarks
 from .metrics import summarize

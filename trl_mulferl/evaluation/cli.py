@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ..cli import add_config_option, parse_arguments
-from ..credentials import masked_url
+from ..core.credentials import masked_url
 from . import backends
 from .benchmarks import BENCHMARKS, PAPER_BENCHMARKS, load_benchmark, parse_benchmarks
 from .metrics import summarize

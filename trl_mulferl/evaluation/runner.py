@@ -48,7 +48,7 @@ def sample_seed(seed: int, sample: int, turn: int) -> int:
 
 def score(problem: dict, sample: int, turn: int, response: str, require_schema: bool, feedback=None) -> dict:
     """One record: the sample, its extracted answer and its verdict."""
-    from ..schema import schema_compliant
+    from ..core.schema import schema_compliant
     from .verifiers import response_answer, verify_answer
 
     answer = response_answer(response, require_schema)
@@ -85,8 +85,8 @@ def _progress_bar(total: int, description: str, enabled: bool):
 
 def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettings, tokenizer) -> list[str | None]:
     """The cleaned feedback for each `(problem, sample, latest record)`, None where the provider gave none."""
+    from ..core.schema import control_tokens
     from ..feedback import FeedbackRequest, prepare_feedback, problem_text, request_feedback
-    from ..schema import control_tokens
 
     requests = [
         FeedbackRequest(
@@ -137,7 +137,7 @@ def evaluate(
         chunk_size: Samples generated between two saves.
         show_progress: Show a progress bar per turn.
     """
-    from ..schema import inject_feedback
+    from ..core.schema import inject_feedback
 
     if feedback_turns > 0 and feedback is None:
         raise ValueError("feedback_turns > 0 needs feedback settings with a provider (--feedback_provider).")

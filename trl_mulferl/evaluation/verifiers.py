@@ -4,7 +4,7 @@ The answer is the `\boxed{...}` after `</thinking>` of a schema-compliant respon
 training), or, with `require_schema=False`, the last `\boxed{...}` anywhere in the response (for models not trained
 with MulFeRL). Answer types:
 
-- `math`: math-verify equivalence, as `trl_mulferl.rewards.accuracy_reward` checks it.
+- `math`: math-verify equivalence, as `trl_mulferl.core.rewards.accuracy_reward` checks it.
 - `choice`: an option letter (MMLU-Pro, GPQA-Diamond): `B`, `(B)`, `B.`, `\text{B}`, `B. 42 m/s`, any case.
 - TheoremQA's `number`, `list`, `bool` and `option`, with TheoremQA's own rules: an integer reference needs the
   rounded prediction to equal it, a decimal reference accepts 4% relative error, lists are compared element-wise
@@ -39,7 +39,7 @@ def _timeout() -> int | None:
 def response_answer(text: str, require_schema: bool = True) -> str | None:
     """The final answer of a response: the boxed answer of a schema-compliant response (`require_schema`), else
     the content of its last `\\boxed{...}`; None when there is none."""
-    from ..schema import boxed_spans, extract_answer, schema_compliant  # schema imports TRL: keep imports light
+    from ..core.schema import boxed_spans, extract_answer, schema_compliant  # schema imports TRL: keep imports light
 
     if require_schema:
         return extract_answer(text) if schema_compliant(text) else None
@@ -104,7 +104,7 @@ def _truth(text: str) -> bool | None:
 
 
 def _math_reference(solution: str):
-    from ..rewards import as_latex_answer  # imports TRL through schema: keep imports light
+    from ..core.rewards import as_latex_answer  # imports TRL through schema: keep imports light
 
     return parse(as_latex_answer(solution), parsing_timeout=_timeout()) or None
 

@@ -21,9 +21,9 @@ import sympy
 from math_verify import parse, verify
 from text_to_num import alpha2digit
 
+from ..core.rewards import as_latex_answer, math_verify_timeout
+from ..core.schema import boxed_spans, sanitize_feedback, truncate_to_tokens
 from ..evaluation.benchmarks import looks_like_worked_solution
-from ..rewards import as_latex_answer, math_verify_timeout
-from ..schema import boxed_spans, sanitize_feedback, truncate_to_tokens
 from .protocol import warn_once
 
 

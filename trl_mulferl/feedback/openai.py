@@ -27,8 +27,8 @@ from collections import Counter
 import openai
 import torch
 
-from ..credentials import check_variable_name, masked_url
-from ..routing import make_generator
+from ..core.credentials import check_variable_name, masked_url
+from ..core.routing import make_generator
 
 
 logger = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from typing import Any
 
 from trl.trainer.utils import is_async_callable
 
-from ..routing import make_generator
+from ..core.routing import make_generator
 
 
 logger = logging.getLogger(__name__)

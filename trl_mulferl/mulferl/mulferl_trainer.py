@@ -9,9 +9,27 @@ from accelerate.utils import is_peft_model
 from trl import GRPOTrainer
 from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
+from ..core.losses import policy_shaping_weights
+from ..core.routing import union_advantages, weighted_rewards
+from ..core.schema import control_tokens
+from ..core.validation import (
+    check_dataset_columns,
+    check_feedback_provider,
+    check_reward_outputs,
+    refuse_episodes_out_of_step,
+    resolve_args,
+)
+from ..feedback import (
+    FeedbackRequest,
+    FeedbackTotals,
+    SelfFeedbackProvider,
+    build_feedback_provider,
+    feedback_totals,
+    prepare_feedback,
+)
+from ..feedback.environment import check_environment_provider, hide_feedback_methods
 from .agentic import check_generation_owners, merge_extra_fields
-from .environment_provider import check_environment_provider, hide_feedback_methods
-from .fco import (
+from .fco_rows import (
     PARTNER_KEYS,
     add_fco_rows,
     fco_term,
@@ -22,28 +40,10 @@ from .fco import (
     partner_term,
     positive_scores,
 )
-from .feedback import (
-    FeedbackRequest,
-    FeedbackTotals,
-    SelfFeedbackProvider,
-    build_feedback_provider,
-    feedback_totals,
-    prepare_feedback,
-)
 from .lockstep import Lockstep
-from .losses import policy_shaping_weights
 from .metrics import FCOWindow, log_rollout
 from .mulferl_config import MulFeRLConfig
-from .rollout import GenerationBatch, Rollout, Rows, TurnLoop
-from .routing import union_advantages, weighted_rewards
-from .schema import control_tokens
-from .validation import (
-    check_dataset_columns,
-    check_feedback_provider,
-    check_reward_outputs,
-    refuse_episodes_out_of_step,
-    resolve_args,
-)
+from .turn_loop import GenerationBatch, Rollout, Rows, TurnLoop
 
 
 logger = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ class MulFeRLTrainer(GRPOTrainer):
     Args:
         model, reward_funcs, args, train_dataset, ...: As for [`~trl.GRPOTrainer`], in the same order; `args` is a
             [`MulFeRLConfig`]. `tools` and `environment_factory` are GRPOTrainer's; a failed group of episodes is
-            regenerated through TRL's tool loop (`trl_mulferl.agentic`). `rollout_func` works with
+            regenerated through TRL's tool loop (`trl_mulferl.mulferl.agentic`). `rollout_func` works with
             `max_feedback_turns=0` only.
         feedback_provider (`Callable`, *optional*, keyword-only):
             Any callable `(prompt, completions, rewards, **columns) -> str`, sync or async; see
@@ -212,7 +212,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._fco_window = FCOWindow()
 
     # ----------------------------------------------------------------------------------------------------------------
-    # Generation: Algorithm 1's turn loop (`trl_mulferl.rollout`), inside TRL's `_generate`
+    # Generation: Algorithm 1's turn loop (`trl_mulferl.mulferl.turn_loop`), inside TRL's `_generate`
 
     # The turn loop needs the dataset rows, but `_generate` only receives the prompts.
     def _generate_and_score_completions(self, inputs):

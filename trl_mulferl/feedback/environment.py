@@ -17,7 +17,7 @@ never sees the report except through the feedback slot, as data (never an action
 import asyncio
 import inspect
 
-from .feedback import aggregate_diagnostics
+from .checker import aggregate_diagnostics
 
 
 FEEDBACK_METHOD = "get_feedback"

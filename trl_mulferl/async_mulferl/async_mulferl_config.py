@@ -2,14 +2,14 @@ from dataclasses import MISSING, dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
-from .mulferl_config import (
+from ..core.validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
+from ..mulferl.mulferl_config import (
     MaskedFeedbackURL,
     MulFeRLConfig,
     check_fco_fields,
     check_feedback_fields,
     check_replay_fields,
 )
-from .validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 
 
 # The built-in providers a spawned rollout process can run: "self" generates with the trainer's own weights.

@@ -8,8 +8,8 @@ from dataclasses import field
 import torch
 from trl.trainer.utils import get_config_model_id, is_async_callable
 
-from .feedback import is_batched
-from .feedback.protocol import PROVIDER_KEYWORDS
+from ..feedback import is_batched
+from ..feedback.protocol import PROVIDER_KEYWORDS
 
 
 logger = logging.getLogger(__name__)

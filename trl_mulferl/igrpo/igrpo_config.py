@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from .validation import (
+from ..core.validation import (
     check_groups_within_process,
     check_num_generations,
     default_activation_checkpointing,

@@ -1,10 +1,10 @@
 import torch
 from trl import GRPOTrainer
 
+from ..core.routing import make_generator, weighted_rewards
+from ..core.schema import append_to_prompt
+from ..core.validation import check_dataset_columns, check_reward_outputs, refuse_unsupported, resolve_args
 from .igrpo_config import IGRPOConfig
-from .routing import make_generator, weighted_rewards
-from .schema import append_to_prompt
-from .validation import check_dataset_columns, check_reward_outputs, refuse_unsupported, resolve_args
 
 
 def append_draft(prompt, draft: str, template: str):

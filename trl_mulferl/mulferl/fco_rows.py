@@ -22,9 +22,9 @@ import torch.nn.functional as F
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import pad, use_adapter
 
+from ..core.losses import drop_empty_pairs, fco_pair_losses, fco_surrogate_coefficients, sequence_logp
+from ..core.routing import Route, make_generator, sample_fco_pairs
 from .lockstep import padded
-from .losses import drop_empty_pairs, fco_pair_losses, fco_surrogate_coefficients, sequence_logp
-from .routing import Route, make_generator, sample_fco_pairs
 
 
 PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")

@@ -2,8 +2,8 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from .credentials import check_variable_name, masked_url
-from .validation import (
+from ..core.credentials import check_variable_name, masked_url
+from ..core.validation import (
     check_groups_within_process,
     check_num_generations,
     default_activation_checkpointing,

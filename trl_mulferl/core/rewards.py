@@ -83,7 +83,7 @@ def accuracy_reward(
 
     Example:
     ```python
-    >>> from trl_mulferl.rewards import accuracy_reward
+    >>> from trl_mulferl import accuracy_reward
 
     >>> good = "<thinking><feedback></feedback>2 + 2 = 4.</thinking> The final answer is \\boxed{4}"
     >>> accuracy_reward([good, "The final answer is \\boxed{4}"], ["4", "4"])

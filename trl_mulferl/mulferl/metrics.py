@@ -8,8 +8,8 @@ import torch
 from accelerate.utils import gather_object
 from trl.trainer.utils import nanstd
 
-from .feedback import feedback_totals
-from .routing import GroupState, Route, weighted_rewards
+from ..core.routing import GroupState, Route, weighted_rewards
+from ..feedback import feedback_totals
 
 
 TRAINED_ROUTES = (Route.GRPO, Route.FCO)

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..core.rewards import response_text
+from ..core.routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
+from ..core.schema import feedback_prefill, inject_feedback
+from ..feedback import FeedbackRequest, collect_feedback, problem_text
+from ..feedback.environment import feedback_runner, takes_environments
 from .agentic import batch_rows, continue_episodes, reset_episodes
 from .context_length import check_feedback_turn_fits
-from .environment_provider import feedback_runner, takes_environments
-from .feedback import FeedbackRequest, collect_feedback, problem_text
 from .lockstep import padded
-from .rewards import response_text
-from .routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
-from .schema import feedback_prefill, inject_feedback
 
 
 @dataclass

@@ -1,0 +1,271 @@
+"""MulFeRL on TRL's asynchronous GRPO: feedback turns in the rollout process, while the trainer trains.
+
+TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process generates against a vLLM server. Here
+that process runs Algorithm 1 per group: a group whose K rollouts all fail is handed to a task of its own, which asks
+the feedback provider, regenerates the K rollouts with the feedback prefilled (masked out of the loss, not counted in
+the continuation budget), rescores them and routes the group again, while the score loop goes on with other groups.
+"""
+
+import pickle
+import queue
+from collections import Counter
+from types import SimpleNamespace
+
+import torch
+from accelerate.utils import is_peft_model
+from trl.experimental.async_grpo import AsyncGRPOTrainer
+from trl.experimental.utils import create_reference_model
+from trl.models.utils import prepare_fsdp
+from trl.trainer.utils import get_callable_name, use_adapter
+
+from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
+from ..core.validation import check_dataset_columns, check_feedback_provider, resolve_args
+from ..feedback import (
+    FeedbackTotals,
+    build_feedback_provider,
+    feedback_totals,
+    is_batched,
+)
+from ..feedback.totals import TOTAL_COUNTS
+from ..mulferl.metrics import FCOWindow
+from .async_mulferl_config import AsyncMulFeRLConfig
+from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
+from .async_samples import MulFeRLCollator, MulFeRLQueue
+
+
+# The config fields `build_feedback_provider` reads.
+PROVIDER_FIELDS = tuple(
+    name
+    for name in AsyncMulFeRLConfig.__dataclass_fields__
+    if name.startswith("feedback_") or name in ("max_feedback_length", "seed")
+)
+
+_FEEDBACK_COUNT_PREFIX = "mulferl/feedback/"
+
+
+class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
+    """
+    MulFeRL on TRL's [`~trl.experimental.async_grpo.AsyncGRPOTrainer`]: the rollout process runs Algorithm 1 per
+    group, so that a failed group's feedback request and regeneration never stall training.
+
+    A group whose K rollouts all fail gets feedback from `feedback_provider`, is regenerated with the feedback
+    injected (structured: prefilled at the head of the completion, masked out of the loss), rescored and routed
+    again, up to `max_feedback_turns` times, in a task of its own while the trainer trains on other groups. A prompt
+    is trained on the rows of the turn that ends its trajectory: TRL's loss with its advantages on a mixed group
+    (GRPO), advantage 0 on every other route. Logged: the `mulferl/*` routes, turns and feedback metrics of
+    `MulFeRLTrainer` over each logging window, and the run's feedback totals at the end.
+
+    Args:
+        model, reward_funcs, args, train_dataset, processing_class, callbacks, optimizers, peft_config,
+            weight_transfer: As for `AsyncGRPOTrainer`; `args` is an [`AsyncMulFeRLConfig`]. Reward functions and the
+            feedback provider run in the spawned rollout process, so they must pickle (module-level functions or
+            instances of module-level classes).
+        feedback_provider (`Callable`, *optional*, keyword-only):
+            Any callable `(prompt, completions, rewards, **columns) -> str`, sync or async (see
+            `trl_mulferl.feedback`). Without it, `args.feedback_provider` selects a built-in one. Required when
+            `max_feedback_turns > 0`.
+    """
+
+    _tag_names = ["trl", "async-grpo", "mulferl"]
+    _name = "AsyncMulFeRL"
+
+    def __init__(
+        self,
+        model: str,
+        reward_funcs=None,
+        args: AsyncMulFeRLConfig | None = None,
+        train_dataset=None,
+        processing_class=None,
+        callbacks=None,
+        optimizers=(None, None),
+        peft_config=None,
+        weight_transfer=None,
+        *,
+        feedback_provider=None,
+    ):
+        args = resolve_args(args, AsyncMulFeRLConfig, model, "AsyncMulFeRL")
+        # What the rollout process gets: the caller's provider (pickled), or the fields it builds a built-in one from.
+        sent_provider, feedback_fields = feedback_provider, None
+        if feedback_provider is None:
+            feedback_provider = build_feedback_provider(args)
+            feedback_fields = SimpleNamespace(**{name: getattr(args, name) for name in PROVIDER_FIELDS})
+        if args.max_feedback_turns > 0:
+            check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
+        reward_funcs = (
+            [] if reward_funcs is None else reward_funcs if isinstance(reward_funcs, list) else [reward_funcs]
+        )
+        check_dataset_columns(
+            "AsyncMulFeRLTrainer", reward_funcs, [get_callable_name(f) for f in reward_funcs], train_dataset
+        )
+        super().__init__(
+            model,
+            reward_funcs,
+            args=args,
+            train_dataset=train_dataset,
+            processing_class=processing_class,
+            callbacks=callbacks,
+            optimizers=optimizers,
+            peft_config=peft_config,
+            weight_transfer=weight_transfer,
+        )
+        self.feedback_provider = feedback_provider
+        # Over the run, for the summary logged at the end of training; saved in checkpoints.
+        self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
+        if self.accelerator.is_main_process:
+            # TRL's worker got the arguments TRL derives (eos ids, adapter name, in-flight bound); ours adds feedback.
+            self.rollout_worker = MulFeRLRolloutWorker.replacing(
+                self.rollout_worker,
+                feedback_provider=sent_provider,
+                feedback_fields=feedback_fields,
+                feedback_settings=FeedbackSettings.of(args),
+            )
+            self.rollout_queue = self.rollout_worker.rollout_buffer
+        # FCO's reference policy: the adapter-free base model under PEFT, else a frozen copy (AsyncGRPO has none).
+        self.ref_model = None
+        if args.fco_enabled and not is_peft_model(self.model):
+            reference = create_reference_model(self.model)
+            if self.is_fsdp_enabled:
+                self.ref_model = prepare_fsdp(reference, self.accelerator)
+            else:
+                self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
+        self._fco_window = FCOWindow()
+
+    def get_train_dataloader(self):
+        dataloader = super().get_train_dataloader()
+        if (self.args.fco_enabled or self.args.feedback_replay) and self.accelerator.is_main_process:
+            # TRL builds its planner and collator inline: MulFeRL's fields are taken out of the samples before the
+            # planner, and FCO carriers unfolded in the collator, so that an FCO prompt's two groups are trained in
+            # one rank's row of one micro-batch.
+            loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
+            loader.dataset.dataset = MulFeRLQueue(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
+            loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)
+        return dataloader
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        fco, replay = "mulferl_fco_pairs" in inputs, "mulferl_replay_advantages" in inputs
+        if not (fco or replay):
+            loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+        else:
+            # TRL's loss does not return its forward: MulFeRL's terms read the log-probs it computed.
+            forwards = []
+            hook = model.register_forward_hook(lambda module, args, output: forwards.append(output))
+            try:
+                loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            finally:
+                hook.remove()
+            selected = inputs["token_index"] >= 0
+            token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
+            logps = forwards[0].log_probs.flatten()[token_index]
+            if replay:
+                loss = loss + self._replay_term(inputs, logps, segment_id)
+            if fco:
+                loss = loss + self._fco_term(model, inputs, logps, token_index, segment_id)
+        if self.accelerator.sync_gradients and self._fco_window.has_pairs:  # the step's last micro-batch
+            self._fco_window.flush(self._metrics["train"])
+        return loss
+
+    def _replay_term(self, inputs, logps: torch.Tensor, segment_id: torch.Tensor) -> torch.Tensor:
+        """The replayed tokens' loss, normalized and scaled for gradient accumulation as TRL's term."""
+        advantages = inputs["mulferl_replay_advantages"][0][segment_id]
+        replayed = ~advantages.isnan()
+        losses = replay_token_losses(logps[replayed], advantages[replayed], self.args.feedback_replay_shaping)
+        tokens_per_rank = (inputs["global_n_tokens"][0] / self.accelerator.num_processes).clamp(min=1.0)
+        return losses.sum() / tokens_per_rank / self.current_gradient_accumulation_steps
+
+    def _fco_term(self, model, inputs, logps: torch.Tensor, token_index, segment_id: torch.Tensor) -> torch.Tensor:
+        """The micro-batch's FCO term; logs its pair losses and score gaps."""
+        with torch.no_grad():
+            reference = self._reference_log_probs(model, inputs).flatten()[token_index]
+        normalization, num_sequences = self.args.fco_score_normalization, int(segment_id.max()) + 1
+        scores = packed_sequence_logp(logps, segment_id, num_sequences, normalization) - packed_sequence_logp(
+            reference, segment_id, num_sequences, normalization
+        )
+        kept = inputs["mulferl_fco_pairs"][0, :, 0] >= 0
+        pairs, weights = inputs["mulferl_fco_pairs"][0][kept], inputs["mulferl_fco_pair_weights"][0][kept]
+        pair_losses = fco_pair_losses(
+            scores[pairs[:, 0]], scores[pairs[:, 1]], self.args.fco_tau, self.args.fco_margin
+        )
+        # Each FCO prompt adds fco_weight x its mean pair loss, over the prompts of the micro-batch (every rank's:
+        # data parallelism averages the ranks' gradients), scaled for gradient accumulation as TRL's term is.
+        scale = self.args.fco_weight * self.accelerator.num_processes / inputs["mulferl_fco_prompts"][0]
+        gaps = scores[pairs[:, 0]] - scores[pairs[:, 1]]
+        self._fco_window.add(self.accelerator, pair_losses.sum().item(), gaps.sum().item(), float(len(pairs)))
+        return scale * (weights * pair_losses).sum() / self.current_gradient_accumulation_steps
+
+    def _reference_log_probs(self, model, inputs) -> torch.Tensor:
+        """The reference's per-position log-probs of the packed row, from the inputs of TRL's forward."""
+        packed = inputs["attention_mask"].bool()
+        tree = {
+            key: inputs[key][inputs[key] >= 0] for key in ("tree_kv_index", "tree_cu_seqlens_q", "tree_cu_seqlens_k")
+        }
+        tree["tree_max_seqlen_q"], tree["tree_max_seqlen_k"] = inputs["tree_max_seqlens"][0].tolist()
+        forward = {key: inputs[key][packed].unsqueeze(0) for key in ("input_ids", "position_ids", "shift_labels")}
+        if self.ref_model is not None:
+            return self.ref_model(**forward, **tree, fused_lm_head=True).log_probs
+        with use_adapter(self.accelerator.unwrap_model(model), adapter_name=None):
+            return model(**forward, **tree, fused_lm_head=True).log_probs
+
+    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        # Drained here rather than in TRL's `log`, so that the counts the rollout process sends per group are summed
+        # over the window (rates and maxima keep TRL's reductions) and added to the run's feedback totals.
+        metrics, counts = self._metrics["train"], Counter()
+        if self.accelerator.is_main_process and self.rollout_worker:
+            while True:
+                try:
+                    for key, value in self.rollout_worker.metrics_queue.get_nowait().items():
+                        if is_rollout_count(key, value):
+                            counts[key] += value
+                        else:
+                            metrics[key].append(value)
+                except queue.Empty:
+                    break
+        for key, value in counts.items():
+            metrics[key] = [value]
+        if self.feedback_provider is not None:
+            bill = feedback_totals(self)
+            bill.add(
+                {f"feedback/{name}": sum(metrics.get(_FEEDBACK_COUNT_PREFIX + name, [])) for name in TOTAL_COUNTS}
+            )
+            if self.accelerator.is_main_process and metrics.get(_FEEDBACK_COUNT_PREFIX + "requests"):
+                metrics["mulferl/feedback/cost"] = [bill.cost]
+            if "train_runtime" in logs:  # the summary `train()` logs once at its end
+                logs.update({f"mulferl/feedback/{name}": value for name, value in bill.summary().items()})
+        # TRL's `log` drains the queue too: what arrived since would be averaged with the sums. It waits instead.
+        rollout_worker, self.rollout_worker = self.rollout_worker, None
+        try:
+            super().log(logs, start_time)
+        finally:
+            self.rollout_worker = rollout_worker
+
+
+def is_rollout_count(key: str, value) -> bool:
+    """Whether a metric the rollout process sends is a `mulferl/*` count, summed over a logging window (not a rate,
+    which TRL reduces as one, or a maximum)."""
+    return key.startswith("mulferl/") and not isinstance(value, tuple) and "max" not in key.split("/")[-1].split("_")
+
+
+def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, pickled: bool):
+    """A provider the spawned rollout process can call: present, per-request (not batched), and picklable when it is
+    `pickled` (a built-in one is built there again)."""
+    if provider is None:
+        raise ValueError(
+            f"AsyncMulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
+            f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for AsyncGRPO."
+        )
+    if is_batched(provider):
+        raise ValueError(
+            f"The feedback provider {provider!r} is batched (feedback_batch): it generates in the trainer, which "
+            "the rollout process cannot call. Use a per-request provider, e.g. feedback_provider='openai' on a "
+            "served model."
+        )
+    check_feedback_provider(provider, dataset, args)
+    try:
+        if pickled:
+            pickle.dumps(provider)
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        raise TypeError(
+            f"The feedback provider {provider!r} runs in the spawned rollout process, so it must pickle: use a "
+            "module-level function or an instance of a module-level class, not a lambda or a closure."
+        ) from error
+    if hasattr(provider, "check_connection"):
+        provider.check_connection()  # an unreachable endpoint fails here, not mid-run
