@@ -7,6 +7,7 @@ other's policy.
 """
 
 import json
+import math
 import queue
 import time
 from collections import defaultdict
@@ -287,6 +288,50 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     requests = sum(entry.get("mulferl/feedback/requests", 0) for entry in history if "train_runtime" not in entry)
     assert requests > 0
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
+
+
+@pytest.mark.vllm
+def test_reward_metrics_describe_turn_0(oracle_run):
+    """TRL's `reward` metrics of the rows trained are their prompt's turn-0 rewards (decision 9), as in MulFeRLTrainer,
+    so runs compare with AsyncGRPO; `mulferl/reward_final` is the reward of the rows trained."""
+    trainer, consumed = oracle_run
+    rewards = defaultdict(list)
+    for sample in consumed:
+        rewards[sample["group_id"]].append(sample["metrics"]["reward"])
+    regenerated = 0
+    for group_id, group_rewards in rewards.items():
+        kind = KINDS[group_id % len(KINDS)]
+        turn0 = [math.nan if reward is None else reward for reward in SCRIPTED_REWARDS[kind][0]]
+        if len(group_rewards) == K:
+            assert sorted(group_rewards) == pytest.approx(sorted(turn0), nan_ok=True), kind
+            regenerated += len(SCRIPTED_REWARDS[kind]) > 1
+    assert regenerated > 0
+    final = [entry["mulferl/reward_final"] for entry in trainer.state.log_history if "mulferl/reward_final" in entry]
+    assert max(final) > 0.5  # FCO prompts' rows, solved after feedback
+
+
+@pytest.mark.vllm
+def test_a_feedback_turn_over_the_servers_context_stops_the_run_naming_the_setting(
+    tmp_path, vllm_server, async_model_dir, tiny_tokenizer
+):
+    """A prompt that fits the server's context (512) at turn 0 but not with the feedback prefilled: the rollout process
+    stops the run with MulFeRLTrainer's message, naming the server's setting and the length it needs (vLLM would
+    answer the regeneration with a bare 400)."""
+
+    def prompt_ids(question):
+        return tiny_tokenizer.apply_chat_template(
+            make_conversation(question), add_generation_prompt=True, return_dict=False
+        )
+
+    question, completion_length = "Question grpo_turn1?", ASYNC_TRAINING["max_completion_length"]
+    while len(prompt_ids(question + " x")) + completion_length <= 512:
+        question += " x"
+    dataset = Dataset.from_list([{"prompt": make_conversation(question), "kind": "grpo_turn1"}] * 2)
+    with pytest.raises(RuntimeError, match="Rollout worker child has failed") as error:
+        train_recording(tmp_path, vllm_server, async_model_dir, dataset, round_provider, max_steps=2)
+    cause = str(error.value.__cause__)
+    assert "A feedback turn's prompt does not fit vLLM's context" in cause
+    assert "over vLLM's max_model_len of 512. Set the server's --max-model-len to at least" in cause
 
 
 @pytest.mark.vllm

@@ -70,7 +70,7 @@ def test_an_fco_pair_is_trained_in_one_row_with_its_members_as_segments():
     positives = [sample(7, [1, 1, 8, 9], 1.0, prefill=2), sample(7, [1, 1, 9], 1.0, prefill=2)]
     negatives = [sample(7, [4], 0.0), sample(7, [4, 4, 4], math.nan)]
     carriers, dropped = fco_carriers(positives, negatives, torch.tensor([[0, 1], [1, 0]]))
-    assert dropped == 1 and carriers[0] is positives[0]
+    assert dropped == 0 and carriers[0] is positives[0]
     assert carriers[1].model_version == 3 and carriers[1].input_ids.tolist() == positives[1].input_ids.tolist()
     grpo = [sample(8, [2, 3], 1.0), sample(8, [3], 0.0)]
 

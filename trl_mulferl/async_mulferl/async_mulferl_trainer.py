@@ -1,10 +1,5 @@
-"""MulFeRL on TRL's asynchronous GRPO: feedback turns in the rollout process, while the trainer trains.
-
-TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process generates against a vLLM server. Here
-that process runs Algorithm 1 per group: a group whose K rollouts all fail is handed to a task of its own, which asks
-the feedback provider, regenerates the K rollouts with the feedback prefilled (masked out of the loss, not counted in
-the continuation budget), rescores them and routes the group again, while the score loop goes on with other groups.
-"""
+"""`AsyncMulFeRLTrainer`: MulFeRL on TRL's asynchronous GRPO. The rollout process (`async_rollout_worker`) runs the
+feedback turns while this trainer trains; here, the FCO and replay terms of the loss and the `mulferl/*` logging."""
 
 import pickle
 import queue
@@ -19,15 +14,10 @@ from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
 
 from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
+from ..core.metrics import FCOWindow, feedback_metric, log_feedback_bill, log_feedback_summary
 from ..core.validation import check_dataset_columns, check_feedback_provider, resolve_args
-from ..feedback import (
-    FeedbackTotals,
-    build_feedback_provider,
-    feedback_totals,
-    is_batched,
-)
+from ..feedback import FeedbackTotals, build_feedback_provider, is_batched
 from ..feedback.totals import TOTAL_COUNTS
-from ..mulferl.metrics import FCOWindow
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
 from .async_samples import MulFeRLCollator, MulFeRLQueue
@@ -39,8 +29,6 @@ PROVIDER_FIELDS = tuple(
     for name in AsyncMulFeRLConfig.__dataclass_fields__
     if name.startswith("feedback_") or name in ("max_feedback_length", "seed")
 )
-
-_FEEDBACK_COUNT_PREFIX = "mulferl/feedback/"
 
 
 class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
@@ -221,15 +209,10 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                     break
         for key, value in counts.items():
             metrics[key] = [value]
-        if self.feedback_provider is not None:
-            bill = feedback_totals(self)
-            bill.add(
-                {f"feedback/{name}": sum(metrics.get(_FEEDBACK_COUNT_PREFIX + name, [])) for name in TOTAL_COUNTS}
-            )
-            if self.accelerator.is_main_process and metrics.get(_FEEDBACK_COUNT_PREFIX + "requests"):
-                metrics["mulferl/feedback/cost"] = [bill.cost]
-            if "train_runtime" in logs:  # the summary `train()` logs once at its end
-                logs.update({f"mulferl/feedback/{name}": value for name, value in bill.summary().items()})
+        window = {f"feedback/{name}": sum(metrics.get(feedback_metric(name), [])) for name in TOTAL_COUNTS}
+        if self.feedback_provider is not None and window["feedback/requests"]:  # the rollout process's, on process 0
+            log_feedback_bill(self, window)
+        log_feedback_summary(self, logs)
         # TRL's `log` drains the queue too: what arrived since would be averaged with the sums. It waits instead.
         rollout_worker, self.rollout_worker = self.rollout_worker, None
         try:

@@ -21,6 +21,8 @@ import torch
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
+from ..core.feedback_step import kept_fco_pairs
+
 
 # The key of a carrier's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is)
 # under which the rollout process sends its negatives and pair weight; `MulFeRLQueue` takes it out before any metric is
@@ -29,26 +31,26 @@ FCO_PAIRS = "mulferl/fco_pairs"
 REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's advantage
 
 
-def scored(sample) -> bool:
-    """Whether a row can be in an FCO pair: it has a reward (decision 5) and a scored token (decision 10)."""
-    return not math.isnan(sample.metrics["reward"]) and int(sample.completion_mask.sum()) > 0
-
-
 def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple[list, int]:
     """The rows that carry an FCO prompt through TRL's queue, and the number of its pairs dropped.
 
-    Each positive in a kept pair carries its negatives (as the dicts TRL's queue dataset yields) and the weight of its
-    pairs, `1 / (pairs kept of the prompt)`, so that the prompt adds its mean pair loss; a positive in no kept pair
-    goes as it is. A pair with a side that is not `scored` is dropped.
+    Each positive in a kept pair (`kept_fco_pairs`: both sides scored, with a scored token) carries its negatives (as
+    the dicts TRL's queue dataset yields) and the weight of its pairs, `1 / (pairs kept of the prompt)`, so that the
+    prompt adds its mean pair loss; a positive in no kept pair goes as it is.
 
     Args:
         positives, negatives: The K rows of the solved group and of the failed group before it (`RolloutSample`s).
         pairs: `(P, 2)` `(positive, negative)` indices.
     """
-    kept = [(j, i) for j, i in pairs.tolist() if scored(positives[j]) and scored(negatives[i])]
+    positive_scorable, positive_tokens = member_flags(positives)
+    negative_scorable, negative_tokens = member_flags(negatives)
+    kept, weights, dropped = kept_fco_pairs(
+        pairs, (positive_scorable, negative_scorable), (positive_tokens, negative_tokens)
+    )
     carriers = []
     for j, positive in enumerate(positives):
-        partners = [negatives[i] for pj, i in kept if pj == j]
+        own = kept[:, 0] == j
+        partners = [negatives[i] for i in kept[own, 1].tolist()]
         if not partners:
             carriers.append(positive)
             continue
@@ -58,9 +60,16 @@ def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple
             for sample in partners
         ]
         carrier = copy.copy(positive)
-        carrier.metrics = {**positive.metrics, FCO_PAIRS: {"negatives": members, "pair_weight": 1.0 / len(kept)}}
+        pair_weight = weights[own][0].item()
+        carrier.metrics = {**positive.metrics, FCO_PAIRS: {"negatives": members, "pair_weight": pair_weight}}
         carriers.append(carrier)
-    return carriers, len(pairs) - len(kept)
+    return carriers, dropped
+
+
+def member_flags(rows: list) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per row, whether it is scorable (it has a reward, decision 5) and has a scored token (decision 10)."""
+    scorable = torch.tensor([not math.isnan(row.metrics["reward"]) for row in rows])
+    return scorable, torch.tensor([int(row.completion_mask.sum()) > 0 for row in rows])
 
 
 class MulFeRLQueue(torch.utils.data.IterableDataset):

@@ -22,8 +22,9 @@ import torch.nn.functional as F
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import pad, use_adapter
 
-from ..core.losses import drop_empty_pairs, fco_pair_losses, fco_surrogate_coefficients, sequence_logp
-from ..core.routing import Route, make_generator, sample_fco_pairs
+from ..core.feedback_step import kept_fco_pairs
+from ..core.losses import fco_pair_losses, fco_surrogate_coefficients, sequence_logp
+from ..core.routing import Route
 from .lockstep import padded
 
 
@@ -95,17 +96,14 @@ def add_fco_rows(trainer, output: dict, rollout):
     scorable = ~rollout.final_rewards_per_func[first_row : first_row + num_rows].isnan().all(dim=1).to(device)
 
     # Row j's partner: the negative of its pair (pi(j) for the permutation, j itself for the all-pairs surrogate).
-    pairs_of, negatives, partner_scorable = {}, [None] * num_rows, torch.zeros(num_rows, dtype=torch.bool)
+    pairs_of, negatives = {}, [None] * num_rows
     for group in fco_groups:
         first = group * group_size
-        generator = make_generator(args.seed, trainer.state.global_step, first_group + group)
-        pairs_of[group] = sample_fco_pairs(group_size, args.fco_pairing, generator)
+        pairs_of[group] = trainer.feedback_step.fco_pairs(group_size, trainer.state.global_step, first_group + group)
         for j in range(group_size):
             partner = pairs_of[group][j, 1].item() if args.fco_pairing == "permutation" else j
             negative = rollout.negatives[first + partner]
             negatives[first + j] = (negative.prompt_ids, negative.completion_ids, negative.score_mask)
-            partner_scorable[first + j] = negative.scorable
-    partner_scorable = partner_scorable.to(device)
     partners = partner_tensors(negatives, num_rows, trainer._tokenizer.pad_token_id, device)
     for key, value in partners.items():
         output[f"mulferl_partner_{key}"] = value
@@ -130,7 +128,6 @@ def add_fco_rows(trainer, output: dict, rollout):
         return
     rows = torch.tensor(fco_rows, device=device)
     has_tokens = positive_mask[rows].sum(dim=1) > 0
-    partner_has_tokens = partners["score_mask"][rows].sum(dim=1) > 0
     ref_scores = sequence_logp(reference, positive_mask[rows], normalization)
     partner_ref_scores = sequence_logp(partner_reference, partners["score_mask"][rows], normalization)
     output["mulferl_fco_ref_score"][rows] = ref_scores
@@ -143,20 +140,23 @@ def add_fco_rows(trainer, output: dict, rollout):
     for index, group in enumerate(fco_groups):
         members = slice(index * group_size, (index + 1) * group_size)
         group_rows = rows[members]
-        # Unscorable rows are in no pair (decision 5); of the others, a pair with an empty side is dropped.
+        pairs = pairs_of[group].to(device)
+        group_negatives = [rollout.negatives[group * group_size + i] for i in range(group_size)]
+        negative_scorable = torch.tensor([negative.scorable for negative in group_negatives], device=device)
+        negative_has_tokens = torch.tensor([any(negative.score_mask) for negative in group_negatives], device=device)
+        pairs, weights, dropped = kept_fco_pairs(
+            pairs, (scorable[group_rows], negative_scorable), (has_tokens[members], negative_has_tokens)
+        )
+        weights = weights.to(device)
         if args.fco_pairing == "permutation":
             # Row j holds pair j whole: positive j and its partner.
-            members_scorable = scorable[group_rows] & partner_scorable[group_rows]
-            kept = members_scorable & has_tokens[members] & partner_has_tokens[members]
-            dropped = int((members_scorable & ~kept).sum())
-            output["mulferl_fco_weight"][group_rows] = scale * kept.float() / kept.sum().clamp(min=1)
-            output["mulferl_fco_pairs"][group_rows] = kept.float()
-            output["mulferl_partner_forwarded"][group_rows] = kept.float()
+            kept = torch.zeros(group_size, device=device)
+            kept[pairs[:, 0]] = 1.0
+            output["mulferl_fco_weight"][group_rows[pairs[:, 0]]] = scale * weights
+            output["mulferl_fco_pairs"][group_rows] = kept
+            output["mulferl_partner_forwarded"][group_rows] = kept
         else:
             pos, neg = scores[members], partner_scores[members]
-            pairs = pairs_of[group].to(device)
-            pairs = pairs[scorable[group_rows][pairs[:, 0]] & partner_scorable[group_rows][pairs[:, 1]]]
-            pairs, dropped = drop_empty_pairs(pairs, has_tokens[members], partner_has_tokens[members])
             pos_coefficients, neg_coefficients = fco_surrogate_coefficients(
                 pos, neg, pairs, args.fco_tau, args.fco_margin
             )
@@ -169,7 +169,7 @@ def add_fco_rows(trainer, output: dict, rollout):
                 # Logged from the rows of each pair's positive; the weights carry the value of the loss.
                 for key, values in (("loss_sum", pair_losses), ("gap_sum", gaps), ("pairs", torch.ones_like(gaps))):
                     output[f"mulferl_fco_{key}"].index_add_(0, group_rows[pairs[:, 0]], values)
-                output["mulferl_fco_weight"][group_rows] = scale * pair_losses.mean() / group_size
+                output["mulferl_fco_weight"][group_rows] = scale * (weights * pair_losses).sum() / group_size
         rollout.counts["fco/dropped_pairs"] += dropped
 
 

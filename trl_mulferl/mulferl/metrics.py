@@ -8,25 +8,24 @@ import torch
 from accelerate.utils import gather_object
 from trl.trainer.utils import nanstd
 
-from ..core.routing import GroupState, Route, weighted_rewards
-from ..feedback import feedback_totals
+from ..core.metrics import (
+    FCO_DROPPED_PAIRS,
+    LOGGED_ROUTES,
+    REPLAYED_ROWS,
+    REWARD_FINAL,
+    REWARD_ROWS,
+    TRAINED_ROUTES,
+    feedback_metric,
+    feedback_metrics,
+    log_feedback_bill,
+    route_metric,
+    turn_metric,
+)
+from ..core.routing import GroupState, weighted_rewards
 
 
-TRAINED_ROUTES = (Route.GRPO, Route.FCO)
-LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
 # Counts reduced with max over processes; every other count is summed.
 _MAX_COUNTS = ("feedback/latency_max",)
-FEEDBACK_COUNTS = (
-    "requests",
-    "errors",
-    "leaks_redacted",
-    "retries",
-    "failed_reviews",
-    "prompt_tokens",
-    "completion_tokens",
-    "capped_groups",
-    "skipped_truncated",
-)
 
 
 def reduce_counts(counts: dict) -> Counter:
@@ -63,35 +62,31 @@ def log_rollout(trainer, rollout):
     metrics = trainer._metrics["train"]
     num_groups = sum(totals[f"route/{r.value}"] for r in LOGGED_ROUTES)
     for r in LOGGED_ROUTES:
-        metrics[f"mulferl/route/{r.value}"].append(totals[f"route/{r.value}"] / num_groups)
-    metrics["mulferl/turn_0/success_rate"].append(ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"]))
+        metrics[route_metric(r)].append(totals[f"route/{r.value}"] / num_groups)
+    successes = ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"])
+    metrics[turn_metric(0, "success_rate")].append(successes)
     for turn in range(1 + args.max_feedback_turns):
-        metrics[f"mulferl/turn_{turn}/failed_groups"].append(totals[f"turn_{turn}/failed"])
+        metrics[turn_metric(turn, "failed_groups")].append(totals[f"turn_{turn}/failed"])
         if turn > 0:  # groups regenerated at this turn: those that failed one turn earlier and got feedback
-            metrics[f"mulferl/turn_{turn}/reached_groups"].append(totals[f"turn_{turn}/reached"])
+            metrics[turn_metric(turn, "reached_groups")].append(totals[f"turn_{turn}/reached"])
             escaped = totals[f"turn_{turn}/reached"] - totals[f"turn_{turn}/failed"]
-            metrics[f"mulferl/turn_{turn}/escape_rate"].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
-    metrics["mulferl/reward_final"].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
-    metrics["mulferl/reward_rows"].append(totals["reward_rows"])
+            metrics[turn_metric(turn, "escape_rate")].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
+    metrics[REWARD_FINAL].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
+    metrics[REWARD_ROWS].append(totals["reward_rows"])
     if trainer.tools:  # in the regenerated episodes; TRL's `tools/*` describe turn 0
         metrics["mulferl/tools/calls"].append(totals["tools/calls"])
         metrics["mulferl/tools/failures"].append(totals["tools/failures"])
     # TRL's `num_tokens` (and `num_input_tokens_seen`) counted turn 0 in `_generate`; the feedback turns add theirs.
     trainer.state.num_input_tokens_seen += totals["regenerated_tokens"]
     metrics["num_tokens"] = [trainer.state.num_input_tokens_seen]
-    requests = totals["feedback/requests"]
-    for name in FEEDBACK_COUNTS:
-        metrics[f"mulferl/feedback/{name}"].append(totals[f"feedback/{name}"])
-    metrics["mulferl/feedback/latency_s"].append(ratio(totals["feedback/latency_sum"], requests))
-    metrics["mulferl/feedback/latency_max_s"].append(totals["feedback/latency_max"] if requests else float("nan"))
-    metrics["mulferl/feedback/max_turns"].append(rollout.num_turns - 1)
-    bill = feedback_totals(trainer)
-    bill.add(totals)
-    metrics["mulferl/feedback/cost"] = [bill.cost]  # a running total: the latest, not a mean
+    for name, value in feedback_metrics(totals).items():
+        metrics[name].append(ratio(*value) if isinstance(value, tuple) else value)
+    metrics[feedback_metric("max_turns")].append(rollout.num_turns - 1)
+    log_feedback_bill(trainer, totals)
     if args.fco_enabled:
-        metrics["mulferl/fco/dropped_pairs"].append(totals["fco/dropped_pairs"])
+        metrics[FCO_DROPPED_PAIRS].append(totals["fco/dropped_pairs"])
     if args.feedback_replay:
-        metrics["mulferl/replayed_rows"].append(totals["replayed_rows"])
+        metrics[REPLAYED_ROWS].append(totals["replayed_rows"])
     describe_turn_0(trainer, rollout.turn0_rewards_per_func, rollout.final_rewards_per_func)
 
 
@@ -114,26 +109,3 @@ def describe_turn_0(trainer, turn0_rewards_per_func: torch.Tensor, final_rewards
     for i, name in enumerate(trainer.reward_func_names):
         metrics[f"rewards/{name}/mean"][-1] = torch.nanmean(rewards_per_func[:, i]).item()
         metrics[f"rewards/{name}/std"][-1] = nanstd(rewards_per_func[:, i]).item()
-
-
-class FCOWindow:
-    """The FCO loss, score gap and pair count of the micro-batches of one optimizer step, summed over processes."""
-
-    def __init__(self):
-        self.sums = torch.zeros(3)
-
-    def add(self, accelerator, loss_sum: float, gap_sum: float, pairs: float):
-        """Every process calls this at every micro-step with FCO keys (a collective)."""
-        local = torch.tensor([loss_sum, gap_sum, pairs], device=accelerator.device)
-        self.sums += accelerator.reduce(local, reduction="sum").cpu()
-
-    @property
-    def has_pairs(self) -> bool:
-        return bool(self.sums[2] > 0)
-
-    def flush(self, metrics):
-        loss_sum, gap_sum, pairs = self.sums.tolist()
-        metrics["mulferl/fco/loss"].append(loss_sum / pairs if pairs else math.nan)
-        metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else math.nan)
-        metrics["mulferl/fco/pairs"].append(pairs)
-        self.sums = torch.zeros(3)

@@ -9,9 +9,10 @@ from accelerate.utils import is_peft_model
 from trl import GRPOTrainer
 from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
+from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
+from ..core.metrics import FCOWindow, log_feedback_summary
 from ..core.routing import union_advantages, weighted_rewards
-from ..core.schema import control_tokens
 from ..core.validation import (
     check_dataset_columns,
     check_feedback_provider,
@@ -19,14 +20,7 @@ from ..core.validation import (
     refuse_episodes_out_of_step,
     resolve_args,
 )
-from ..feedback import (
-    FeedbackRequest,
-    FeedbackTotals,
-    SelfFeedbackProvider,
-    build_feedback_provider,
-    feedback_totals,
-    prepare_feedback,
-)
+from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider
 from ..feedback.environment import check_environment_provider, hide_feedback_methods
 from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
@@ -41,7 +35,7 @@ from .fco_rows import (
     positive_scores,
 )
 from .lockstep import Lockstep
-from .metrics import FCOWindow, log_rollout
+from .metrics import log_rollout
 from .mulferl_config import MulFeRLConfig
 from .turn_loop import GenerationBatch, Rollout, Rows, TurnLoop
 
@@ -210,6 +204,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
         self._loss_forward: _LossForward | None = None  # from `_compute_loss` into its forward
         self._fco_window = FCOWindow()
+        self.feedback_step = FeedbackStep(args, self._tokenizer, self.eos_token_ids)
 
     # ----------------------------------------------------------------------------------------------------------------
     # Generation: Algorithm 1's turn loop (`trl_mulferl.mulferl.turn_loop`), inside TRL's `_generate`
@@ -299,14 +294,6 @@ class MulFeRLTrainer(GRPOTrainer):
             return rewards
         return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
 
-    def _prepare_feedback(self, text: str, request: FeedbackRequest, rollout: Rollout) -> str | None:
-        """Sanitise, redact answer leaks and cap the feedback (decisions 6 and 8); None when nothing is left."""
-        reference = request.columns.get(self.args.feedback_reference_column)
-        tokens = control_tokens(self._tokenizer)
-        prepared = prepare_feedback(text, reference, self._tokenizer, self.args.max_feedback_length, tokens)
-        rollout.counts["feedback/leaks_redacted"] += prepared.leaked
-        return prepared.text
-
     def _warn_if_unscorable(self, rewards_per_func: torch.Tensor):
         if self._warned_unscorable_step or not torch.isnan(rewards_per_func).all():
             return
@@ -325,9 +312,7 @@ class MulFeRLTrainer(GRPOTrainer):
         return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        # The summary `train()` logs once at its end (the only log with `train_runtime`) gets the feedback bill.
-        if "train_runtime" in logs and self.feedback_provider is not None:
-            logs.update({f"mulferl/feedback/{name}": value for name, value in feedback_totals(self).summary().items()})
+        log_feedback_summary(self, logs)
         super().log(logs, start_time)
 
     # ----------------------------------------------------------------------------------------------------------------

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..core.rewards import response_text
+from ..core.feedback_step import check_fits_context, without_feedback
 from ..core.routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
-from ..core.schema import feedback_prefill, inject_feedback
-from ..feedback import FeedbackRequest, collect_feedback, problem_text
+from ..core.schema import inject_feedback
+from ..feedback import collect_feedback
 from ..feedback.environment import feedback_runner, takes_environments
 from .agentic import batch_rows, continue_episodes, reset_episodes
-from .context_length import check_feedback_turn_fits
+from .context_length import vllm_context_length
 from .lockstep import padded
 
 
@@ -92,6 +92,7 @@ class TurnLoop:
         self.prompts = prompts
         self.group_size = trainer.num_generations
         self.num_rows = len(prompts)
+        self.step = trainer.feedback_step
 
     def run(self, rows: Rows) -> Rollout:
         rollout = self.start(rows)
@@ -176,15 +177,14 @@ class TurnLoop:
             if trainer.environments and takes_environments(trainer.feedback_provider):
                 columns["environments"] = [trainer.environments[row] for row in self.group_rows(group)]
             requests.append(
-                FeedbackRequest(
-                    prompt=problem_text(self.prompts[first]),
-                    completions=[response_text(rows.completions[row]) for row in self.group_rows(group)],
-                    rewards=weighted_rewards(local[self.group_rows(group)], trainer.reward_weights).tolist(),
-                    columns=columns,
-                    turn=turn,
-                    seed=self.args.seed,
-                    step=trainer.state.global_step,
-                    prompt_index=first_group + group,
+                self.step.request(
+                    self.prompts[first],
+                    [rows.completions[row] for row in self.group_rows(group)],
+                    weighted_rewards(local[self.group_rows(group)], trainer.reward_weights).tolist(),
+                    columns,
+                    turn,
+                    trainer.state.global_step,
+                    first_group + group,
                 )
             )
         provider = trainer.feedback_provider
@@ -196,15 +196,8 @@ class TurnLoop:
             self.args.feedback_max_concurrency,
             self.args.feedback_turn_deadline,
         )
-        if hasattr(provider, "pop_metrics"):  # `feedback/*` counts, e.g. retries and token usage
-            rollout.counts.update(provider.pop_metrics())
         feedback = dict.fromkeys(groups)
-        for group, request, result in zip(asked, requests, results, strict=True):
-            rollout.counts["feedback/requests"] += 1
-            rollout.counts["feedback/latency_sum"] += result.latency_s
-            rollout.counts["feedback/latency_max"] = max(rollout.counts["feedback/latency_max"], result.latency_s)
-            feedback[group] = None if result.text is None else trainer._prepare_feedback(result.text, request, rollout)
-            rollout.counts["feedback/errors"] += feedback[group] is None
+        feedback.update(zip(asked, self.step.prepare(provider, requests, results, rollout.counts), strict=True))
         return feedback
 
     def groups_to_ask(self, turn: int, groups, rollout: Rollout) -> list[int]:
@@ -216,12 +209,11 @@ class TurnLoop:
         """
         trainer, rows = self.trainer, rollout.rows
         if self.args.feedback_skip_truncated:
-            eos_and_pad = {*trainer.eos_token_ids, trainer._tokenizer.pad_token_id}
-
-            def hit_length_limit(row: int) -> bool:
-                return bool(rows.completion_ids[row]) and rows.completion_ids[row][-1] not in eos_and_pad
-
-            truncated = [group for group in groups if all(map(hit_length_limit, self.group_rows(group)))]
+            truncated = [
+                group
+                for group in groups
+                if self.step.all_truncated([rows.completion_ids[row] for row in self.group_rows(group)])
+            ]
             rollout.counts["feedback/skipped_truncated"] += len(truncated)
             groups = [group for group in groups if group not in truncated]
         if rollout.feedback_groups_left is None:
@@ -272,17 +264,11 @@ class TurnLoop:
                 prompt_ids, _, _ = trainer._tokenize_prompts([prompt for _, prompt, _ in contexts])
         else:
             prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
-        prefills = [prefill for _, _, prefill in contexts]
-        # No control-token id from the feedback (decision 6): it holds no added or special token string (sanitised),
-        # and none of its text is read as a special token. Plain injection's feedback is in the prompt, which the
-        # chat template renders around its own control tokens: there the sanitising alone keeps them out.
-        prefill_ids = (
-            trainer._tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
-            if contexts
-            else []
-        )
+        # Plain injection's feedback is in the prompt, which the chat template renders around its own control tokens:
+        # there the sanitising alone keeps them out (decision 6).
+        prefill_ids = self.step.prefill_ids([prefill for _, _, prefill in contexts])
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
-        check_feedback_turn_fits(trainer, generation_ids)
+        check_fits_context(generation_ids, trainer.max_completion_length, vllm_context_length(trainer))
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
         if num_generated == 0:
             return []
@@ -306,14 +292,13 @@ class TurnLoop:
     def replace_rows(self, rows: Rows, groups, new_rows, rollout: Rollout):
         """Overwrite the failed rows with the regenerated ones; the old rows become the FCO negatives."""
         trainer = self.trainer
-        eos_and_pad = [*trainer.eos_token_ids, trainer._tokenizer.pad_token_id]
         regenerated_rows = [row for group in groups for row in self.group_rows(group)]
         scorable = ~rollout.final_rewards_per_func[self.local_rows()].isnan().all(dim=1)  # before `rescore`
         for row, (prompt_ids, prefill_ids, continuation_ids, mask, logprobs, completion) in zip(
             regenerated_rows, new_rows, strict=False
         ):
             scored = rows.tool_mask[row]
-            if trainer.mask_truncated_completions and rows.completion_ids[row][-1] not in eos_and_pad:
+            if trainer.mask_truncated_completions and self.step.hit_length_limit(rows.completion_ids[row]):
                 scored = [0] * len(scored)  # as TRL masks a truncated row out of the loss, so for a negative
             previous_prefill = rollout.prefill_lengths.get(row, 0)
             rollout.negatives[row] = Negative(
@@ -321,13 +306,11 @@ class TurnLoop:
             )
             rollout.prefill_lengths[row] = len(prefill_ids)
             rows.prompt_ids[row] = prompt_ids
-            rows.completion_ids[row] = prefill_ids + continuation_ids
-            rows.tool_mask[row] = [0] * len(prefill_ids) + mask
-            # TRL's `num_input_tokens_seen` counts turn 0's prompt and completion tokens (tool results excepted); these
-            # count the same way.
-            rollout.counts["regenerated_tokens"] += len(prompt_ids) + len(prefill_ids) + sum(mask)
+            rows.completion_ids[row], rows.tool_mask[row], logprobs = self.step.regenerated_row(
+                prompt_ids, prefill_ids, continuation_ids, mask, logprobs, rollout.counts
+            )
             if rows.logprobs is not None:
-                rows.logprobs[row] = [0.0] * len(prefill_ids) + logprobs
+                rows.logprobs[row] = logprobs
             if completion is not None:  # an episode's messages, from TRL's tool loop
                 rows.completions[row] = completion
         self.decode(
@@ -346,23 +329,23 @@ class TurnLoop:
     def replay_without_feedback(self, rollout: Rollout):
         """`feedback_replay`: the rows of every prompt trained at a feedback turn, and their FCO negatives, with the
         injected feedback cut out of the slot; the empty slot, as at turn 0, stays masked."""
-        rows = rollout.rows
-        slot = self.trainer._tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+        rows, slot_ids = rollout.rows, self.step.empty_slot_ids
         for group, route_ in enumerate(rollout.routes):
             if route_ not in (Route.GRPO, Route.FCO) or len(rollout.histories[group]) == 1:
                 continue
             for row in self.group_rows(group):
-                rows.completion_ids[row], rows.tool_mask[row] = without_prefill(
-                    rows.completion_ids[row], rows.tool_mask[row], rollout.prefill_lengths[row], slot
+                logprobs = None if rows.logprobs is None else rows.logprobs[row]
+                rows.completion_ids[row], rows.tool_mask[row], logprobs = without_feedback(
+                    rows.completion_ids[row], rows.tool_mask[row], logprobs, rollout.prefill_lengths[row], slot_ids
                 )
                 if rows.logprobs is not None:
-                    rows.logprobs[row] = [0.0] * len(slot) + rows.logprobs[row][rollout.prefill_lengths[row] :]
+                    rows.logprobs[row] = logprobs
                 negative = rollout.negatives[row]
                 if negative.prefill_length:
-                    negative.completion_ids, negative.score_mask = without_prefill(
-                        negative.completion_ids, negative.score_mask, negative.prefill_length, slot
+                    negative.completion_ids, negative.score_mask, _ = without_feedback(
+                        negative.completion_ids, negative.score_mask, None, negative.prefill_length, slot_ids
                     )
-                    negative.prefill_length = len(slot)
+                    negative.prefill_length = len(slot_ids)
                 rollout.replayed.add(row)
         rollout.counts["replayed_rows"] = len(rollout.replayed)
         self.decode(sorted(rollout.replayed), rows)
@@ -397,9 +380,3 @@ class TurnLoop:
         scored_rows = positions >= 0
         rollout.final_rewards_per_func[positions[scored_rows]] = rewards_per_func[scored_rows]
         rollout.counts["reward_rows"] += len(regenerated)
-
-
-def without_prefill(ids: list, mask: list, prefill_length: int, slot_ids: list[int]) -> tuple[list, list]:
-    """A completion's ids and per-token mask with its first `prefill_length` tokens (the injected feedback) replaced by
-    `slot_ids` (the empty slot), masked with 0."""
-    return slot_ids + ids[prefill_length:], [0] * len(slot_ids) + mask[prefill_length:]

@@ -1,0 +1,195 @@
+"""Algorithm 1's per-group feedback step, which both MulFeRL trainers call: from a scored group to the provider's
+request, from the provider's reply to the text injected (and its counts), from that text to the regeneration's
+prompt and masked prefill, and back out of the slot for `feedback_replay`; the FCO pairs of a fixed group and their
+weights.
+
+`MulFeRLTrainer`'s turn loop (`trl_mulferl.mulferl.turn_loop`) runs the step over this process's failed groups of a
+generation batch, every process together; `AsyncMulFeRLTrainer`'s rollout process
+(`trl_mulferl.async_mulferl.async_rollout_worker`) over the one group of a feedback task. Where a method takes a list,
+the first passes a batch and the second one group.
+"""
+
+from collections import Counter
+
+import torch
+
+from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, problem_text
+from .losses import drop_empty_pairs
+from .rewards import response_text
+from .routing import make_generator, sample_fco_pairs
+from .schema import control_tokens, feedback_prefill
+
+
+class FeedbackStep:
+    """
+    The per-group feedback step for one policy tokenizer and one run's feedback settings.
+
+    Args:
+        args: A [`MulFeRLConfig`] or [`AsyncMulFeRLConfig`], or an object with the same fields (the asynchronous
+            trainer's rollout process gets a copy of them): `feedback_injection`, `max_feedback_length`,
+            `feedback_reference_column`, `seed`, `fco_pairing`.
+        tokenizer: The policy's tokenizer.
+        eos_token_ids: The ids that end a completion, TRL's `eos_token_ids`.
+    """
+
+    def __init__(self, args, tokenizer, eos_token_ids):
+        self.tokenizer = tokenizer
+        self.max_feedback_length = args.max_feedback_length
+        self.reference_column = args.feedback_reference_column
+        self.seed = args.seed
+        self.fco_pairing = args.fco_pairing
+        # A completion that ends on none of these hit the length limit, as TRL's `completions/clipped_ratio` reads it.
+        self.stop_ids = frozenset({*eos_token_ids, tokenizer.pad_token_id})
+        self.control_tokens = control_tokens(tokenizer)
+        # `feedback_replay` puts it where the feedback was: the slot the policy writes at turn 0, empty.
+        self.empty_slot_ids = tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+
+    def request(
+        self, prompt, completions: list, rewards: list[float], columns: dict, turn: int, step: int, prompt_index: int
+    ) -> FeedbackRequest:
+        """What the provider is asked about one failed group (decision 8): the problem text, the group's responses in
+        full (a tool episode's turns with their calls and results), their rewards and the prompt's dataset columns;
+        its random choices seeded from `(seed, step, prompt_index)` (decision 4)."""
+        return FeedbackRequest(
+            prompt=problem_text(prompt),
+            completions=[response_text(completion) for completion in completions],
+            rewards=list(rewards),
+            columns=columns,
+            turn=turn,
+            seed=self.seed,
+            step=step,
+            prompt_index=prompt_index,
+        )
+
+    def hit_length_limit(self, completion_ids: list[int]) -> bool:
+        return bool(completion_ids) and completion_ids[-1] not in self.stop_ids
+
+    def all_truncated(self, group_completion_ids: list[list[int]]) -> bool:
+        """Whether every rollout of a group hit the length limit (`feedback_skip_truncated` asks no feedback then)."""
+        return all(map(self.hit_length_limit, group_completion_ids))
+
+    def prepare(
+        self, provider, requests: list[FeedbackRequest], results: list[FeedbackResult], counts: Counter
+    ) -> list[str | None]:
+        """The text to inject for each request (sanitised, answer leaks redacted, capped: decisions 6 and 8), None
+        where nothing usable came back.
+
+        Adds to `counts` the requests, errors, redacted leaks and latencies (`feedback/<name>`), and the provider's own
+        counts since its last call (`pop_metrics`: retries, token usage).
+        """
+        if hasattr(provider, "pop_metrics"):
+            counts.update(provider.pop_metrics())
+        texts = []
+        for request, result in zip(requests, results, strict=True):
+            text = None
+            if result.text is not None:
+                reference = request.columns.get(self.reference_column)
+                prepared = prepare_feedback(
+                    result.text, reference, self.tokenizer, self.max_feedback_length, self.control_tokens
+                )
+                text = prepared.text
+                counts["feedback/leaks_redacted"] += prepared.leaked
+            counts["feedback/requests"] += 1
+            counts["feedback/errors"] += text is None
+            counts["feedback/latency_sum"] += result.latency_s
+            counts["feedback/latency_max"] = max(counts["feedback/latency_max"], result.latency_s)
+            texts.append(text)
+        return texts
+
+    def prefill_ids(self, prefills: list[str]) -> list[list[int]]:
+        """The token ids of each regeneration's prefill (`<thinking><feedback>...</feedback>`; empty under plain
+        injection). No control-token id comes from the feedback (decision 6): it holds no added or special token
+        string (sanitised), and none of its text is read as a special token."""
+        if not prefills:
+            return []
+        return self.tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+
+    def regenerated_row(
+        self,
+        prompt_ids: list[int],
+        prefill_ids: list[int],
+        continuation_ids: list[int],
+        mask: list[int],
+        logprobs: list[float] | None,
+        counts: Counter,
+    ) -> tuple[list[int], list[int], list[float] | None]:
+        """A regenerated rollout's completion ids, loss mask and sampling log-probs: the prefill at the head, outside
+        the loss (mask 0, log-prob 0), then the continuation with `mask` (0 on tool results).
+
+        Adds its tokens to `counts["regenerated_tokens"]`, counted as TRL's `num_input_tokens_seen` counts turn 0's:
+        prompt and completion, tool results excepted.
+        """
+        counts["regenerated_tokens"] += len(prompt_ids) + len(prefill_ids) + sum(mask)
+        logprobs = None if logprobs is None else [0.0] * len(prefill_ids) + list(logprobs)
+        return prefill_ids + continuation_ids, [0] * len(prefill_ids) + list(mask), logprobs
+
+    def fco_pairs(self, group_size: int, step: int, prompt_index: int) -> torch.Tensor:
+        """The `(positive, negative)` pairs of a FAILED -> SOLVED prompt (`fco_pairing`), drawn from the prompt's own
+        generator (decision 4)."""
+        return sample_fco_pairs(group_size, self.fco_pairing, make_generator(self.seed, step, prompt_index))
+
+
+def without_prefill(ids: list, mask: list, prefill_length: int, slot_ids: list[int]) -> tuple[list, list]:
+    """A completion's ids and per-token mask with its first `prefill_length` tokens (the injected feedback) replaced by
+    `slot_ids` (the empty slot), masked with 0."""
+    return slot_ids + ids[prefill_length:], [0] * len(slot_ids) + mask[prefill_length:]
+
+
+def without_feedback(
+    ids: list[int], mask: list[int], logprobs: list[float] | None, prefill_length: int, slot_ids: list[int]
+) -> tuple[list[int], list[int], list[float] | None]:
+    """`feedback_replay`: a regenerated completion's ids, mask and sampling log-probs with its `prefill_length` tokens
+    of injected feedback replaced by the empty slot `slot_ids` (`FeedbackStep.empty_slot_ids`), masked with log-prob
+    0."""
+    ids, mask = without_prefill(ids, mask, prefill_length, slot_ids)
+    if logprobs is not None:
+        logprobs = [0.0] * len(slot_ids) + list(logprobs[prefill_length:])
+    return ids, mask, logprobs
+
+
+def check_fits_context(
+    generation_ids: list[list[int]],
+    max_completion_length: int,
+    max_model_len: int | None,
+    setting: str = "vllm_max_model_length",
+):
+    """Raise if the longest regeneration input (prompt and prefilled feedback) plus `max_completion_length` new tokens
+    exceeds the generation backend's context, `max_model_len` (None: no limit known), naming the setting of that
+    context and the length it needs.
+
+    Without the check, vLLM stops the run with an error of its own (a prompt longer than its context), or cuts the
+    turn's completions short without a word (a prompt that leaves fewer than `max_completion_length` tokens).
+    """
+    if max_model_len is None or not generation_ids:
+        return
+    longest = max(len(ids) for ids in generation_ids)
+    needed = longest + max_completion_length
+    if needed > max_model_len:
+        raise ValueError(
+            f"A feedback turn's prompt does not fit vLLM's context: its longest prompt with the injected feedback is "
+            f"{longest} tokens, plus max_completion_length={max_completion_length} makes {needed}, over vLLM's "
+            f"max_model_len of {max_model_len}. Set {setting} to at least {needed} (the longest prompt "
+            "+ max_feedback_length + the prefill's tags + max_completion_length), or lower max_feedback_length."
+        )
+
+
+def kept_fco_pairs(
+    pairs: torch.Tensor,
+    scorable: tuple[torch.Tensor, torch.Tensor],
+    has_tokens: tuple[torch.Tensor, torch.Tensor],
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """The pairs FCO trains, the weight of each, and the number dropped.
+
+    A pair with an unscorable side is left out without a count (an unscorable rollout is no FCO member, decision 5);
+    of the others, one with a side that has no scored token is dropped and counted (decision 10). Each kept pair
+    weighs `1 / (pairs kept)`, so that the prompt adds its mean pair loss.
+
+    Args:
+        pairs: `(P, 2)` `(positive, negative)` indices into the solved group and the failed group before it.
+        scorable: `(K,)` bool per positive and per negative: some reward function scored it.
+        has_tokens: `(K,)` bool per positive and per negative: it has a scored token.
+    """
+    pairs = pairs[scorable[0][pairs[:, 0]] & scorable[1][pairs[:, 1]]]
+    pairs, dropped = drop_empty_pairs(pairs, *has_tokens)
+    weights = torch.full((len(pairs),), 1.0 / max(len(pairs), 1))
+    return pairs, weights, dropped
