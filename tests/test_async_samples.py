@@ -1,5 +1,5 @@
-"""FCO's plumbing in the asynchronous trainer (trl_mulferl.async_mulferl.async_samples.py), on TRL's own planner and collator, and the
-packed score against the padded one of the synchronous trainer."""
+"""FCO's plumbing in the asynchronous trainer (trl_mulferl/async_mulferl/async_samples.py), on TRL's own planner and
+collator, and the packed score against the padded one of the synchronous trainer."""
 
 import math
 from collections import defaultdict

@@ -33,8 +33,9 @@ PROVIDER_FIELDS = tuple(
 
 class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
     """
-    MulFeRL on TRL's [`~trl.experimental.async_grpo.AsyncGRPOTrainer`]: the rollout process runs Algorithm 1 per
-    group, so that a failed group's feedback request and regeneration never stall training.
+    [`~trl.experimental.async_grpo.AsyncGRPOTrainer`] with MulFeRL's feedback turns in its rollout process: a group
+    whose K rollouts all fail is regenerated with verbal feedback in a task of its own while training goes on, and the
+    loss adds FCO's pairs (and `feedback_replay`'s rows) to TRL's.
 
     A group whose K rollouts all fail gets feedback from `feedback_provider`, is regenerated with the feedback
     injected (structured: prefilled at the head of the completion, masked out of the loss), rescored and routed

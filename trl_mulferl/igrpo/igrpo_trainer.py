@@ -30,7 +30,8 @@ def select_best_drafts(rewards: torch.Tensor, generators: list[torch.Generator])
 
 class IGRPOTrainer(GRPOTrainer):
     """
-    Trainer for iGRPO: GRPO conditioned on the best of the policy's own drafts.
+    [`~trl.GRPOTrainer`] whose prompts carry the best of the policy's own drafts (iGRPO): it changes only what the
+    prompts are, before TRL's own step.
 
     Each step, Stage 1 samples `num_drafts` drafts per prompt (one batched generation through TRL's backend), scores
     them with the reward functions and keeps the best; Stage 2 is [`~trl.GRPOTrainer`]'s own step on the prompts with

@@ -1,5 +1,5 @@
-"""MulFeRL's metrics (`mulferl/...` in TRL's `_metrics`), reduced over processes by name so every process logs the
-same values: routing and feedback per generation batch, FCO per optimizer step."""
+"""The synchronous trainer's `mulferl/*` metrics of a generation batch (routing, turns, feedback, tokens), reduced over
+processes by name so that every process logs the same values; and TRL's reward metrics made turn 0's."""
 
 import math
 from collections import Counter

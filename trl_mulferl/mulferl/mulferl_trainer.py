@@ -65,7 +65,9 @@ class _LossForward:
 
 class MulFeRLTrainer(GRPOTrainer):
     """
-    Trainer for MulFeRL (Multi-turn Feedback-guided Reinforcement Learning).
+    [`~trl.GRPOTrainer`] with MulFeRL's feedback turns (Multi-turn Feedback-guided Reinforcement Learning): a prompt
+    whose K rollouts all fail is regenerated with verbal feedback, and each prompt is trained on its first turn that
+    shows contrast, with TRL's GRPO loss or the FCO loss.
 
     After TRL generates and scores the K rollouts of each prompt, every prompt whose group all failed gets verbal
     feedback from `feedback_provider`, which is injected into the `<feedback>` slot of the answer
