@@ -1,4 +1,5 @@
-"""The documentation cannot rot: every Python block of README.md and docs/*.md runs offline, every link resolves.
+"""The documentation cannot rot: every Python block of README.md and docs/*.md runs offline, every link resolves, and
+every design decision the package's code cites ("decision 5") has its heading in docs/design.md.
 
 A page's blocks run in order in one namespace (a page reads as one script), in a fresh folder, as written except
 that: the Hub model ids below load the tests' tiny model; `datasets.load_dataset` of a Hub benchmark reads its test
@@ -6,7 +7,9 @@ file in `../shared/data/` (the page skips where that folder is absent); `MulFeRL
 step of tiny sizes, whatever the block asks. A block right after `<!-- docs-test: skip, REASON -->` is not run.
 """
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import datasets
@@ -181,3 +184,94 @@ def test_slug_follows_github():
     )
     assert slug("Test-time feedback (paper §5.2)") == "test-time-feedback-paper-52"
     assert slug("`learning.py`: does MulFeRL learn more than GRPO?") == "learningpy-does-mulferl-learn-more-than-grpo"
+
+
+# Design decisions: the code cites docs/design.md's numbered headings as "decision 5", "decisions 6 and 8", "spec
+# decision 2" or "decision 2 of the spec", in comments and strings, possibly across a line break ("(decision\n    3)",
+# "decision\n    # 3").
+DESIGN = ROOT / "docs" / "design.md"
+DECISION_HEADING = re.compile(r"^## (\d+)\. ", re.MULTILINE)
+_GAP = r"[\s#]"  # what separates the words of a citation: spaces, line breaks, a comment's next "#"
+_NUMBERS = rf"\d+(?:{_GAP}*(?:,{_GAP}*(?:and{_GAP}+)?|and{_GAP}+|or{_GAP}+)\d+)*"
+CITATION = re.compile(rf"\bdecision{_GAP}+(\d+)|\bdecisions{_GAP}+({_NUMBERS})", re.IGNORECASE)
+# Comments and strings; on Python 3.12+ an f-string's literal parts are tokens of their own.
+_PROSE_TOKENS = {tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+
+
+def prose(source: str) -> str:
+    """`source` with everything but its comments and strings blanked out (line breaks kept), so that code such as
+    `decision = route(...)` or `if decision is Route.GRPO:` is never read as a citation."""
+    lines = io.StringIO(source).readlines()
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    text = "".join(lines)
+    chars = [c if c == "\n" else " " for c in text]
+    for token in tokenize.generate_tokens(iter(lines).__next__):
+        if token.type in _PROSE_TOKENS:
+            start = starts[token.start[0] - 1] + token.start[1]
+            end = starts[token.end[0] - 1] + token.end[1]
+            chars[start:end] = text[start:end]
+    return "".join(chars)
+
+
+def decision_citations(source: str) -> list[tuple[int, int]]:
+    """`(line, decision number)` of every decision cited in the comments and strings of a Python source."""
+    text = prose(source)
+    citations = []
+    for match in CITATION.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        citations += [(line, int(number)) for number in re.findall(r"\d+", match.group(1) or match.group(2))]
+    return citations
+
+
+def unresolved_citations(root: Path, package: Path, design: Path) -> list[str]:
+    """`path:line: decision N` of each decision cited in `package`'s Python files that has no heading in `design`."""
+    headings = {int(number) for number in DECISION_HEADING.findall(strip_fences(design.read_text()))}
+    return [
+        f"{path.relative_to(root).as_posix()}:{line}: decision {number}"
+        for path in sorted(package.rglob("*.py"))
+        for line, number in decision_citations(path.read_text())
+        if number not in headings
+    ]
+
+
+def test_design_decisions_are_numbered_1_to_12():
+    assert DECISION_HEADING.findall(strip_fences(DESIGN.read_text())) == [str(n) for n in range(1, 13)]
+
+
+def test_every_cited_decision_has_a_heading():
+    package = ROOT / "trl_mulferl"
+    cited = {number for path in package.rglob("*.py") for _, number in decision_citations(path.read_text())}
+    assert cited, "no decision cited: is `decision_citations` broken?"
+    unresolved = unresolved_citations(ROOT, package, DESIGN)
+    assert unresolved == [], "cited, but no heading in docs/design.md:\n" + "\n".join(unresolved)
+
+
+def test_decision_citations_are_read_in_every_form():
+    source = (
+        '"""Cites decision 5, spec decision 2, decision 2 of the spec; decisions 6 and 8, decisions 1, 3 and 4.\n'
+        "Split in a docstring (decision\n"
+        "    3); Algorithm 1's decision for a prompt; the decision whether to run one.\n"
+        '"""\n'
+        "decision = route(states, 3)  # the variable, then a comment that ends with decision\n"
+        "# 7, continued on the next comment line\n"
+        "if decision is Route.GRPO or decision in (1, 2):\n"
+        "    value = decision\n"
+        "    other = [decision, 9]\n"
+        "message = f'{decision} of group 4'  # Decision 12 in capitals\n"
+    )
+    assert decision_citations(source) == [
+        (1, 5), (1, 2), (1, 2), (1, 6), (1, 8), (1, 1), (1, 3), (1, 4), (2, 3), (5, 7), (10, 12)
+    ]  # fmt: skip
+
+
+def test_an_unresolved_citation_names_its_file_and_line(tmp_path):
+    design = tmp_path / "design.md"
+    design.write_text("# Design decisions\n\n" + "".join(f"## {n}. Decision {n}\n\ntext\n\n" for n in range(1, 13)))
+    package = tmp_path / "package"
+    (package / "sub").mkdir(parents=True)
+    (package / "sub" / "module.py").write_text(
+        "x = 1  # see decision 12\n\n\ndef f():\n    # as decision\n    # 13 says\n"
+    )
+    assert unresolved_citations(tmp_path, package, design) == ["package/sub/module.py:5: decision 13"]
