@@ -105,9 +105,9 @@ class RegeneratedGroup(RolloutGroup):
 class MulFeRLRolloutLoop(_AsyncRolloutLoop):
     """TRL's rollout loop with Algorithm 1 per group: routing in `_score_group`, feedback turns in tasks of their own.
 
-    Training rows: a group's rows at the turn that ends its trajectory replace those of its earlier turns (decision
-    3), with TRL's advantages on a GRPO-routed group and advantage 0 on every other route, as in `MulFeRLTrainer`;
-    TRL's reward metrics of the rows are turn 0's (decision 9).
+    Training rows: only the rows of the turn that ends a group's trajectory reach the trainer, in place of its earlier
+    turns' (decision 3), with TRL's advantages on a GRPO-routed group and advantage 0 on every other route, as in
+    `MulFeRLTrainer`; TRL's reward metrics of the rows are turn 0's (decision 9).
     """
 
     def __init__(self, *, feedback_provider, feedback_settings: FeedbackSettings, feedback_fields, **kwargs):

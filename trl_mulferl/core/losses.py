@@ -1,5 +1,5 @@
 """Feedback-Contrastive Optimization (paper eqs. 13-17): scores, pair losses, pairings, and the per-sequence surrogate
-of the all-pairs loss (decision 2 of the spec)."""
+of the all-pairs loss (decision 2)."""
 
 import torch
 import torch.nn.functional as F

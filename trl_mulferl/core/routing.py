@@ -10,7 +10,7 @@ from trl.trainer.utils import nanstd
 
 
 class GroupState(str, enum.Enum):
-    """Reward state of a group of K rollouts (paper eq. 7, plus UNSCORABLE from decision 5 of the spec)."""
+    """Reward state of a group of K rollouts (paper eq. 7, plus UNSCORABLE from decision 5)."""
 
     SOLVED = "solved"
     CONTRASTIVE = "contrastive"
@@ -75,7 +75,7 @@ def route(states: Sequence[GroupState], num_turns: int, varies: bool = False) ->
     """Algorithm 1's decision for a prompt, given the states of its groups at turns 0..t.
 
     A prompt only reaches turn t+1 when its group at turn t is FAILED, so every state but the last must be FAILED.
-    With binary rewards this is exactly Algorithm 1. Decision 12 of the spec keeps any group whose rewards vary
+    With binary rewards this is exactly Algorithm 1. Decision 12 keeps any group whose rewards vary
     (continuous or multi-function rewards): a SOLVED group at turn 0 and a FAILED group with no turn left go to GRPO
     when `varies`, so that with `max_feedback_turns=0` the trainer is GRPO for any reward.
 

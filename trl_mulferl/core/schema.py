@@ -61,7 +61,7 @@ def boxed_spans(text: str) -> list[tuple[int, int, str]]:
 
 
 def schema_compliant(text: str) -> bool:
-    """Whether a response follows the schema (decision 7 of the spec).
+    """Whether a response follows the schema (decision 7).
 
     It must start with `<thinking>` (leading whitespace allowed) followed by the one `<feedback>...</feedback>`
     block (possibly empty), then contain exactly one `</thinking>`, and after it exactly one non-empty `\\boxed{...}`
@@ -104,7 +104,7 @@ def control_tokens(tokenizer) -> tuple[str, ...]:
 
 
 def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str:
-    """Make feedback safe to inject into the `<feedback>` slot (decision 6 of the spec).
+    """Make feedback safe to inject into the `<feedback>` slot (decision 6).
 
     Removes the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`, any case), unwraps
     `\\boxed{x}` to `x` and drops any other `\\boxed`, and removes every string of `forbidden_strings` (pass

@@ -57,7 +57,7 @@ def check_num_generations(num_generations: int | None, why: str):
 
 
 def check_groups_within_process(config):
-    """Decision 4 of the spec: a prompt's group is classified and regenerated on the process that holds it."""
+    """Decision 4: a prompt's group is classified and regenerated on the process that holds it."""
     local_rows = config.per_device_train_batch_size * config.steps_per_generation
     if local_rows % config.num_generations != 0:
         raise ValueError(

@@ -1,4 +1,4 @@
-"""The answer-leak guard (decision 8 of the spec) and the preparation of a feedback text for injection.
+"""The answer-leak guard (decision 8) and the preparation of a feedback text for injection.
 
 `prepare_feedback` is the whole path from a provider's text to what is injected: the guard, the sanitiser (decision 6)
 and the cap on policy tokens, in an order that leaves no statement of the answer in the final text.

@@ -1,4 +1,4 @@
-"""The feedback provider protocol, and calling providers (decision 8 of the spec).
+"""The feedback provider protocol, and calling providers (decision 8).
 
 A feedback provider is any callable, sync or async::
 
@@ -50,7 +50,8 @@ class FeedbackRequest:
     rewards: list[float]
     columns: dict[str, Any]
     turn: int = 1  # the turn the feedback will condition (1 = the first regeneration)
-    # Seed the provider's random choices (decision 4): the run's seed, the step and the prompt's index over processes.
+    # Seed the provider's random choices (decision 4): the run's seed, the step (the policy version in the asynchronous
+    # trainer) and the prompt's index over processes (its group id there).
     seed: int = 0
     step: int = 0
     prompt_index: int = 0

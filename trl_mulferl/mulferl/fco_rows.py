@@ -1,4 +1,4 @@
-"""FCO in the trainer (spec decision 2): each FCO row carries its partner negative, and the loss scores both.
+"""FCO in the trainer (decision 2): each FCO row carries its partner negative, and the loss scores both.
 
 At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
 sequence of its pair, and the reference's side of both scores (no grad). In the loss, the policy's side of every score
@@ -82,7 +82,7 @@ def add_fco_rows(trainer, output: dict, rollout):
     """Pairs, partners, reference scores and per-row weights of the FCO rows, as per-row keys of `output`.
 
     The per-row weights add up, over the micro-batches of one optimizer step, to `fco_weight * (mean pair loss of
-    each FCO prompt) / (prompts in the step)`, the FCO term of spec decision 2.
+    each FCO prompt) / (prompts in the step)`, the FCO term of decision 2 (over the prompts of the optimizer step).
     """
     args, group_size = trainer.args, trainer.num_generations
     num_rows, device = output["prompt_ids"].size(0), output["prompt_ids"].device

@@ -1,4 +1,4 @@
-"""Which work every process must run together (spec decision 4): one policy that every site asks.
+"""Which work every process must run together (decision 4): one policy that every site asks.
 
 A forward under DeepSpeed ZeRO-3 or FSDP gathers parameters, a `generate` under them (or through vLLM's server, its
 tensor-parallel groups or its sleep mode) synchronises, and every `gather` is collective: if one process runs such a
