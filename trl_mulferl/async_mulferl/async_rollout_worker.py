@@ -43,6 +43,7 @@ from ..core.metrics import (
 from ..core.routing import GroupState, Route, group_state, rewards_vary, route, union_advantages
 from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
+from ..feedback.protocol import warn_once
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_samples import REPLAY_ADVANTAGE, fco_carriers
 
@@ -124,9 +125,8 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._server_context: int | None = None  # the server's max_model_len, asked at the first feedback turn
 
     async def _run_loops(self, stop_event: asyncio.Event) -> None:
-        # A feedback task that fails (vLLM unreachable after TRL's retries, a feedback turn over the server's context)
-        # fails the rollout process, as a failed generation does; on stop, the feedback turns still running are
-        # cancelled.
+        # A feedback task that fails (vLLM unreachable after TRL's retries) fails the rollout process, as a failed
+        # generation does; on stop, the feedback turns still running are cancelled.
         self._feedback_slots = asyncio.Semaphore(self.settings.feedback_max_concurrency)
         self._task_failure = asyncio.get_running_loop().create_future()
         loops = asyncio.ensure_future(super()._run_loops(stop_event))
@@ -256,6 +256,10 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         regenerated = await self._regenerate(group, feedback, states, samples)
+        if regenerated is None:  # the feedback turn does not fit the server's context: unresolved, as without feedback
+            self._push_metrics({feedback_metric("over_context"): 1.0})
+            await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
+            return
         await self._hand_over(await self._score_group(regenerated))
 
     async def _max_model_len(self) -> int:
@@ -268,8 +272,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
 
     async def _regenerate(
         self, group: RolloutGroup, feedback: str, states: list[GroupState], previous: list[RolloutSample]
-    ) -> RegeneratedGroup:
-        """The group's K rollouts generated again from its prompt with the feedback injected.
+    ) -> RegeneratedGroup | None:
+        """The group's K rollouts generated again from its prompt with the feedback injected; None where the prompt
+        and the feedback leave fewer than `max_completion_length` tokens of the server's context.
 
         With structured injection the prefill `<thinking><feedback>...</feedback>` heads each completion with
         `output_mask` 0 (context, outside the loss) and zero log-probs; the continuation has the full
@@ -285,9 +290,13 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             **self.chat_template_kwargs,
         )
         (prefill_ids,) = self.feedback_step.prefill_ids([prefill])
-        check_fits_context(
-            [prompt_ids + prefill_ids], self.max_tokens, await self._max_model_len(), "the server's --max-model-len"
-        )
+        try:
+            setting = "the server's --max-model-len"
+            check_fits_context([prompt_ids + prefill_ids], self.max_tokens, await self._max_model_len(), setting)
+        except ValueError as error:
+            # A failing rollout process would stop the run; only this prompt's feedback turn is lost.
+            warn_once(f"{error} Until then such groups end unresolved (mulferl/feedback/over_context).")
+            return None
         started = time.monotonic()
         generations = await asyncio.gather(
             *[self._generate_one_turn(prompt_ids + prefill_ids) for _ in range(self.num_generations)]

@@ -1,5 +1,6 @@
-"""Feedback-Contrastive Optimization (paper eqs. 13-17): scores, pair losses, pairings, and the per-sequence surrogate
-of the all-pairs loss (decision 2)."""
+"""The equations of MulFeRL's losses, as pure functions of tensors: Feedback-Contrastive Optimization (paper eqs.
+13-17: scores, pair losses, the per-sequence surrogate of the all-pairs loss, decision 2) and `feedback_replay`'s
+shaped term. Each trainer's plumbing feeds them: `mulferl.fco_rows`, `async_mulferl.async_mulferl_trainer`."""
 
 import torch
 import torch.nn.functional as F

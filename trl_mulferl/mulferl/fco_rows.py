@@ -1,4 +1,5 @@
-"""FCO in the trainer (decision 2): each FCO row carries its partner negative, and the loss scores both.
+"""FCO's rows in the synchronous trainer (decision 2), the plumbing around `core.losses`: each FCO row carries its
+partner negative, and the loss scores both.
 
 At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
 sequence of its pair, and the reference's side of both scores (no grad). In the loss, the policy's side of every score
