@@ -294,10 +294,12 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
 def test_reward_metrics_describe_turn_0(oracle_run):
     """TRL's `reward` metrics of the rows trained are their prompt's turn-0 rewards (decision 9), as in MulFeRLTrainer,
     so runs compare with AsyncGRPO; `mulferl/reward_final` is the reward of the rows trained."""
+    from trl_mulferl.async_mulferl.async_samples import opened_sample
+
     trainer, consumed = oracle_run
     rewards = defaultdict(list)
-    for sample in consumed:
-        rewards[sample["group_id"]].append(sample["metrics"]["reward"])
+    for sample in consumed:  # as the trainer's queue hands them to TRL's planner, whose collator logs their metrics
+        rewards[sample["group_id"]].append(opened_sample(sample)["metrics"]["reward"])
     regenerated = 0
     for group_id, group_rewards in rewards.items():
         kind = KINDS[group_id % len(KINDS)]

@@ -14,6 +14,7 @@ from trl_mulferl.async_mulferl.async_rollout_worker import strip_feedback
 from trl_mulferl.async_mulferl.async_samples import (
     FCO_PAIRS,
     REPLAY_ADVANTAGE,
+    TURN0_REWARDS,
     MulFeRLCollator,
     MulFeRLQueue,
     fco_carriers,
@@ -163,3 +164,15 @@ def test_replay_advantages_are_laid_out_per_segment():
     assert batch["mulferl_replay_advantages"][0].tolist() == pytest.approx(layout, nan_ok=True)
     assert batch["advantages"][0].eq(0).all()
     assert not any(REPLAY_ADVANTAGE in key for key in metrics)
+
+
+def test_a_row_trained_at_a_feedback_turn_is_logged_with_its_turn_0_rewards():
+    """TRL's reward metrics describe turn 0 (decision 9): the queue hands TRL's planner and collator a regenerated
+    row's turn-0 reward metrics in place of its own, which the rollout process routed it on."""
+    row = sample(7, [1, 2], 1.0)
+    row.metrics |= {"rewards/f": 1.0, "reward_std": 0.0, TURN0_REWARDS: {"reward": 0.0, "rewards/f": 0.0}}
+    metrics = defaultdict(list)
+    rows = list(FixedCountBatcher(MulFeRLQueue([queued(row)]), num_processes=1, microbatch_size=1))
+    MulFeRLCollator(DataCollatorForRollout(pad_token_id=0, num_processes=1, metrics=metrics), K)(rows)
+    assert (metrics["reward"], metrics["rewards/f"], metrics["reward_std"]) == ([0.0], [0.0], [0.0])
+    assert not any(TURN0_REWARDS in key for key in metrics) and row.metrics["reward"] == 1.0

@@ -121,10 +121,10 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     def get_train_dataloader(self):
         dataloader = super().get_train_dataloader()
-        if (self.args.fco_enabled or self.args.feedback_replay) and self.accelerator.is_main_process:
+        if self.args.max_feedback_turns > 0 and self.accelerator.is_main_process:
             # TRL builds its planner and collator inline: MulFeRL's fields are taken out of the samples before the
-            # planner, and FCO carriers unfolded in the collator, so that an FCO prompt's two groups are trained in
-            # one rank's row of one micro-batch.
+            # planner (TRL's reward metrics made turn 0's), and FCO carriers unfolded in the collator, so that an FCO
+            # prompt's two groups are trained in one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
             loader.dataset.dataset = MulFeRLQueue(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
             loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)

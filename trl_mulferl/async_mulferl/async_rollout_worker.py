@@ -45,7 +45,7 @@ from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import warn_once
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_samples import REPLAY_ADVANTAGE, fco_carriers
+from .async_samples import REPLAY_ADVANTAGE, TURN0_REWARDS, fco_carriers
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,9 @@ class FeedbackSettings:
         )
 
 
-# The metrics of a sample that TRL's trainer logs as its `reward` metrics: a trajectory's rows carry turn 0's (decision 9).
-def _reward_metrics(sample: RolloutSample) -> dict[str, float]:
+def turn0_reward_metrics(sample: RolloutSample) -> dict[str, float]:
+    """A turn-0 row's metrics that TRL's trainer logs as its `reward` metrics, for the rows that end its prompt's
+    trajectory at a feedback turn to carry (decision 9)."""
     return {
         key: value
         for key, value in sample.metrics.items()
@@ -97,7 +98,7 @@ class RegeneratedGroup(RolloutGroup):
 
     states: list[GroupState] = field(default_factory=list)
     previous: list[RolloutSample] = field(default_factory=list)  # the turn before's rows: FCO's negatives
-    turn0_metrics: list[dict] = field(default_factory=list)  # per row, turn 0's reward metrics
+    turn0_metrics: list[dict] = field(default_factory=list)  # per row, turn 0's `turn0_reward_metrics`
     prompt_length: int = 0
     prefill_length: int = 0  # of this turn's rows
     previous_prefill_length: int = 0  # of the turn before's (0 at turn 0)
@@ -174,14 +175,13 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._push_metrics(metrics)
         if not isinstance(group, RegeneratedGroup):
             return samples
+        for sample, metrics in zip(samples, group.turn0_metrics, strict=True):
+            sample.metrics[TURN0_REWARDS] = metrics
         if self.settings.feedback_replay and decision in TRAINED_ROUTES:
             self._replay_without_feedback(group, samples)
-        rows = samples
         if decision is Route.FCO and self.settings.fco_pairing is not None:
-            rows = self._fco_carriers(group, samples)
-        for row, metrics in zip(rows, group.turn0_metrics, strict=True):
-            row.metrics.update(metrics)
-        return rows
+            return self._fco_carriers(group, samples)
+        return samples
 
     def _replay_without_feedback(self, group: "RegeneratedGroup", samples: list[RolloutSample]):
         """`feedback_replay`: the rows trained at a feedback turn, and their FCO negatives, with the injected feedback
@@ -340,7 +340,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             previous=previous,
             turn0_metrics=group.turn0_metrics
             if isinstance(group, RegeneratedGroup)
-            else [_reward_metrics(sample) for sample in previous],
+            else [turn0_reward_metrics(sample) for sample in previous],
             prompt_length=len(prompt_ids),
             prefill_length=len(prefill_ids),
             previous_prefill_length=group.prefill_length if isinstance(group, RegeneratedGroup) else 0,

@@ -29,6 +29,9 @@ from ..core.feedback_step import kept_fco_pairs
 # logged.
 FCO_PAIRS = "mulferl/fco_pairs"
 REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's advantage
+# Likewise, the reward metrics of the prompt's turn-0 rollout that a row trained at a feedback turn carries: TRL's
+# reward metrics describe turn 0 (decision 9), while the row's own stay its final reward for the rollout process.
+TURN0_REWARDS = "mulferl/turn0_rewards"
 
 
 def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple[list, int]:
@@ -74,8 +77,8 @@ def member_flags(rows: list) -> tuple[torch.Tensor, torch.Tensor]:
 
 class MulFeRLQueue(torch.utils.data.IterableDataset):
     """TRL's rollout queue dataset, with MulFeRL's fields taken out of each sample's metrics: an FCO carrier's
-    `fco_negatives` and `fco_pair_weight` (which the collator unfolds), and a replayed row's `replay_advantage` (None
-    on a row that is not replayed)."""
+    `fco_negatives` and `fco_pair_weight` (which the collator unfolds), a replayed row's `replay_advantage` (None
+    on a row that is not replayed), and the turn-0 reward metrics that replace a regenerated row's."""
 
     def __init__(self, dataset):
         self.dataset = dataset
@@ -93,8 +96,11 @@ class MulFeRLQueue(torch.utils.data.IterableDataset):
 
 
 def opened_sample(sample: dict) -> dict:
-    """`sample` with MulFeRL's fields out of its metrics, in a new dict (TRL's trace logger may hold the old one)."""
-    metrics = {key: value for key, value in sample["metrics"].items() if key not in (FCO_PAIRS, REPLAY_ADVANTAGE)}
+    """`sample` with MulFeRL's fields out of its metrics, and TRL's reward metrics its turn 0's where it carries them,
+    in a new dict (TRL's trace logger may hold the old one)."""
+    fields = (FCO_PAIRS, REPLAY_ADVANTAGE, TURN0_REWARDS)
+    metrics = {key: value for key, value in sample["metrics"].items() if key not in fields}
+    metrics.update(sample["metrics"].get(TURN0_REWARDS, {}))
     return {**sample, "metrics": metrics, "replay_advantage": sample["metrics"].get(REPLAY_ADVANTAGE)}
 
 
