@@ -313,37 +313,10 @@ def test_reward_metrics_describe_turn_0(oracle_run):
 
 
 @pytest.mark.vllm
-def test_a_feedback_turn_over_the_servers_context_ends_its_group_unresolved(
-    tmp_path, capfd, vllm_server, async_model_dir, tiny_tokenizer
-):
-    """A prompt that fits the server's context (512) at turn 0 but not with the feedback prefilled: its group ends
-    unresolved and counted, with MulFeRLTrainer's message naming the server's setting and the length it needs (once),
-    and the run goes on (vLLM would answer the regeneration with a bare 400, which fails the rollout process)."""
-
-    def prompt_ids(question):
-        return tiny_tokenizer.apply_chat_template(
-            make_conversation(question), add_generation_prompt=True, return_dict=False
-        )
-
-    question, completion_length = "Question grpo_turn1?", ASYNC_TRAINING["max_completion_length"]
-    while len(prompt_ids(question + " x")) + completion_length <= 512:
-        question += " x"
-    dataset = Dataset.from_list([{"prompt": make_conversation(question), "kind": "grpo_turn1"}])
-    trainer, consumed = train_recording(tmp_path, vllm_server, async_model_dir, dataset, round_provider, max_steps=2)
-    assert trainer.state.global_step == 2
-    assert consumed and not any(turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed)
-    history = [entry for entry in trainer.state.log_history if "train_runtime" not in entry]
-    assert sum(entry.get("mulferl/feedback/over_context", 0) for entry in history) >= 2
-    assert all(entry["mulferl/route/unresolved"] == 1.0 for entry in history if "mulferl/route/unresolved" in entry)
-    err = capfd.readouterr().err  # the rollout process's log
-    assert err.count("A feedback turn's prompt does not fit vLLM's context") == 1
-    assert "over vLLM's max_model_len of 512. Set the server's --max-model-len to at least" in err
-
-
-@pytest.mark.vllm
 def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, tiny_tokenizer):
     """After training, the server samples from the trained policy: its log-probs of its own samples equal the
-    trainer's (a plain forward of the trained weights), and differ from the initial model's."""
+    trainer's (a plain forward of the trained weights), and differ from the initial model's. It reads the weights
+    oracle_run left on the shared server, so it comes before every test that trains against that server."""
     import requests
     import torch
     from transformers import AutoModelForCausalLM
@@ -369,6 +342,34 @@ def test_weights_sync_to_the_server(oracle_run, vllm_server, async_model_dir, ti
         assert logps(trained) == pytest.approx(server_logps, abs=1e-4)
         assert max(abs(a - b) for a, b in zip(logps(initial), server_logps, strict=True)) > 1e-2
     assert trainer.weight_transfer.syncs == trainer.state.global_step + 1  # the initial sync, then one per step
+
+
+@pytest.mark.vllm
+def test_a_feedback_turn_over_the_servers_context_ends_its_group_unresolved(
+    tmp_path, capfd, vllm_server, async_model_dir, tiny_tokenizer
+):
+    """A prompt that fits the server's context (512) at turn 0 but not with the feedback prefilled: its group ends
+    unresolved and counted, with MulFeRLTrainer's message naming the server's setting and the length it needs (once),
+    and the run goes on (vLLM would answer the regeneration with a bare 400, which fails the rollout process)."""
+
+    def prompt_ids(question):
+        return tiny_tokenizer.apply_chat_template(
+            make_conversation(question), add_generation_prompt=True, return_dict=False
+        )
+
+    question, completion_length = "Question grpo_turn1?", ASYNC_TRAINING["max_completion_length"]
+    while len(prompt_ids(question + " x")) + completion_length <= 512:
+        question += " x"
+    dataset = Dataset.from_list([{"prompt": make_conversation(question), "kind": "grpo_turn1"}])
+    trainer, consumed = train_recording(tmp_path, vllm_server, async_model_dir, dataset, round_provider, max_steps=2)
+    assert trainer.state.global_step == 2
+    assert consumed and not any(turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed)
+    history = [entry for entry in trainer.state.log_history if "train_runtime" not in entry]
+    assert sum(entry.get("mulferl/feedback/over_context", 0) for entry in history) >= 2
+    assert all(entry["mulferl/route/unresolved"] == 1.0 for entry in history if "mulferl/route/unresolved" in entry)
+    err = capfd.readouterr().err  # the rollout process's log
+    assert err.count("A feedback turn's prompt does not fit vLLM's context") == 1
+    assert "over vLLM's max_model_len of 512. Set the server's --max-model-len to at least" in err
 
 
 @pytest.mark.vllm
