@@ -9,10 +9,13 @@ skipping a collective fails the launch at once instead of hanging it.
 """
 
 import json
+import multiprocessing
 import os
 import re
+import socket
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -454,3 +457,55 @@ def test_tool_episodes_with_feedback_turns_are_refused_where_generation_is_colle
     else:
         refuse_episodes_out_of_step(args, lockstep, tools=[print])
     refuse_episodes_out_of_step(args, lockstep, tools=[])  # no tool loop: nothing to refuse
+
+
+def out_of_step(rank: int, port: int, errors, rank0_done):
+    """On 2 gloo processes: rank 0 all-reduces where rank 1 all-gathers, then all-reduces alone until its timeout;
+    each error raised, as `(rank, message, is_collective_error)`."""
+    import torch
+    import torch.distributed as dist
+
+    from trl_mulferl.mulferl.lockstep import is_collective_error
+
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2, timeout=timedelta(seconds=1)
+    )
+    if rank == 0:  # the first against rank 1's all-gather, the second alone
+        calls = [lambda: dist.all_reduce(torch.ones(1))] * 2
+    else:
+        calls = [lambda: dist.all_gather([torch.ones(1), torch.ones(1)], torch.ones(1))]
+    for call in calls:
+        try:
+            call()
+        except RuntimeError as error:
+            errors.put((rank, str(error), is_collective_error(error)))
+    if rank == 0:
+        rank0_done.set()
+    else:
+        rank0_done.wait()
+
+
+@pytest.mark.slow
+def test_the_errors_of_processes_out_of_step_are_collective_errors(monkeypatch):
+    """What torch raises on processes out of step, for real (gloo, TORCH_DISTRIBUTED_DEBUG=DETAIL as in the launches
+    above): a feedback provider's error handling lets exactly these through, so that the run stops with them."""
+    monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "DETAIL")
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    context = multiprocessing.get_context("spawn")
+    errors, rank0_done = context.Queue(), context.Event()
+    processes = [context.Process(target=out_of_step, args=(rank, port, errors, rank0_done)) for rank in (0, 1)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+    assert [process.exitcode for process in processes] == [0, 0]
+    raised = sorted(errors.get(timeout=10) for _ in range(3))
+    expected = [
+        (0, "Detected mismatch between collectives"),
+        (0, "failed to pass monitoredBarrier"),  # rank 0 alone, after its 1 s timeout
+        (1, "Detected mismatch between collectives"),
+    ]
+    for (rank, message, collective), (expected_rank, text) in zip(raised, expected, strict=True):
+        assert (rank, text in message, collective) == (expected_rank, True, True), message
