@@ -289,7 +289,7 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(launches, engine)
 
 MATRIX = Path(__file__).parent / "scripts" / "two_process_matrix.py"
 MATRIX_ENGINES = ("ddp", "zero2", "zero3", "fsdp2")
-MATRIX_RUNS = ("openai", "self", "column_tools", "environment")
+MATRIX_RUNS = ("openai", "self", "self_tokenization", "column_tools", "environment")
 COLLECTIVE_GENERATION = {"zero3", "fsdp2"}  # where `generate` is collective (the tools' refusal)
 EPISODES_REFUSED = "Feedback turns (max_feedback_turns=1) cannot regenerate tool episodes"
 
@@ -389,6 +389,21 @@ def test_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(matri
     assert len(evaluation_logs(results[0])) == 2 and evaluation_logs(results[0]) == evaluation_logs(results[1])
     padded = engine in COLLECTIVE_GENERATION
     assert [result["evaluation_requests"] for result in results] == [[2, 2], [2, 2] if padded else [1, 1]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_self_feedback_failing_to_tokenize_on_one_process(matrix, engine):
+    """At step 1 rank 1's chat template rejects its 2 review requests: its groups end unresolved and training goes on.
+    Where `generate` is collective, rank 1 still joins that step's `generate` with the dummy request, as rank 0 (no
+    request of its own) does at both steps."""
+    results = matrix.result(engine, "self_tokenization")
+    logs = check_matrix_cell(engine, results)
+    assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
+    assert logs[0]["mulferl/feedback/errors"] == 2.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    # The conversations of each tokenization, in order (0: the dummy request); rank 1's first one fails.
+    expected = [[0, 0], [2, 0, 2]] if engine in COLLECTIVE_GENERATION else [[], [2, 2]]
+    assert [result["conversations_per_tokenization"] for result in results] == expected
 
 
 @pytest.mark.slow

@@ -10,6 +10,9 @@ the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
   `feedback_replay`, and `EvaluationCallback` on 1 problem, so that rank 1 has none.
 - `self`: self-feedback, FCO with the all-pairs pairing, rank 1's provider failing at step 1 (its groups end
   unresolved), and `EvaluationCallback` on 3 problems one per `generate`: 2 calls on rank 0 against 1.
+- `self_tokenization`: self-feedback, FCO off, rank 1's chat template failing on its review requests at step 1 (its
+  groups end unresolved; where `generate` is collective it still joins rank 0's with the dummy request). Each process
+  records the conversations of each tokenization.
 - `column_tools`: the column provider; with `tools` (a scripted policy calls them) where feedback turns can
   regenerate episodes, else alone after the refusal of `tools` is recorded.
 - `environment`: `environment_factory` with the environment's own feedback (scripted), or its refusal.
@@ -219,6 +222,32 @@ def self_feedback(run_dir: Path, engine_kwargs: dict):
     train(trainer, run_dir, rank, lambda: {"evaluation_requests": requests})
 
 
+def self_tokenization(run_dir: Path, engine_kwargs: dict):
+    args = config(run_dir, TINY_TRAINING, engine_kwargs, fco_weight=0.0, beta=0.0)
+    rank, tokenizer = args.process_index, build_tiny_tokenizer()
+    trainer = MulFeRLTrainer(
+        model=model_dir(run_dir, args, tokenizer, build_stopping_model),
+        reward_funcs=rank_dependent(rank, injected_feedback_reward),
+        args=args,
+        train_dataset=make_dataset(num_prompts=8),
+        processing_class=tokenizer,
+        feedback_provider=SelfFeedbackProvider(max_new_tokens=8, temperature=1.0),
+    )
+    tokenized, conversations_per_call = self_feedback_module._tokenized, []
+
+    def failing_on_rank_1_at_step_1(tokenizer, conversations, device):
+        conversations_per_call.append(len(conversations))
+        if rank == 1 and trainer.state.global_step == 0 and conversations:  # the dummy request still tokenizes
+            raise ValueError("the chat template rejected the review request")
+        return tokenized(tokenizer, conversations, device)
+
+    self_feedback_module._tokenized = failing_on_rank_1_at_step_1
+    try:
+        train(trainer, run_dir, rank, lambda: {"conversations_per_tokenization": conversations_per_call})
+    finally:
+        self_feedback_module._tokenized = tokenized
+
+
 def built_or_refused(run_dir: Path, rank: int, build):
     """The trainer `build` makes, or None where it is refused at start-up (the refusal: `refused_rank{r}.txt`)."""
     try:
@@ -303,6 +332,7 @@ def igrpo(run_dir: Path, engine_kwargs: dict):
 RUNS = {
     "openai": openai,
     "self": self_feedback,
+    "self_tokenization": self_tokenization,
     "column_tools": column_tools,
     "environment": environment,
     "igrpo": igrpo,
