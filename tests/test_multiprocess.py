@@ -284,8 +284,9 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(launches, engine)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# The feature x engine matrix (tests/scripts/two_process_matrix.py): rank 0's groups never fail, rank 1's always do,
-# and the policy stops at varied lengths; each cell trains with the processes' weights identical, or is refused.
+# The feature x engine matrix (tests/scripts/two_process_matrix.py): rank 0's groups never fail (but one in
+# `fco_chunks`), rank 1's always do, and the policy stops at varied lengths; each cell trains with the processes'
+# weights identical, or is refused.
 
 MATRIX = Path(__file__).parent / "scripts" / "two_process_matrix.py"
 MATRIX_ENGINES = ("ddp", "zero2", "zero3", "fsdp2")
@@ -302,7 +303,8 @@ class MatrixLaunches:
 
     def directory(self, engine: str, run: str) -> Path:
         if engine not in self.outcomes:
-            self.outcomes[engine] = launch_pair(MATRIX, engine, [str(self.root / engine), *MATRIX_RUNS], {}, 600)
+            runs = MATRIX_RUNS + (("fco_chunks",) if engine in COLLECTIVE_GENERATION else ())
+            self.outcomes[engine] = launch_pair(MATRIX, engine, [str(self.root / engine), *runs], {}, 600)
         return self.root / engine / run
 
     def result(self, engine: str, run: str) -> list[dict]:
@@ -404,6 +406,21 @@ def test_matrix_self_feedback_failing_to_tokenize_on_one_process(matrix, engine)
     # The conversations of each tokenization, in order (0: the dummy request); rank 1's first one fails.
     expected = [[0, 0], [2, 0, 2]] if engine in COLLECTIVE_GENERATION else [[], [2, 2]]
     assert [result["conversations_per_tokenization"] for result in results] == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(COLLECTIVE_GENERATION))
+def test_matrix_fco_forwards_uneven_rows_in_chunks(matrix, engine):
+    """FCO's reference forwards take 4 rows on rank 1 and 0, then 2, on rank 0, which TRL forwards in chunks of
+    `per_device_train_batch_size` = 2: where forwards are collective, rank 0 forwards 4 rows (2 chunks) as rank 1
+    does, with none of its own and with fewer."""
+    results = matrix.result(engine, "fco_chunks")
+    logs = check_matrix_cell(engine, results, ROUTE_KEYS + FCO_KEYS)
+    # Both of rank 1's groups fail and are solved by the feedback turn, and at step 2 rank 0's first.
+    assert [(entry["mulferl/route/fco"], entry["mulferl/fco/pairs"]) for entry in logs] == [(0.5, 4.0), (0.75, 6.0)]
+    assert [entry["mulferl/turn_1/escape_rate"] for entry in logs] == [1.0, 1.0]
+    # The FCO rows of each reference forward (the positives', then their partners').
+    assert [result["fco_rows_per_forward"] for result in results] == [[0, 0, 2, 2], [4, 4, 4, 4]]
 
 
 @pytest.mark.slow
