@@ -3,6 +3,7 @@ import json
 import logging
 import threading
 
+import pytest
 import torch
 from datasets import Dataset
 
@@ -185,6 +186,33 @@ def test_collect_feedback_gives_a_batched_failure_as_errors():
         None,
     )
     assert [(r.text, r.error) for r in results] == [(None, "RuntimeError")] * 2
+
+
+# Collective failures as torch 2.13 raises them (tests/test_multiprocess.py checks gloo's for real): a mismatch that
+# TORCH_DISTRIBUTED_DEBUG=DETAIL detects, a gloo timeout, DETAIL's barrier timeout, NCCL's `DistBackendError`.
+COLLECTIVE_ERRORS = [
+    RuntimeError(
+        "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint("
+        "SequenceNumber=7, OpType=ALLGATHER, TensorShape=[1]), but Rank 0 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=7, OpType=ALLREDUCE, TensorShape=[1])."
+    ),
+    RuntimeError(
+        "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 90000ms "
+        "for recv operation to complete"
+    ),
+    RuntimeError("[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 90000 ms"),
+    torch.distributed.DistBackendError("NCCL error in: ProcessGroupNCCL.cpp:3356, unhandled system error"),
+]
+
+
+@pytest.mark.parametrize("error", COLLECTIVE_ERRORS, ids=["mismatch", "gloo-timeout", "barrier-timeout", "nccl"])
+def test_collect_feedback_raises_a_collective_error(error):
+    """Not the provider's failure: the processes are out of step, and carrying on would hang or mix up their calls."""
+    with pytest.raises(type(error)) as raised:
+        collect_feedback(
+            RecordingBatchedProvider(error), [FeedbackRequest("p", ["a"], [0.0], {})], None, None, 4, None
+        )
+    assert raised.value is error
 
 
 def test_requests_carry_seed_step_and_prompt_index(tmp_path, tiny_tokenizer, tiny_model_dir):

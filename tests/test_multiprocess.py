@@ -9,10 +9,13 @@ skipping a collective fails the launch at once instead of hanging it.
 """
 
 import json
+import multiprocessing
 import os
 import re
+import socket
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -281,12 +284,13 @@ def test_resume_from_a_checkpoint_equals_the_uninterrupted_run(launches, engine)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# The feature x engine matrix (tests/scripts/two_process_matrix.py): rank 0's groups never fail, rank 1's always do,
-# and the policy stops at varied lengths; each cell trains with the processes' weights identical, or is refused.
+# The feature x engine matrix (tests/scripts/two_process_matrix.py): rank 0's groups never fail (but one in
+# `fco_chunks`), rank 1's always do, and the policy stops at varied lengths; each cell trains with the processes'
+# weights identical, or is refused.
 
 MATRIX = Path(__file__).parent / "scripts" / "two_process_matrix.py"
 MATRIX_ENGINES = ("ddp", "zero2", "zero3", "fsdp2")
-MATRIX_RUNS = ("openai", "self", "column_tools", "environment")
+MATRIX_RUNS = ("openai", "self", "self_tokenization", "column_tools", "environment")
 COLLECTIVE_GENERATION = {"zero3", "fsdp2"}  # where `generate` is collective (the tools' refusal)
 EPISODES_REFUSED = "Feedback turns (max_feedback_turns=1) cannot regenerate tool episodes"
 
@@ -299,7 +303,8 @@ class MatrixLaunches:
 
     def directory(self, engine: str, run: str) -> Path:
         if engine not in self.outcomes:
-            self.outcomes[engine] = launch_pair(MATRIX, engine, [str(self.root / engine), *MATRIX_RUNS], {}, 600)
+            runs = MATRIX_RUNS + (("fco_chunks",) if engine in COLLECTIVE_GENERATION else ())
+            self.outcomes[engine] = launch_pair(MATRIX, engine, [str(self.root / engine), *runs], {}, 600)
         return self.root / engine / run
 
     def result(self, engine: str, run: str) -> list[dict]:
@@ -390,6 +395,36 @@ def test_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(matri
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", MATRIX_ENGINES)
+def test_matrix_self_feedback_failing_to_tokenize_on_one_process(matrix, engine):
+    """At step 1 rank 1's chat template rejects its 2 review requests: its groups end unresolved and training goes on.
+    Where `generate` is collective, rank 1 still joins that step's `generate` with the dummy request, as rank 0 (no
+    request of its own) does at both steps."""
+    results = matrix.result(engine, "self_tokenization")
+    logs = check_matrix_cell(engine, results)
+    assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
+    assert logs[0]["mulferl/feedback/errors"] == 2.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    # The conversations of each tokenization, in order (0: the dummy request); rank 1's first one fails.
+    expected = [[0, 0], [2, 0, 2]] if engine in COLLECTIVE_GENERATION else [[], [2, 2]]
+    assert [result["conversations_per_tokenization"] for result in results] == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(COLLECTIVE_GENERATION))
+def test_matrix_fco_forwards_uneven_rows_in_chunks(matrix, engine):
+    """FCO's reference forwards take 4 rows on rank 1 and 0, then 2, on rank 0, which TRL forwards in chunks of
+    `per_device_train_batch_size` = 2: where forwards are collective, rank 0 forwards 4 rows (2 chunks) as rank 1
+    does, with none of its own and with fewer."""
+    results = matrix.result(engine, "fco_chunks")
+    logs = check_matrix_cell(engine, results, ROUTE_KEYS + FCO_KEYS)
+    # Both of rank 1's groups fail and are solved by the feedback turn, and at step 2 rank 0's first.
+    assert [(entry["mulferl/route/fco"], entry["mulferl/fco/pairs"]) for entry in logs] == [(0.5, 4.0), (0.75, 6.0)]
+    assert [entry["mulferl/turn_1/escape_rate"] for entry in logs] == [1.0, 1.0]
+    # The FCO rows of each reference forward (the positives', then their partners').
+    assert [result["fco_rows_per_forward"] for result in results] == [[0, 0, 2, 2], [4, 4, 4, 4]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", MATRIX_ENGINES)
 def test_matrix_column_provider_with_tools(matrix, engine):
     """The column provider regenerates rank 1's tool episodes; where `generate` is collective `tools` with feedback
     turns are refused at start-up, in one line, and the column provider trains without tools."""
@@ -454,3 +489,55 @@ def test_tool_episodes_with_feedback_turns_are_refused_where_generation_is_colle
     else:
         refuse_episodes_out_of_step(args, lockstep, tools=[print])
     refuse_episodes_out_of_step(args, lockstep, tools=[])  # no tool loop: nothing to refuse
+
+
+def out_of_step(rank: int, port: int, errors, rank0_done):
+    """On 2 gloo processes: rank 0 all-reduces where rank 1 all-gathers, then all-reduces alone until its timeout;
+    each error raised, as `(rank, message, is_collective_error)`."""
+    import torch
+    import torch.distributed as dist
+
+    from trl_mulferl.mulferl.lockstep import is_collective_error
+
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2, timeout=timedelta(seconds=1)
+    )
+    if rank == 0:  # the first against rank 1's all-gather, the second alone
+        calls = [lambda: dist.all_reduce(torch.ones(1))] * 2
+    else:
+        calls = [lambda: dist.all_gather([torch.ones(1), torch.ones(1)], torch.ones(1))]
+    for call in calls:
+        try:
+            call()
+        except RuntimeError as error:
+            errors.put((rank, str(error), is_collective_error(error)))
+    if rank == 0:
+        rank0_done.set()
+    else:
+        rank0_done.wait()
+
+
+@pytest.mark.slow
+def test_the_errors_of_processes_out_of_step_are_collective_errors(monkeypatch):
+    """What torch raises on processes out of step, for real (gloo, TORCH_DISTRIBUTED_DEBUG=DETAIL as in the launches
+    above): a feedback provider's error handling lets exactly these through, so that the run stops with them."""
+    monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "DETAIL")
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    context = multiprocessing.get_context("spawn")
+    errors, rank0_done = context.Queue(), context.Event()
+    processes = [context.Process(target=out_of_step, args=(rank, port, errors, rank0_done)) for rank in (0, 1)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+    assert [process.exitcode for process in processes] == [0, 0]
+    raised = sorted(errors.get(timeout=10) for _ in range(3))
+    expected = [
+        (0, "Detected mismatch between collectives"),
+        (0, "failed to pass monitoredBarrier"),  # rank 0 alone, after its 1 s timeout
+        (1, "Detected mismatch between collectives"),
+    ]
+    for (rank, message, collective), (expected_rank, text) in zip(raised, expected, strict=True):
+        assert (rank, text in message, collective) == (expected_rank, True, True), message

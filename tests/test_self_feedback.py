@@ -163,6 +163,26 @@ def test_sampled_self_feedback(tmp_path, tiny_tokenizer, tiny_model_dir):
     assert first and second and first != second
 
 
+def test_a_collective_error_in_the_writer_stops_the_run(tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch):
+    """A failed `generate` collective (here the mismatch that TORCH_DISTRIBUTED_DEBUG=DETAIL reports) is raised, not
+    taken for the provider's own failure: the processes are out of step, and carrying on would hang or mix up their
+    calls."""
+    trainer = self_trainer(tmp_path, tiny_tokenizer, tiny_model_dir)
+    mismatch = RuntimeError(
+        "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint("
+        "SequenceNumber=7, OpType=ALLGATHER, TensorShape=[1]), but Rank 0 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=7, OpType=ALLREDUCE, TensorShape=[1])."
+    )
+
+    def out_of_step(*args, **kwargs):
+        raise mismatch
+
+    monkeypatch.setattr(trainer.ref_model, "generate", out_of_step)
+    with pytest.raises(RuntimeError) as raised:
+        trainer.feedback_provider.feedback_batch([REQUEST], trainer)
+    assert raised.value is mismatch
+
+
 def test_self_feedback_start_up_errors(tmp_path, tiny_tokenizer, tiny_model_dir, tiny_model):
     from tests.tiny import build_tiny_tokenizer
 

@@ -3,13 +3,20 @@
 TORCH_DISTRIBUTED_DEBUG=DETAIL except under DDP (gloo then names a collective that one process skips instead of
 hanging), and a collective timeout of 90 s.
 
-Every run gives the processes asymmetric work: rank 0's groups never fail, rank 1's fail at every turn 0; the policy
-stops at end-of-sequence after a varied number of tokens (`stopping_policy.py`), except where a scripted policy plays
-the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
+Every run gives the processes asymmetric work: rank 0's groups never fail (but one in `fco_chunks`), rank 1's fail at
+every turn 0; the policy stops at end-of-sequence after a varied number of tokens (`stopping_policy.py`), except where
+a scripted policy plays the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
 - `openai`: the OpenAI provider against a local HTTP server (one per process), FCO with the permutation pairing,
   `feedback_replay`, and `EvaluationCallback` on 1 problem, so that rank 1 has none.
 - `self`: self-feedback, FCO with the all-pairs pairing, rank 1's provider failing at step 1 (its groups end
   unresolved), and `EvaluationCallback` on 3 problems one per `generate`: 2 calls on rank 0 against 1.
+- `self_tokenization`: self-feedback, FCO off, rank 1's chat template failing on its review requests at step 1 (its
+  groups end unresolved; where `generate` is collective it still joins rank 0's with the dummy request). Each process
+  records the conversations of each tokenization.
+- `fco_chunks` (launched where forwards are collective): groups fail at turn 0 and are solved by the column
+  provider, both of rank 1's 2 at every step, none of rank 0's at step 1 and 1 at step 2, so FCO's reference forwards
+  take 4 rows on rank 1 and 0, then 2, on rank 0: with `per_device_train_batch_size=2`, 2 chunks against 0, then 1,
+  unless rank 0 pads to rank 1's rows. Each process records the FCO rows of each such forward.
 - `column_tools`: the column provider; with `tools` (a scripted policy calls them) where feedback turns can
   regenerate episodes, else alone after the refusal of `tools` is recorded.
 - `environment`: `environment_factory` with the environment's own feedback (scripted), or its refusal.
@@ -69,6 +76,7 @@ from trl_mulferl.evaluation.callback import EvaluationCallback  # noqa: E402
 from trl_mulferl.feedback import OpenAIFeedbackProvider  # noqa: E402
 from trl_mulferl.feedback import self_feedback as self_feedback_module  # noqa: E402
 from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider  # noqa: E402
+from trl_mulferl.mulferl import fco_rows as fco_rows_module  # noqa: E402
 from trl_mulferl.tiny import build_qwen2  # noqa: E402
 
 
@@ -219,6 +227,75 @@ def self_feedback(run_dir: Path, engine_kwargs: dict):
     train(trainer, run_dir, rank, lambda: {"evaluation_requests": requests})
 
 
+def self_tokenization(run_dir: Path, engine_kwargs: dict):
+    args = config(run_dir, TINY_TRAINING, engine_kwargs, fco_weight=0.0, beta=0.0)
+    rank, tokenizer = args.process_index, build_tiny_tokenizer()
+    trainer = MulFeRLTrainer(
+        model=model_dir(run_dir, args, tokenizer, build_stopping_model),
+        reward_funcs=rank_dependent(rank, injected_feedback_reward),
+        args=args,
+        train_dataset=make_dataset(num_prompts=8),
+        processing_class=tokenizer,
+        feedback_provider=SelfFeedbackProvider(max_new_tokens=8, temperature=1.0),
+    )
+    tokenized, conversations_per_call = self_feedback_module._tokenized, []
+
+    def failing_on_rank_1_at_step_1(tokenizer, conversations, device):
+        conversations_per_call.append(len(conversations))
+        if rank == 1 and trainer.state.global_step == 0 and conversations:  # the dummy request still tokenizes
+            raise ValueError("the chat template rejected the review request")
+        return tokenized(tokenizer, conversations, device)
+
+    self_feedback_module._tokenized = failing_on_rank_1_at_step_1
+    try:
+        train(trainer, run_dir, rank, lambda: {"conversations_per_tokenization": conversations_per_call})
+    finally:
+        self_feedback_module._tokenized = tokenized
+
+
+def fco_chunks(run_dir: Path, engine_kwargs: dict):
+    args = config(
+        run_dir,
+        TINY_TRAINING,
+        engine_kwargs,
+        per_device_train_batch_size=2,
+        gradient_accumulation_steps=2,  # 2 groups per process and step
+        shuffle_dataset=False,
+        beta=0.0,  # no KL forward of TRL's: FCO forwards its reference rows itself
+    )
+    rank, tokenizer = args.process_index, build_tiny_tokenizer()
+    # 2 prompts per process and step, in order: both of rank 1's fail until their feedback, rank 0's first at step 2.
+    needs_feedback = [False, False, True, True] + [True, False, True, True]
+    dataset = make_dataset(num_prompts=8).add_column("needs_feedback", needs_feedback)
+    dataset = dataset.add_column("privileged_context", [f"Write {SERVER_FEEDBACK}."] * 8)
+
+    def reward(completions, needs_feedback, **kwargs):
+        return [
+            float(SERVER_FEEDBACK in text) if needs else float(i % 2 == 0)  # a mixed group otherwise
+            for i, (text, needs) in enumerate(zip(texts(completions), needs_feedback, strict=True))
+        ]
+
+    trainer = MulFeRLTrainer(
+        model=model_dir(run_dir, args, tokenizer, build_stopping_model),
+        reward_funcs=reward,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        feedback_provider=ColumnFeedbackProvider(),
+    )
+    rows_per_forward, forward_rows = [], fco_rows_module.forward_rows
+
+    def recorded(trainer, sequences, rows, policy):
+        rows_per_forward.append(len(rows))
+        return forward_rows(trainer, sequences, rows, policy)
+
+    fco_rows_module.forward_rows = recorded
+    try:
+        train(trainer, run_dir, rank, lambda: {"fco_rows_per_forward": rows_per_forward})
+    finally:
+        fco_rows_module.forward_rows = forward_rows
+
+
 def built_or_refused(run_dir: Path, rank: int, build):
     """The trainer `build` makes, or None where it is refused at start-up (the refusal: `refused_rank{r}.txt`)."""
     try:
@@ -303,6 +380,8 @@ def igrpo(run_dir: Path, engine_kwargs: dict):
 RUNS = {
     "openai": openai,
     "self": self_feedback,
+    "self_tokenization": self_tokenization,
+    "fco_chunks": fco_chunks,
     "column_tools": column_tools,
     "environment": environment,
     "igrpo": igrpo,

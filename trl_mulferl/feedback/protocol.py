@@ -18,6 +18,8 @@ feedback turn on every process together, with this process's requests (possibly 
 collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP. It must make the same collective calls
 on every process even where its own part fails: it then answers its requests with errors instead of raising, as
 `SelfFeedbackProvider` does (a process that raised would skip the calls the others still make, and they would wait).
+The one exception is a failed collective (`trl_mulferl.mulferl.lockstep.is_collective_error`): the processes are
+already out of step, so the provider raises it, and so does `collect_feedback`, which stops the run with its message.
 """
 
 import asyncio
@@ -33,6 +35,7 @@ from typing import Any
 from trl.trainer.utils import is_async_callable
 
 from ..core.routing import make_generator
+from ..mulferl.lockstep import is_collective_error
 
 
 logger = logging.getLogger(__name__)
@@ -183,8 +186,9 @@ def collect_feedback(
 
     A batched provider is called with `trainer` (on every process together); if it raises anyway, all its requests
     come back as errors and training goes on, which keeps the processes in step only where it had no collective call
-    left to make (see the module's docstring). Any other provider gets every request concurrently
-    through `request_feedback`, run by `run_async` (the trainer's feedback event loop).
+    left to make (see the module's docstring), unless a collective itself failed (`is_collective_error`): that error
+    is raised. Any other provider gets every request concurrently through `request_feedback`, run by `run_async`
+    (the trainer's feedback event loop).
     """
     if not is_batched(provider):
         return run_async(request_feedback(provider, requests, max_concurrency, deadline))
@@ -192,6 +196,8 @@ def collect_feedback(
     try:
         return provider.feedback_batch(requests, trainer)
     except Exception as error:  # as for a per-request provider, a failure leaves the groups unresolved
+        if is_collective_error(error):
+            raise
         logger.warning("Batched feedback provider failed: %s: %s", type(error).__name__, error)
         latency = time.perf_counter() - start
         return [FeedbackResult(None, latency, error=type(error).__name__) for _ in requests]

@@ -10,6 +10,7 @@ from transformers import GenerationConfig
 from trl.models.utils import unwrap_model_for_generation
 from trl.trainer.utils import use_adapter
 
+from ..mulferl.lockstep import is_collective_error
 from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,
@@ -113,7 +114,7 @@ class SelfFeedbackProvider:
 
         Where generation is collective, a process whose own part fails (e.g. a prompt its chat template rejects) must
         still make both `generate` calls the others make: it goes on with no request, and its requests come back
-        as errors (their groups unresolved).
+        as errors (their groups unresolved). A failed collective is no such failure: it is raised.
         """
         start = time.perf_counter()
         failure = None
@@ -164,6 +165,8 @@ class SelfFeedbackProvider:
         try:
             return self._generate(trainer, [] if failure is not None else conversations), failure
         except Exception as error:  # raised before the collective call or where there is none (see `_generate`)
+            if is_collective_error(error):
+                raise
             return [], failure or error
 
     def _generate(self, trainer, conversations: list[list[dict[str, str]]]) -> list[str]:
