@@ -203,18 +203,23 @@ def openai(run_dir: Path, engine_kwargs: dict):
         train(trainer, run_dir, rank, lambda: {"evaluation_requests": requests, "requests": len(server.requests)})
 
 
-def self_feedback(run_dir: Path, engine_kwargs: dict):
-    args = config(run_dir, TINY_TRAINING, engine_kwargs, fco_pairing="all", beta=0.0)
-    rank, tokenizer = args.process_index, build_tiny_tokenizer()
-    trainer = MulFeRLTrainer(
+def self_feedback_trainer(run_dir: Path, engine_kwargs: dict, max_new_tokens: int, **overrides) -> MulFeRLTrainer:
+    args = config(run_dir, TINY_TRAINING, engine_kwargs, beta=0.0, **overrides)
+    tokenizer = build_tiny_tokenizer()
+    return MulFeRLTrainer(
         model=model_dir(run_dir, args, tokenizer, build_stopping_model),
-        reward_funcs=rank_dependent(rank, injected_feedback_reward),
+        reward_funcs=rank_dependent(args.process_index, injected_feedback_reward),
         args=args,
         train_dataset=make_dataset(num_prompts=8),
         processing_class=tokenizer,
         # Sampled: greedy decoding of the stopping policy would write EOS at once, leaving no feedback.
-        feedback_provider=SelfFeedbackProvider(max_new_tokens=16, temperature=1.0),
+        feedback_provider=SelfFeedbackProvider(max_new_tokens=max_new_tokens, temperature=1.0),
     )
+
+
+def self_feedback(run_dir: Path, engine_kwargs: dict):
+    trainer = self_feedback_trainer(run_dir, engine_kwargs, max_new_tokens=16, fco_pairing="all")
+    rank = trainer.args.process_index
     review_request = self_feedback_module.review_request
 
     def failing_on_rank_1_at_step_1(*args, **kwargs):
@@ -228,16 +233,8 @@ def self_feedback(run_dir: Path, engine_kwargs: dict):
 
 
 def self_tokenization(run_dir: Path, engine_kwargs: dict):
-    args = config(run_dir, TINY_TRAINING, engine_kwargs, fco_weight=0.0, beta=0.0)
-    rank, tokenizer = args.process_index, build_tiny_tokenizer()
-    trainer = MulFeRLTrainer(
-        model=model_dir(run_dir, args, tokenizer, build_stopping_model),
-        reward_funcs=rank_dependent(rank, injected_feedback_reward),
-        args=args,
-        train_dataset=make_dataset(num_prompts=8),
-        processing_class=tokenizer,
-        feedback_provider=SelfFeedbackProvider(max_new_tokens=8, temperature=1.0),
-    )
+    trainer = self_feedback_trainer(run_dir, engine_kwargs, max_new_tokens=8, fco_weight=0.0)
+    rank = trainer.args.process_index
     tokenized, conversations_per_call = self_feedback_module._tokenized, []
 
     def failing_on_rank_1_at_step_1(tokenizer, conversations, device):
