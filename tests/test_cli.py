@@ -247,7 +247,8 @@ def test_train_reports_a_refused_api_key_in_one_line(capsys, tiny_dir, tmp_path,
         feedback += [server.base_url, "--feedback_api_key_env", "FEEDBACK_KEY"]
         message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + feedback)
     assert message.endswith(
-        f"The feedback endpoint {server.base_url} refused the API key from $FEEDBACK_KEY (HTTP 401)."
+        f"The feedback endpoint {server.base_url} refused the API key from the variable named by api_key_env "
+        "(feedback_api_key_env in the config) (HTTP 401)."
     )
 
 

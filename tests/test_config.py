@@ -124,8 +124,27 @@ def test_a_key_in_feedback_api_key_env_is_refused_without_showing_it(key):
     assert refused.value.__context__ is None
 
 
-def test_variable_names_are_accepted_as_feedback_api_key_env():
+# Keys shaped like variable names: no test of the shape tells them from one, the environment does.
+NAME_SHAPED_KEYS = [
+    "f3a9c1d2e4b5a6978812c3d4e5f60718",  # Azure's 32 hex digits, starting with a letter
+    "a" + "0123456789abcdef" * 3 + "0123456789abcde",  # 64 hex digits
+    "AKIAIOSFODNN7EXAMPLE",  # an AWS access key id
+    "QWERTYUIOPASDFGHJKLZXCVBNMQWERTYUIOPASDF",  # 40 upper-case letters
+    "ghp_abcdefghij_klmnopqrst_uvwxyz012345",  # underscore-joined runs
+]
+
+
+@pytest.mark.parametrize("key", NAME_SHAPED_KEYS, ids=["azure", "hex64", "akia", "upper40", "underscored"])
+def test_a_name_shaped_key_in_feedback_api_key_env_is_refused_without_showing_it(key, monkeypatch):
+    monkeypatch.delenv(key, raising=False)
+    with pytest.raises(ValueError, match="The variable named by feedback_api_key_env is not set") as refused:
+        make_config(feedback_api_key_env=key)
+    assert key not in str(refused.value) and refused.value.__context__ is None
+
+
+def test_variable_names_are_accepted_as_feedback_api_key_env(monkeypatch):
     for name in ("OPENAI_API_KEY", "my_feedback_key", "_KEY2", "AZURE_OPENAI_API_KEY_2024"):
+        monkeypatch.setenv(name, "sk-the-key")
         assert make_config(feedback_api_key_env=name).feedback_api_key_env == name
 
 
@@ -135,16 +154,27 @@ def test_feedback_base_url_credentials_are_masked_where_arguments_are_logged_or_
     import torch
 
     url = "https://alice:pa55wordSECRET@proxy.example.com:8443/v1?api-key=querySECRET&api-version=2024"
-    config = make_config(feedback_base_url=url)
+    vllm_url = "http://127.0.0.1:8000/v1;key=paramSECRET#api-key=fragmentSECRET"
+    config = make_config(feedback_base_url=url, vllm_server_base_url=vllm_url)
     assert config.feedback_base_url == url  # the provider connects with it
-    masked = "https://***@proxy.example.com:8443/v1?api-key=***&api-version=***"
+    masked = "https://***@proxy.example.com:8443/v1?***"
     assert config.to_dict()["feedback_base_url"] == masked  # wandb's and trackio's config, the JSON dump
+    assert config.to_dict()["vllm_server_base_url"] == "http://127.0.0.1:8000/v1;***#***"
     assert config.to_sanitized_dict()["feedback_base_url"] == masked  # TensorBoard's hparams
     torch.save(config, tmp_path / "training_args.bin")  # as Trainer.save_model writes it
     saved = (tmp_path / "training_args.bin").read_bytes() + pickle.dumps(config)
     for shown in (config.to_json_string(), repr(config), str(config), saved.decode("latin-1")):
         assert "SECRET" not in shown and "proxy.example.com:8443" in shown
     assert torch.load(tmp_path / "training_args.bin", weights_only=False).feedback_base_url == masked
+    # Every shape a key takes in a URL: only scheme, host, port and path are shown.
+    for shape, shown in [
+        ("http://127.0.0.1:8000/v1#api-key=SECRET", "http://127.0.0.1:8000/v1#***"),
+        ("http://127.0.0.1:8000/v1?SECRET", "http://127.0.0.1:8000/v1?***"),
+        ("http://127.0.0.1:8000/v1;key=SECRET", "http://127.0.0.1:8000/v1;***"),
+        ("user:SECRET@127.0.0.1:8000/v1", "***@127.0.0.1:8000/v1"),
+        ("http://user:pass/SECRET@127.0.0.1/v1", "http://***@127.0.0.1/v1"),
+    ]:
+        assert make_config(feedback_base_url=shape).to_dict()["feedback_base_url"] == shown
     # Without credentials the URL is kept as it is.
     plain = "http://127.0.0.1:8000/v1"
     assert make_config(feedback_base_url=plain).to_dict()["feedback_base_url"] == plain

@@ -285,7 +285,8 @@ def test_eval_reports_a_missing_api_key_in_one_line(tmp_path, capsys, monkeypatc
     assert exit.value.code == 2
     err = capsys.readouterr().err  # after the progress bars of loading the benchmark file
     assert "Traceback" not in err and err.endswith(
-        "\ntrl-mulferl eval: error: The environment variable OPENAI_API_KEY (--api_key_env) holds no API key.\n"
+        "\ntrl-mulferl eval: error: OPENAI_API_KEY is not set: export your OpenAI API key there, or set --api_key_env "
+        "to the name of the variable that holds it.\n"
     )
 
 
@@ -296,7 +297,11 @@ def test_endpoint_credentials_stay_out_of_the_saved_settings_and_the_errors():
         + ["--feedback_base_url", f"https://{secret}@example.com/v1"]
     )
     assert secret not in json.dumps(run_config(args))
-    assert run_config(args)["base_url"] == "http://***@127.0.0.1:8000/v1?key=***"
+    assert run_config(args)["base_url"] == "http://***@127.0.0.1:8000/v1?***"
     with pytest.raises(ValueError, match="--api_key_env must be the name") as error:
         backends.OpenAIBackend(model="m", max_tokens=8, base_url="http://127.0.0.1:8000/v1", api_key_env=secret)
     assert secret not in str(error.value)
+    name_shaped = "f3a9c1d2e4b5a6978812c3d4e5f60718"  # a key no test of its shape tells from a variable's name
+    with pytest.raises(ValueError, match="The variable named by --api_key_env is not set") as error:
+        backends.OpenAIBackend(model="m", max_tokens=8, api_key_env=name_shaped)
+    assert name_shaped not in str(error.value)

@@ -2,6 +2,7 @@
 
 import asyncio
 import email.utils
+import logging
 import random
 import re
 import time
@@ -238,7 +239,8 @@ def test_api_key_never_in_errors(monkeypatch):
             provider.check_connection()
         with pytest.raises(FeedbackError) as failed:
             ask(provider, "ok")
-    assert "HTTP 401" in str(refused.value) and KEY_ENV in str(refused.value)
+    assert "HTTP 401" in str(refused.value) and "the variable named by api_key_env" in str(refused.value)
+    assert KEY_ENV not in str(refused.value)  # a name given there might be a key
     assert SECRET not in str(refused.value) and SECRET not in str(failed.value)
     assert failed.value.__cause__ is None and failed.value.__context__ is not None  # chained only implicitly
     assert SECRET not in repr(failed.value.__context__)
@@ -255,10 +257,22 @@ def test_a_key_passed_as_api_key_env_is_refused_without_showing_it(server, monke
 
 def test_credentials_in_base_url_are_masked_in_repr_and_errors():
     provider = OpenAIFeedbackProvider(model="m", base_url=f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}")
-    assert repr(provider) == "OpenAIFeedbackProvider(model='m', base_url='http://***@127.0.0.1:9/v1?key=***')"
-    with pytest.raises(ConnectionError, match=r"http://\*\*\*@127.0.0.1:9/v1\?key=\*\*\* is unreachable") as failed:
+    assert repr(provider) == "OpenAIFeedbackProvider(model='m', base_url='http://***@127.0.0.1:9/v1?***')"
+    with pytest.raises(ConnectionError, match=r"http://\*\*\*@127.0.0.1:9/v1\?\*\*\* is unreachable") as failed:
         provider.check_connection()
     assert SECRET not in str(failed.value)
+
+
+def test_httpx_request_logs_carry_no_url_credentials(server, caplog):
+    """httpx logs every request's URL at INFO, user info included: the provider masks it."""
+    credentialed = server.base_url.replace("http://", f"http://user:{SECRET}@")
+    provider = OpenAIFeedbackProvider(model="fault-model", base_url=credentialed)
+    with caplog.at_level(logging.INFO):
+        provider.check_connection()
+        ask(provider, "ok")
+    requests = [record.getMessage() for record in caplog.records if record.name.startswith("httpx")]
+    assert len(requests) >= 2 and all("http://***@127.0.0.1:" in line for line in requests)
+    assert not any(SECRET in line for line in requests)
 
 
 def test_an_exported_openai_key_is_not_sent_to_another_server(server, monkeypatch):
@@ -267,8 +281,9 @@ def test_an_exported_openai_key_is_not_sent_to_another_server(server, monkeypatc
     provider.check_connection()
     ask(provider, "ok")
     assert server.authorizations and set(server.authorizations) == {"Bearer EMPTY"}
-    with pytest.raises(ValueError, match="MULFERL_UNSET_KEY is not set"):
+    with pytest.raises(ValueError, match="The variable named by api_key_env .* is not set") as refused:
         provider_for(server, api_key_env="MULFERL_UNSET_KEY")
+    assert "MULFERL_UNSET_KEY" not in str(refused.value)
 
 
 def test_wrong_endpoint_path_fails_at_start(server):

@@ -7,12 +7,11 @@ the generation prompt, then the prefill's own tokens (`add_special_tokens=False`
 """
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.credentials import check_variable_name
+from ..core.credentials import mask_urls_in_http_logs, read_api_key
 
 
 @dataclass
@@ -174,12 +173,8 @@ class OpenAIBackend:
         timeout: float = 600.0,
         max_retries: int = 3,
     ):
-        if api_key_env is None and base_url is None:
-            api_key_env = "OPENAI_API_KEY"
-        check_variable_name(api_key_env, "--api_key_env")
-        self.api_key = os.environ.get(api_key_env) if api_key_env else "EMPTY"
-        if not self.api_key:
-            raise ValueError(f"The environment variable {api_key_env} (--api_key_env) holds no API key.")
+        self.api_key, _ = read_api_key(api_key_env, base_url, "--api_key_env")
+        mask_urls_in_http_logs()
         self.model, self.base_url, self.max_tokens = model, base_url, max_tokens
         self.temperature, self.top_p = temperature, top_p
         self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries

@@ -17,7 +17,6 @@ import hashlib
 import itertools
 import logging
 import math
-import os
 import random
 import re
 import threading
@@ -27,7 +26,7 @@ from collections import Counter
 import openai
 import torch
 
-from ..core.credentials import check_variable_name, masked_url
+from ..core.credentials import mask_urls_in_http_logs, masked_url, read_api_key
 from ..core.routing import make_generator
 
 
@@ -203,9 +202,11 @@ class OpenAIFeedbackProvider:
     Args:
         model (`str`): The feedback model, e.g. `"gpt-4o"` (the paper's) or the name a local server serves.
         base_url (`str`, *optional*): The endpoint, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's. Its
-            credentials (`user:password@`, query values) are masked in the provider's repr and errors.
+            credentials (all but scheme, host, port and path) are masked in the provider's repr, errors and httpx's
+            request logs.
         api_key_env (`str`, *optional*): The environment variable that holds the API key; read once, given only to
-            the client, never logged or saved; a value that is no variable name (a key) is refused, unshown. Default:
+            the client, never logged or saved; a value that is no variable name (a key), or names none that is set,
+            is refused without being shown. Default:
             `OPENAI_API_KEY` for OpenAI's own API; for a `base_url`, no key (so an exported OpenAI key never goes to
             another server): name the variable to send one.
         max_tokens (`int`, defaults to `1024`): Reply budget per request (paper: 1024 feedback tokens).
@@ -258,17 +259,10 @@ class OpenAIFeedbackProvider:
         self.max_concurrency, self.timeout, self.max_retries = max_concurrency, timeout, max_retries
         self.reasoning_model, self.seed = reasoning_model, seed
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
-        check_variable_name(api_key_env, "api_key_env (feedback_api_key_env in the config)")
-        if api_key_env is None and base_url is None:
-            api_key_env = "OPENAI_API_KEY"
-        self.api_key_env = api_key_env
-        # The client refuses to start without a key; keyless local servers accept any.
-        self._api_key = os.environ.get(api_key_env) if api_key_env else "EMPTY"
-        if not self._api_key:
-            raise ValueError(
-                f"OpenAIFeedbackProvider: the environment variable {api_key_env} is not set. Export your API key "
-                "there, or pass api_key_env= the variable that holds it (feedback_api_key_env in the config)."
-            )
+        self._api_key, self._key_source = read_api_key(
+            api_key_env, base_url, "api_key_env (feedback_api_key_env in the config)"
+        )
+        mask_urls_in_http_logs()
         self._clients = {}  # per event loop: the client's connection pool belongs to the loop that opened it
         self._metrics = Counter()
         self._rng = random.Random(seed)
@@ -300,7 +294,7 @@ class OpenAIFeedbackProvider:
             ) from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
             raise PermissionError(
-                f"The feedback endpoint {endpoint} refused the API key from ${self.api_key_env} "
+                f"The feedback endpoint {endpoint} refused the API key from {self._key_source} "
                 f"(HTTP {error.status_code})."
             ) from None
         except openai.NotFoundError:

@@ -2,7 +2,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from ..core.credentials import check_variable_name, masked_url
+from ..core.credentials import check_api_key_variable, masked_url
 from ..core.validation import (
     check_groups_within_process,
     check_num_generations,
@@ -18,22 +18,26 @@ FEEDBACK_PROVIDERS = ("openai", "self", "column", "checker", "none")
 
 
 class MaskedFeedbackURL:
-    """The feedback endpoint's credentials kept out of what shows the arguments: wandb's and trackio's config
-    (`to_dict`), logs (`str`) and `training_args.bin` (a pickle of the arguments)."""
+    """Endpoint credentials kept out of what shows the arguments: wandb's and trackio's config (`to_dict`), logs
+    (`str`) and `training_args.bin` (a pickle of the arguments). Each URL keeps its scheme, host, port and path."""
+
+    _URL_FIELDS = ("feedback_base_url", "vllm_server_base_url")
+
+    def _masked_urls(self) -> dict[str, str | None]:
+        return {name: masked_url(getattr(self, name)) for name in self._URL_FIELDS if hasattr(self, name)}
 
     def __getstate__(self):
-        return {**self.__dict__, "feedback_base_url": masked_url(self.feedback_base_url)}
+        return {**self.__dict__, **self._masked_urls()}
 
     def to_dict(self):
-        return {**super().to_dict(), "feedback_base_url": masked_url(self.feedback_base_url)}
+        return {**super().to_dict(), **self._masked_urls()}
 
     def __str__(self):
         text = super().__str__()
-        return (
-            text.replace(self.feedback_base_url, masked_url(self.feedback_base_url))
-            if self.feedback_base_url
-            else text
-        )
+        for name, masked in self._masked_urls().items():
+            if getattr(self, name):
+                text = text.replace(getattr(self, name), masked)
+        return text
 
 
 @dataclass
@@ -114,8 +118,9 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
             Endpoint URL, e.g. `"http://127.0.0.1:8000/v1"`; `None` for OpenAI's API. Credentials in it (`user:password@`,
             query values) are masked wherever the arguments are shown or saved (`to_dict`, `repr`, `training_args.bin`).
         feedback_api_key_env (`str` or `None`, *optional*, defaults to `None`):
-            Name of the environment variable holding the API key (the key itself is never stored in the config; a
-            value that is no variable name, such as a key, is refused without being shown).
+            Name of the environment variable holding the API key (the key itself is never stored in the config). A
+            value that is no variable name, such as a key, or that names no variable set in the environment is
+            refused without being shown.
             `None`: `OPENAI_API_KEY` for OpenAI's API, and no key for a `feedback_base_url`, so that an exported
             OpenAI key is never sent to another server.
         feedback_temperature (`float`, *optional*, defaults to `0.0`):
@@ -534,7 +539,7 @@ def check_feedback_fields(config, providers: tuple[str, ...]):
             f"feedback_provider='none' gives no feedback, so there can be no feedback turns: set "
             f"max_feedback_turns=0 (got {config.max_feedback_turns}), the paper's no-regeneration ablation."
         )
-    check_variable_name(config.feedback_api_key_env, "feedback_api_key_env")
+    check_api_key_variable(config.feedback_api_key_env, "feedback_api_key_env")
     if config.feedback_temperature < 0:
         raise ValueError(f"feedback_temperature must be >= 0, got {config.feedback_temperature}.")
     for name in ("feedback_requests_per_minute", "feedback_tokens_per_minute"):
