@@ -262,6 +262,16 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             return
         await self._hand_over(await self._score_group(regenerated))
 
+    def _prompt_ids(self, prompt) -> list[int]:
+        """A prompt's ids as TRL's rollout worker makes them: the chat template with the generation prompt."""
+        return self.tokenizer.apply_chat_template(
+            prompt,
+            return_dict=False,
+            add_generation_prompt=True,
+            chat_template=self.chat_template,
+            **self.chat_template_kwargs,
+        )
+
     async def _max_model_len(self) -> int:
         """The server's context (prompt and completion), asked once."""
         if self._server_context is None:
@@ -281,15 +291,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         `max_completion_length` budget.
         """
         model_version = self.model_version  # the policy these rollouts are sampled from, for their staleness
+        counts = Counter()
         context, prefill = inject_feedback(group.prompts[0], feedback, self.settings.feedback_injection)
-        prompt_ids = self.tokenizer.apply_chat_template(
-            context,
-            return_dict=False,
-            add_generation_prompt=True,
-            chat_template=self.chat_template,
-            **self.chat_template_kwargs,
-        )
-        (prefill_ids,) = self.feedback_step.prefill_ids([prefill])
+        prompt_ids = self._prompt_ids(context)
+        if self.settings.feedback_injection == "plain":  # the feedback is in the prompt, and so may be control ids
+            empty, _ = inject_feedback(group.prompts[0], "", "plain")
+            (prompt_ids,) = self.feedback_step.context_ids([prompt_ids], [self._prompt_ids(empty)], counts)
+        (prefill_ids,) = self.feedback_step.prefill_ids([prefill], counts)
+        removed = feedback_metric("control_tokens_removed")
+        self._push_metrics({removed: float(counts.pop("feedback/control_tokens_removed", 0))})
         try:
             setting = "the server's --max-model-len"
             check_fits_context([prompt_ids + prefill_ids], self.max_tokens, await self._max_model_len(), setting)
@@ -301,7 +311,6 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         generations = await asyncio.gather(
             *[self._generate_one_turn(prompt_ids + prefill_ids) for _ in range(self.num_generations)]
         )
-        counts = Counter()
         completions, completions_ids, completions_sequences = [], [], []
         for continuation_ids, logprobs in generations:
             output_ids, mask, logprobs = self.feedback_step.regenerated_row(

@@ -17,7 +17,7 @@ from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, proble
 from .losses import drop_empty_pairs
 from .rewards import response_text
 from .routing import make_generator, sample_fco_pairs
-from .schema import control_tokens, feedback_prefill
+from .schema import control_token_ids, control_tokens, feedback_prefill
 
 
 class FeedbackStep:
@@ -41,6 +41,7 @@ class FeedbackStep:
         # A completion that ends on none of these hit the length limit, as TRL's `completions/clipped_ratio` reads it.
         self.stop_ids = frozenset({*eos_token_ids, tokenizer.pad_token_id})
         self.control_tokens = control_tokens(tokenizer)
+        self.control_ids = control_token_ids(tokenizer)
         # `feedback_replay` puts it where the feedback was: the slot the policy writes at turn 0, empty.
         self.empty_slot_ids = tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
 
@@ -96,13 +97,27 @@ class FeedbackStep:
             texts.append(text)
         return texts
 
-    def prefill_ids(self, prefills: list[str]) -> list[list[int]]:
+    def prefill_ids(self, prefills: list[str], counts: Counter) -> list[list[int]]:
         """The token ids of each regeneration's prefill (`<thinking><feedback>...</feedback>`; empty under plain
         injection). No control-token id comes from the feedback (decision 6): it holds no added or special token
-        string (sanitised), and none of its text is read as a special token."""
+        string (sanitised), none of its text is read as a special token, and ids that a normaliser makes of what is
+        left are dropped (`without_injected_control_ids`)."""
         if not prefills:
             return []
-        return self.tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+        ids = self.tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+        return self.context_ids(ids, [self.empty_slot_ids] * len(ids), counts)
+
+    def context_ids(self, ids: list[list[int]], template_ids: list[list[int]], counts: Counter) -> list[list[int]]:
+        """Each of `ids`, a context tokenized with feedback in it, without the control ids the feedback brought
+        (compared with `template_ids`, the same context with empty feedback); adds how many to
+        `counts["feedback/control_tokens_removed"]`. Plain injection's prompts go through it; prefills do in
+        `prefill_ids`."""
+        cleaned = []
+        for context, template in zip(ids, template_ids, strict=True):
+            context, removed = without_injected_control_ids(context, template, self.control_ids)
+            counts["feedback/control_tokens_removed"] += removed
+            cleaned.append(context)
+        return cleaned
 
     def regenerated_row(
         self,
@@ -127,6 +142,31 @@ class FeedbackStep:
         """The `(positive, negative)` pairs of a FAILED -> SOLVED prompt (`fco_pairing`), drawn from the prompt's own
         generator (decision 4)."""
         return sample_fco_pairs(group_size, self.fco_pairing, make_generator(self.seed, step, prompt_index))
+
+
+def without_injected_control_ids(
+    ids: list[int], template_ids: list[int], control_ids: frozenset[int]
+) -> tuple[list[int], int]:
+    """`ids` less the control-token ids that injected text brought, and how many: those in the span where `ids`
+    differs from `template_ids` (the same context without the text; outside the span both are the template's), beyond
+    the template's own there. A tokenizer whose normaliser is NFKC, lowercase or BERT's reads text that sanitising
+    leaves (`＜tool_call＞`, `<START_OF_TURN>`, a soft hyphen inside a tag) as an added token normalised alike."""
+    prefix = 0
+    while prefix < min(len(ids), len(template_ids)) and ids[prefix] == template_ids[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(ids), len(template_ids)) - prefix and ids[-1 - suffix] == template_ids[-1 - suffix]:
+        suffix += 1
+    allowed = Counter(i for i in template_ids[prefix : len(template_ids) - suffix] if i in control_ids)
+    kept = []
+    for token_id in ids[prefix : len(ids) - suffix]:
+        if token_id in control_ids:
+            if not allowed[token_id]:
+                continue
+            allowed[token_id] -= 1
+        kept.append(token_id)
+    removed = len(ids) - prefix - suffix - len(kept)
+    return ids[:prefix] + kept + ids[len(ids) - suffix :], removed
 
 
 def without_prefill(ids: list, mask: list, prefill_length: int, slot_ids: list[int]) -> tuple[list, list]:

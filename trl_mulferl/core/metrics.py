@@ -17,6 +17,7 @@ FEEDBACK_COUNTS = (
     "requests",
     "errors",
     "leaks_redacted",
+    "control_tokens_removed",
     "retries",
     "failed_reviews",
     "prompt_tokens",

@@ -103,6 +103,11 @@ def control_tokens(tokenizer) -> tuple[str, ...]:
     return tuple(sorted(added | set(tokenizer.all_special_tokens), key=lambda token: (-len(token), token)))
 
 
+def control_token_ids(tokenizer) -> frozenset[int]:
+    """The ids of `tokenizer`'s added and special tokens: no feedback text may become one of them."""
+    return frozenset(tokenizer.added_tokens_decoder) | frozenset(tokenizer.all_special_ids)
+
+
 def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str:
     """Make feedback safe to inject into the `<feedback>` slot (decision 6).
 

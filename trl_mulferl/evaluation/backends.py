@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.credentials import mask_urls_in_http_logs, read_api_key
+from ..core.feedback_step import without_injected_control_ids
+from ..core.schema import control_token_ids, feedback_prefill
 
 
 @dataclass
@@ -32,10 +34,13 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
         )
     text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    # The prefill holds feedback text: none of it is read as a special token, as in training.
-    return ids + (
-        tokenizer(prefill, add_special_tokens=False, split_special_tokens=True)["input_ids"] if prefill else []
-    )
+    if not prefill:
+        return ids
+    # The prefill holds feedback text: none of it becomes a control token's id, as in training.
+    prefill_ids, empty_slot_ids = tokenizer(
+        [prefill, feedback_prefill("")], add_special_tokens=False, split_special_tokens=True
+    )["input_ids"]
+    return ids + without_injected_control_ids(prefill_ids, empty_slot_ids, control_token_ids(tokenizer))[0]
 
 
 class TransformersBackend:

@@ -259,14 +259,17 @@ class TurnLoop:
         """
         trainer = self.trainer
         regenerated_rows = [row for row, _, _ in contexts]
-        if (self.args.feedback_injection == "plain" or trainer.environments) and contexts:
+        plain = self.args.feedback_injection == "plain"
+        if (plain or trainer.environments) and contexts:
             with batch_rows(trainer, regenerated_rows):  # a reset environment's observation is part of the prompt
                 prompt_ids, _, _ = trainer._tokenize_prompts([prompt for _, prompt, _ in contexts])
+                if plain:  # the feedback is in the prompt: its control ids are dropped against the prompt without it
+                    empty = [inject_feedback(self.prompts[row], "", "plain")[0] for row in regenerated_rows]
+                    template_ids, _, _ = trainer._tokenize_prompts(empty)
+                    prompt_ids = self.step.context_ids(prompt_ids, template_ids, rollout.counts)
         else:
             prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
-        # Plain injection's feedback is in the prompt, which the chat template renders around its own control tokens:
-        # there the sanitising alone keeps them out (decision 6).
-        prefill_ids = self.step.prefill_ids([prefill for _, _, prefill in contexts])
+        prefill_ids = self.step.prefill_ids([prefill for _, _, prefill in contexts], rollout.counts)
         generation_ids = [p + f for p, f in zip(prompt_ids, prefill_ids, strict=True)]
         check_fits_context(generation_ids, trainer.max_completion_length, vllm_context_length(trainer))
         num_generated = trainer.lockstep.generation_rows(len(generation_ids))
