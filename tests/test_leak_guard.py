@@ -6,13 +6,23 @@ import logging
 import random
 import re
 import threading
+from collections import Counter
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 from math_verify import parse, verify
 
+from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
-from trl_mulferl.feedback import REDACTED, final_answer, prepare_feedback, redact_answer_leak
+from trl_mulferl.feedback import (
+    REDACTED,
+    FeedbackRequest,
+    FeedbackResult,
+    final_answer,
+    prepare_feedback,
+    redact_answer_leak,
+)
 
 
 LEAKS = [
@@ -460,6 +470,19 @@ def test_prepare_feedback_reads_the_problem():
     prepared = prepare_feedback("Divide by 2 first.", "2", None, 64, problem=problem)
     assert prepared == type(prepared)("Divide by 2 first.", False)
     assert prepare_feedback("Divide by 2 first.", "2", None, 64) == type(prepared)("Divide by [redacted] first.", True)
+
+
+def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
+    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
+    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
+    requests = [
+        FeedbackRequest(prompt=prompt, completions=["4"], rewards=[0.0], columns={"solution": "2"})
+        for prompt in ("Split 4 apples among 2 friends. How many does each get?", "Halve 4.")
+    ]
+    counts = Counter()
+    assert step.prepare(None, requests, results, counts) == ["Divide by 2 first.", "Divide by [redacted] first."]
+    assert counts["feedback/leaks_redacted"] == 1
 
 
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
