@@ -11,6 +11,12 @@ Three measurements:
   few longer numbers): handed over in an instruction ("Write 7 as the result"), spelled out (`num2words`' spelling of
   the reference, independent of the guard's `text2num`), in the digits of other scripts, and split by whitespace or
   invisible characters; each class with clean feedback that mentions the same number;
+- short answers stated in everyday words (issue K2), generated: held-out templates x the values 0-9 x digits or number
+  words, none of them among the phrasings `tests/test_leak_guard.py` fits the guard on; with a problem that does not
+  state the value (the value rule applies), and with MATH-500's problems whose answer is a digit (where the problem
+  states it, only a result statement is redacted); clean texts mention the value the problem gives;
+- the other shapes of issue K2 (`####`, the root sign, multiple-choice letters, inequalities, "75 percent", ...) class
+  by class, and MATH-500 feedback that quotes a given value equal to the answer;
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
@@ -52,9 +58,9 @@ NOT_STATING = {
 
 
 # Short answers in other shapes. `{a}`: the reference as digits; `{w}`/`{W}`: spelled out; `{d}`: in other digits;
-# `{s}`: its digits split. Clean phrasings are checked with the short references (integers below SHORT_ANSWER_LIMIT,
-# the only ones that need a result cue: a longer number or a fraction is redacted wherever it appears, in any of these
-# shapes as in ASCII digits), and for split digits with the visible separators (an invisible one joins the number).
+# `{s}`: its digits split. Clean phrasings are checked with the single digits (issue J2 measured them when only those
+# needed a result cue) with a problem that gives the value (else the value rule redacts them: issue K2), and for split
+# digits with the visible separators (an invisible one joins the number).
 SHAPE_REFERENCES = [*map(str, range(10)), "12", "42", "144", "2024", "1/2", "2/3", "3/4", "5/6"]
 SHAPES = {
     "instruction": (
@@ -121,6 +127,175 @@ DIGIT_SEPARATORS = {
 }
 
 
+# Short answers stated in everyday words (issue K2). The tests fit the guard on the issue's own phrasings; these
+# templates were written before the guard changed and are not used anywhere else, so the recall on them says how a
+# reviewer's new wording fares. `{v}`: the value as digits or as a number word; `{V}`: capitalised.
+HELD_OUT_STATEMENTS = [
+    "Double-check, but I believe it's {v}.",
+    "You'll land on {v} once the sign is fixed.",
+    "Everything collapses to {v} after the terms cancel.",
+    "Aim for {v}.",
+    "Correct value: {v}",
+    "Expected {v} here, not what you wrote.",
+    "Think again; {v} fits all the conditions.",
+    "Hint - {v}.",
+    "{V}, not what you wrote.",
+    "After cancelling you are left with {v}.",
+    "The quantity asked for turns out as {v}.",
+    "Try writing {v} in the last line.",
+    "So the count should come to {v}, by symmetry.",
+    "My own computation says {v}, so recheck yours.",
+]
+# Written after the first measurement, which found one miss in the templates above ("Hint - {v}.": a dash read as a
+# minus sign) and led to its fix: these were measured once, after it, and are the figure the guard was not fitted to.
+SECOND_HELD_OUT_STATEMENTS = [
+    "If you redo the division you should see {v}.",
+    "I'd go for {v} here.",
+    "Spoiler: {v}.",
+    "Your final line ought to show {v}.",
+    "{V} would be my pick.",
+    "Closer to {v} than to what you wrote.",
+    "Recount: {v} in total.",
+    "Swap your result for {v}.",
+    "The missing number: {v}",
+    "Answer — {v}.",
+]
+# Clean texts that mention the value where the problem gives it (`GIVEN_PROBLEM`).
+HELD_OUT_CLEAN = [
+    "You used the {v} red marbles twice; count them once.",
+    "Start again from the {v} red marbles and the blue ones.",
+    "The {v} given in the problem is the number of red marbles, not of all marbles.",
+    "Keep the {v} red marbles separate from the blue ones until the end.",
+    "Your setup is right; the arithmetic after the first line is not.",
+]
+NO_VALUE_PROBLEM = "Find the number of real solutions of the equation shown in the figure."
+GIVEN_PROBLEM = "A bag holds {v} red marbles and twice as many blue ones. How many marbles are in the bag?"
+
+# The other shapes of issue K2: class -> (leaks, clean), each a list of (feedback, reference, problem).
+OTHER_SHAPES = {
+    "answer marker #": (
+        [
+            ("#### 42", "42", None),
+            ("Check your work. # 42", "42", None),
+            ("Recount the pairs.\n#### 8", "8", None),
+            ("# 3", "3", None),
+        ],
+        [("Use a heading # Fix steps for the list.", "3", None), ("Issue #2: the sign.", "7", None)],
+    ),
+    "root sign": (
+        [
+            ("The length is 11√2.", "11\\sqrt{2}", None),
+            ("So the side is 3√5 units.", "3\\sqrt5", None),
+            ("Check whether √8 fits.", "2\\sqrt{2}", None),
+            ("The distance is √13 by Pythagoras.", "\\sqrt{13}", None),
+        ],
+        [("You wrote √3 where the height needs more care.", "2\\sqrt{3}", None)],
+    ),
+    "multiple choice": (
+        [
+            ("The answer is (C).", "\\text{(C)}", "Which is largest? (A) 1 (B) 2 (C) 3 (D) 4 (E) 0"),
+            ("Choose C.", "\\text{(C)}", "Which is largest? (A) 1 (B) 2 (C) 3 (D) 4 (E) 0"),
+            ("Go with (E) this time.", "\\text{(E)}", "Which is smallest? (A) 1 (B) 2 (C) 3 (D) 4 (E) 0"),
+            ("Pick B and move on.", "\\text{(B)}", "Which is even? (A) 1 (B) 2 (C) 3 (D) 5 (E) 7"),
+        ],
+        [
+            ("Point C lies on the circle; use it.", "\\text{(C)}", "Which is largest? (A) 1 (B) 2 (C) 3 (D) 4"),
+            ("Compare (A) with (B) first.", "\\text{(C)}", "Which is largest? (A) 1 (B) 2 (C) 3 (D) 4"),
+        ],
+    ),
+    "inequality for an interval": (
+        [
+            ("The solution is x ≤ 0.", "(-\\infty, 0]", None),
+            ("You should find x > 2.", "(2,\\infty)", None),
+            ("It holds for x >= 5 only.", "[5,\\infty)", None),
+            ("So $x \\le 0$ is the range.", "(-\\infty, 0]", None),
+        ],
+        [("Recheck the case x < 0 separately.", "(-\\infty, 0]", None)],
+    ),
+    "number in words and units": (
+        [
+            ("The answer is one and a half.", "\\frac{3}{2}", None),
+            ("It comes to 75 percent.", "75\\%", None),
+            ("About 3 million in total.", "3000000", None),
+            ("You should get 3e6.", "3000000", None),
+            ("The total is $1{,}000$.", "1000", None),
+            ("It is the square root of two.", "\\sqrt{2}", None),
+        ],
+        [("Only a quarter of the terms cancel.", "\\frac{3}{2}", None)],
+    ),
+    "disguised box or digits": (
+        [
+            ("Recheck: \\framebox{5}.", "5", "Let $a = 2$ and $b = 3$. Find $a + b$."),
+            ("Recheck: \\b\u043exed{5}.", "5", "Let $a = 2$ and $b = 3$. Find $a + b$."),
+            ("The answer is 4\u03002.", "42", None),
+            ("The answer is 4\r\n2.", "42", None),
+            ("```python\ndef f():\n    return 7\n```", "7", None),
+        ],
+        [("Recheck the \\framebox around your last line.", "5", None)],
+    ),
+}
+
+
+def generated_rows(statements: list[str], clean: list[str]) -> list[dict]:
+    """Held-out statements and clean texts over the values 0-9, as digits and as num2words' number words."""
+    from num2words import num2words
+
+    rows = []
+    for value in range(10):
+        for form, v in (("digits", str(value)), ("words", num2words(value))):
+            filling = {"v": v, "V": v[0].upper() + v[1:]}
+            given = GIVEN_PROBLEM.format(v=value)
+            rows += [
+                {"form": form, "reference": str(value), "leak": True, "problem": NO_VALUE_PROBLEM}
+                | {"feedback": template.format(**filling)}
+                for template in statements
+            ]
+            rows += [
+                {"form": form, "reference": str(value), "leak": False, "problem": given}
+                | {"feedback": template.format(**filling)}
+                for template in clean
+            ]
+    return rows
+
+
+def digit_answer_rows(problems: list[dict]) -> list[dict]:
+    """The held-out statements of the answer (as digits) of every MATH-500 problem whose answer is a digit, with its
+    problem: where the problem states the value, only a result statement is redacted."""
+    rows = []
+    for problem in problems:
+        if re.fullmatch(r"\d", problem["answer"].strip()):
+            value = problem["answer"].strip()
+            stated = re.search(rf"(?<![\d.]){value}(?![\d.]|th|st|nd|rd)", problem["problem"]) is not None
+            rows += [
+                {"reference": value, "problem": problem["problem"], "given": stated, "leak": True}
+                | {"feedback": template.format(v=value, V=value)}
+                for template in HELD_OUT_STATEMENTS
+            ]
+    return rows
+
+
+def given_answer_rows(problems: list[dict]) -> list[dict]:
+    """MATH-500 feedback that quotes a value of the problem equal to the answer, without stating it as the result."""
+    rows = []
+    for problem in problems:
+        number = given_answer(problem["problem"], problem["answer"])
+        if number is not None:
+            rows.append(
+                {"reference": problem["answer"], "problem": problem["problem"], "leak": False}
+                | {"feedback": NOT_STATING["given value"].format(number=number)}
+            )
+    return rows
+
+
+def given_answer(problem: str, answer: str) -> str | None:
+    """A number of the problem statement equal to the answer (by math-verify), or None."""
+    gold = parse(f"\\boxed{{{answer}}}")
+    for number in dict.fromkeys(re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", problem)):
+        if verify(gold, parse(f"\\boxed{{{number}}}")):
+            return number
+    return None
+
+
 def spelled(reference: str) -> list[str]:
     """The reference spelled out by num2words: "42" -> "forty-two"; "3/4" -> "three fourths" and "three quarters"."""
     from num2words import num2words
@@ -164,9 +339,10 @@ def shape_rows() -> list[dict]:
                     for t in leaks
                 ]
                 visible_split = shape == "split digits" and filling["s"].strip(reference).isspace()
-                if short or visible_split:
+                if short or visible_split:  # the number the clean text mentions is the one the problem gives
                     rows += [
                         {"shape": shape, "reference": reference, "leak": False, "feedback": t.format(**filling)}
+                        | {"problem": GIVEN_PROBLEM.format(v=reference)}
                         for t in clean
                     ]
     return rows
@@ -209,7 +385,7 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
         "leaks": len(leaks),
         "non_leaks": len(others),
         "recall": sum(leaks) / len(leaks),
-        "false_positive_rate": sum(others) / len(others),
+        "false_positive_rate": sum(others) / len(others) if others else None,
     }
 
 
@@ -218,6 +394,9 @@ def main():
     parser.add_argument("--data", type=Path, default=MATH500, help="MATH-500's test.jsonl")
     parser.add_argument("--problems", type=int, default=80, help="the first N problems")
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "leak_guard.json")
+    parser.add_argument(
+        "--given-problems", type=int, default=500, help="the first N problems searched for digit answers and givens"
+    )
     parser.add_argument("--expressions", type=int, default=1000, help="statements in the long reply")
     parser.add_argument("--before", type=Path, help="the JSON of an earlier run, kept in the output under 'before'")
     args = parser.parse_args()
@@ -227,6 +406,10 @@ def main():
     from tests.tiny import build_tiny_tokenizer
     from trl_mulferl.core.schema import sanitize_feedback
     from trl_mulferl.feedback import guard, prepare_feedback, redact_answer_leak
+
+    def flag(row: dict, reference=None) -> bool:
+        reference = row["reference"] if reference is None else reference
+        return redact_answer_leak(row["feedback"], reference, problem=row.get("problem"))[1]
 
     recall, false_positive_rate = table_rates(redact_answer_leak)
     bare = {
@@ -243,8 +426,8 @@ def main():
         "before: whole solution": lambda row: bool(
             guard._leak_spans(row["feedback"], guard._reference(row["solution"]))
         ),
-        "now: solution's final answer": lambda row: redact_answer_leak(row["feedback"], row["solution"])[1],
-        "bare answer column": lambda row: redact_answer_leak(row["feedback"], row["answer"])[1],
+        "now: solution's final answer": lambda row: flag(row, row["solution"]),
+        "bare answer column": lambda row: flag(row, row["answer"]),
     }
     worked, by_kind, misses = {}, {}, {}
     for mode, flags in modes.items():
@@ -267,13 +450,59 @@ def main():
         rows_by_shape.setdefault(row["shape"], []).append(row)
     shapes, shape_misses = {}, {}
     for shape, shape_rows_ in rows_by_shape.items():
-        flagged = [redact_answer_leak(row["feedback"], row["reference"])[1] for row in shape_rows_]
+        flagged = [flag(row) for row in shape_rows_]
         shapes[shape] = rates(shape_rows_, flagged)
         shape_misses[shape] = [
             {"reference": row["reference"], "feedback": row["feedback"], "leak": row["leak"]}
             for row, f in zip(shape_rows_, flagged, strict=True)
             if f != row["leak"]
         ]
+
+    generated, generated_misses = {}, []
+    for name, statements, clean in (
+        ("first held-out set", HELD_OUT_STATEMENTS, HELD_OUT_CLEAN),
+        ("second held-out set", SECOND_HELD_OUT_STATEMENTS, []),
+    ):
+        generated_rows_ = generated_rows(statements, clean)
+        for form in ("digits", "words"):
+            form_rows = [row for row in generated_rows_ if row["form"] == form]
+            flagged = [flag(row) for row in form_rows]
+            generated[f"{name}, {form}"] = rates(form_rows, flagged)
+            generated_misses += [row for row, f in zip(form_rows, flagged, strict=True) if f != row["leak"]]
+
+    # The rule's cost: the same clean texts where the problem does not state the value they mention.
+    cost_rows = [
+        row | {"problem": NO_VALUE_PROBLEM}
+        for row in generated_rows(HELD_OUT_STATEMENTS, HELD_OUT_CLEAN)
+        if not row["leak"]
+    ]
+    cost = {"texts": len(cost_rows), "redacted": sum(flag(row) for row in cost_rows)}
+
+    all_problems = [json.loads(line) for line in args.data.read_text().splitlines()[: args.given_problems]]
+    digit_rows = digit_answer_rows(all_problems)
+    digit_answers = {}
+    for given in (False, True):
+        given_rows = [row for row in digit_rows if row["given"] == given]
+        flagged = [flag(row) for row in given_rows]
+        digit_answers["problem states the value" if given else "problem does not state it"] = {
+            "problems": len(given_rows) // len(HELD_OUT_STATEMENTS),
+            "leaks": len(given_rows),
+            "recall": sum(flagged) / max(1, len(flagged)),
+        }
+    given_rows = given_answer_rows(all_problems)
+    given_flagged = [flag(row) for row in given_rows]
+    given_answers = {"texts": len(given_rows), "redacted": sum(given_flagged)}
+
+    others, other_misses = {}, {}
+    for name, (leaks, clean) in OTHER_SHAPES.items():
+        class_rows = [
+            {"feedback": feedback, "reference": reference, "problem": problem, "leak": leak}
+            for leak, texts in ((True, leaks), (False, clean))
+            for feedback, reference, problem in texts
+        ]
+        flagged = [flag(row) for row in class_rows]
+        others[name] = rates(class_rows, flagged)
+        other_misses[name] = [row for row, f in zip(class_rows, flagged, strict=True) if f != row["leak"]]
 
     tokenizer, reply_seconds = build_tiny_tokenizer(), {}
     for seed, (name, prepare) in enumerate(
@@ -318,6 +547,30 @@ def main():
             f"  {shape:<14} {result['leaks']:>6} {result['non_leaks']:>6} {result['recall']:>7.3f} "
             f"{result['false_positive_rate']:>10.3f}"
         )
+    print("short answers in everyday words, held-out templates x 0-9 (problem does not state the value):")
+    print(f"  {'set, form':<30} {'leaks':>6} {'clean':>6} {'recall':>7} {'false pos.':>10}")
+    for form, result in generated.items():
+        false_positives = result["false_positive_rate"]
+        print(
+            f"  {form:<30} {result['leaks']:>6} {result['non_leaks']:>6} {result['recall']:>7.3f} "
+            + ("         -" if false_positives is None else f"{false_positives:>10.3f}")
+        )
+    print(
+        f"  clean texts, the problem not stating the value they mention: {cost['redacted']} of {cost['texts']} redacted"
+    )
+    print("  MATH-500 problems whose answer is a digit, the same templates with the problem:")
+    for name, result in digit_answers.items():
+        print(f"    {name:<26} {result['problems']:>4} problems {result['leaks']:>5} leaks {result['recall']:>7.3f}")
+    print(
+        f"  MATH-500 feedback quoting a given value equal to the answer: {given_answers['redacted']} of "
+        f"{given_answers['texts']} redacted"
+    )
+    print("other shapes (issue K2):")
+    for name, result in others.items():
+        print(
+            f"  {name:<28} {result['leaks']:>4} {result['non_leaks']:>4} {result['recall']:>7.3f} "
+            f"{result['false_positive_rate']:>10.3f}"
+        )
     print(
         f"{len(reply) / 1000:.0f} KB reply of {args.expressions} expressions, max_feedback_length 1024 (CPU seconds):"
     )
@@ -329,7 +582,15 @@ def main():
     args.output.write_text(
         json.dumps(
             {
-                "settings": {"problems": len(problems), "stating": STATING, "not_stating": NOT_STATING},
+                "settings": {
+                    "problems": len(problems),
+                    "given_problems": len(all_problems),
+                    "stating": STATING,
+                    "not_stating": NOT_STATING,
+                    "held_out_statements": HELD_OUT_STATEMENTS,
+                    "held_out_clean": HELD_OUT_CLEAN,
+                    "second_held_out_statements": SECOND_HELD_OUT_STATEMENTS,
+                },
                 "bare_answer_table": bare,
                 "worked_solutions": worked,
                 "worked_solutions_by_phrasing": by_kind,
@@ -337,6 +598,13 @@ def main():
                 "milliseconds_per_1000_token_feedback": timings,
                 "short_answer_shapes": shapes,
                 "short_answer_shapes_errors": shape_misses,
+                "everyday_words": generated,
+                "everyday_words_errors": generated_misses,
+                "everyday_words_clean_value_not_in_problem": cost,
+                "everyday_words_math500_digit_answers": digit_answers,
+                "math500_given_value_equal_to_answer": given_answers,
+                "other_shapes": others,
+                "other_shapes_errors": other_misses,
                 "long_reply": {
                     "expressions": args.expressions,
                     "characters": len(reply),

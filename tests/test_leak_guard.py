@@ -6,13 +6,23 @@ import logging
 import random
 import re
 import threading
+from collections import Counter
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 from math_verify import parse, verify
 
+from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
-from trl_mulferl.feedback import REDACTED, final_answer, prepare_feedback, redact_answer_leak
+from trl_mulferl.feedback import (
+    REDACTED,
+    FeedbackRequest,
+    FeedbackResult,
+    final_answer,
+    prepare_feedback,
+    redact_answer_leak,
+)
 
 
 LEAKS = [
@@ -54,44 +64,36 @@ LEAKS = [
     ("Issue: you stopped early; the final answer is 42.", "42"),
     ("Compare with x^2 + 3x - 10 carefully.", "x^2 + 3x - 10"),
     ("The answer is forty-two.", "42"),
-    # known miss: a short reference stated without a result cue
-    pytest.param(
-        "Count again: there are 3 real roots, not 2.",
-        "3",
-        marks=pytest.mark.xfail(strict=True, reason="short reference without a result cue: a bare mention"),
-    ),
+    # a value the problem does not state is redacted without a result cue
+    ("Count again: there are 3 real roots, not 2.", "3"),
 ]
 
+# (feedback, reference, problem): a value the problem states is redacted only as a result.
 NON_LEAKS = [
-    ("You added 40 and 2 but forgot the carry.", "42"),
-    ("Step 3 is wrong: recheck the sign.", "3"),
-    ("There are 4 cases; you only handled two of them.", "4"),
-    ("Issue: step 4 drops a term. Fix steps: 1. redo step 4.", "4"),
-    ("Fix steps:\n1. Expand.\n2. Collect terms.\n3. Solve.", "2"),
-    ("Fix steps: 1) expand; 2) collect terms.", 2),
-    ("The constant 142 in your expansion should be 124.", "42"),
-    ("You wrote 4200 instead of 420.", "42"),
-    ("Your value 0.42 has the decimal point in the wrong place.", "42"),
-    ("The answer is not 1/2; recheck the cases.", "\\frac{1}{3}"),
-    ("Multiply both sides by 2 and divide by 3.", "\\frac{2}{3}"),
-    ("In Step 12 you squared both sides; keep track of 12 - x.", "12"),
-    ("Response 2 forgot the 4th case.", "4"),
-    ("Use x^2 + 4x + 4 = (x+2)^2 to factor.", "4"),
-    ("The problem gives a_4 = 7; use it to find a_1.", "4"),
-    ("Check the boundary case x = 3 separately.", "-3"),
-    ("You computed 2\\sqrt{2} for the diagonal; recheck the Pythagorean step.", "2\\sqrt{3}"),
-    ("Check 10^4 again.", "4"),
-    ("Your draft has 2 errors and 3 warnings.", "2"),
-    ("The point (1, 3) is not on the line.", "(3, 1)"),
-    ("Your interval (2, 5] has the endpoints the wrong way round.", "[2, 5)"),
-    ("You divided 84 by 3 instead of by 2.", "42"),
-    ("Compare with x^2 + 3x + 10 carefully.", "x^2 + 3x - 10"),
-    # known false positive: a distinctive number from the problem is redacted wherever it is mentioned
-    pytest.param(
-        "A clock has 12 hours, so work modulo 12.",
-        "12",
-        marks=pytest.mark.xfail(strict=True, reason="references of two or more digits are redacted anywhere"),
-    ),
+    ("You added 40 and 2 but forgot the carry.", "42", None),
+    ("Step 3 is wrong: recheck the sign.", "3", None),
+    ("There are 4 cases; you only handled two of them.", "4", "A die has faces 1 to 6. In how many of 4 rolls ...?"),
+    ("Issue: step 4 drops a term. Fix steps: 1. redo step 4.", "4", None),
+    ("Fix steps:\n1. Expand.\n2. Collect terms.\n3. Solve.", "2", None),
+    ("Fix steps: 1) expand; 2) collect terms.", 2, None),
+    ("The constant 142 in your expansion should be 124.", "42", None),
+    ("You wrote 4200 instead of 420.", "42", None),
+    ("Your value 0.42 has the decimal point in the wrong place.", "42", None),
+    ("The answer is not 1/2; recheck the cases.", "\\frac{1}{3}", None),
+    ("Multiply both sides by 2 and divide by 3.", "\\frac{2}{3}", None),
+    ("In Step 12 you squared both sides; keep track of 12 - x.", "12", None),
+    ("Response 2 forgot the 4th case.", "4", None),
+    ("Use x^2 + 4x + 4 = (x+2)^2 to factor.", "4", None),
+    ("The problem gives a_4 = 7; use it to find a_1.", "4", None),
+    ("Check the boundary case x = 3 separately.", "-3", None),
+    ("You computed 2\\sqrt{2} for the diagonal; recheck the Pythagorean step.", "2\\sqrt{3}", None),
+    ("Check 10^4 again.", "4", None),
+    ("Your draft has 2 errors and 3 warnings.", "2", "Solve $x^2 = 2x$; how many of its 2 roots are positive?"),
+    ("The point (1, 3) is not on the line.", "(3, 1)", None),
+    ("Your interval (2, 5] has the endpoints the wrong way round.", "[2, 5)", None),
+    ("You divided 84 by 3 instead of by 2.", "42", None),
+    ("Compare with x^2 + 3x + 10 carefully.", "x^2 + 3x - 10", None),
+    ("A clock has 12 hours, so work modulo 12.", "12", "A clock has 12 hours. What time is it 100 hours after 3?"),
 ]
 
 
@@ -117,28 +119,27 @@ SHORT_ANSWER_LEAKS = [
     ("split digits", "You should get 2 0 2 4.", "2024"),
     ("split digits", "The answer is 4\u200b2.", "42"),  # a zero-width space
 ]
+# The problem states each short value: these texts mention it without stating it as the result.
 SHORT_ANSWER_NON_LEAKS = [
-    ("instruction", "Write 2 more terms before you simplify.", "2"),
-    ("instruction", "Put the 3 cases in a table first.", "3"),
-    ("instruction", "Use 4 colours in the diagram.", "4"),
-    ("spelled out", "There are two cases; you handled one.", "2"),
-    ("spelled out", "Recheck three of your steps; the rest are fine.", "3"),
-    ("spelled out", "Only one of them is wrong.", "1"),
-    ("other digits", "Step \u0663 is wrong: recheck the sign.", "3"),
-    ("other digits", "The constant \u0661\u0664\u0662 should be \u0661\u0662\u0664.", "42"),
-    ("split digits", "There are 4 2-element subsets to count.", "42"),
-    ("split digits", "The list 2 0 2 4 is not sorted.", "2024"),
+    ("instruction", "Write 2 more terms before you simplify.", "2", "Sum the first 2 terms of the series."),
+    ("instruction", "Put the 3 cases in a table first.", "3", "Split the count into 3 cases."),
+    ("instruction", "Use 4 colours in the diagram.", "4", "A map is coloured with 4 colours."),
+    ("spelled out", "There are two cases; you handled one.", "2", "Find $x$ with $|x| = 2$."),
+    ("spelled out", "Recheck three of your steps; the rest are fine.", "3", "Three friends share a pizza."),
+    ("spelled out", "Only one of them is wrong.", "1", "Exactly one of the statements is true."),
+    ("other digits", "Step \u0663 is wrong: recheck the sign.", "3", None),
+    ("other digits", "The constant \u0661\u0664\u0662 should be \u0661\u0662\u0664.", "42", None),
+    ("split digits", "There are 4 2-element subsets to count.", "42", None),
+    ("split digits", "The list 2 0 2 4 is not sorted.", "2024", None),
 ]
-
-
-def _values(row):
-    return row.values if hasattr(row, "values") else row
 
 
 def rates(redact) -> tuple[float, float]:
     """Recall (leaks caught / leaks) and false-positive rate (non-leaks redacted / non-leaks) of `redact`."""
-    caught = sum(redact(*_values(row))[1] for row in LEAKS)
-    false_positives = sum(redact(*_values(row))[1] for row in NON_LEAKS)
+    caught = sum(redact(feedback, reference)[1] for feedback, reference in LEAKS)
+    false_positives = sum(
+        redact(feedback, reference, problem=problem)[1] for feedback, reference, problem in NON_LEAKS
+    )
     return caught / len(LEAKS), false_positives / len(NON_LEAKS)
 
 
@@ -148,19 +149,16 @@ def test_leak_is_redacted(feedback, reference):
     assert leaked and REDACTED in redacted
 
 
-@pytest.mark.parametrize(("feedback", "reference"), NON_LEAKS)
-def test_non_leak_is_left_intact(feedback, reference):
-    assert redact_answer_leak(feedback, reference) == (feedback, False)
+@pytest.mark.parametrize(("feedback", "reference", "problem"), NON_LEAKS)
+def test_non_leak_is_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
 
 
 def test_table_size_recall_and_false_positive_rate():
     assert len(LEAKS) >= 18 and len(NON_LEAKS) >= 12
     recall, false_positive_rate = rates(redact_answer_leak)
     print(f"leak guard: recall {recall:.3f} on {len(LEAKS)} leaks, false positives {false_positive_rate:.3f}")
-    known_misses = sum(hasattr(row, "marks") for row in LEAKS)
-    known_false_positives = sum(hasattr(row, "marks") for row in NON_LEAKS)
-    assert recall == pytest.approx(1 - known_misses / len(LEAKS))
-    assert false_positive_rate == pytest.approx(known_false_positives / len(NON_LEAKS))
+    assert recall == 1.0 and false_positive_rate == 0.0
 
 
 @pytest.mark.parametrize(("shape", "feedback", "reference"), SHORT_ANSWER_LEAKS)
@@ -170,9 +168,9 @@ def test_a_short_answer_in_another_shape_is_redacted(shape, feedback, reference)
     assert not re.search(r"\d|twelve|quarter|third|seven|five", redacted.replace("[redacted]", "")), redacted
 
 
-@pytest.mark.parametrize(("shape", "feedback", "reference"), SHORT_ANSWER_NON_LEAKS)
-def test_clean_feedback_in_another_shape_is_left_intact(shape, feedback, reference):
-    assert redact_answer_leak(feedback, reference) == (feedback, False)
+@pytest.mark.parametrize(("shape", "feedback", "reference", "problem"), SHORT_ANSWER_NON_LEAKS)
+def test_clean_feedback_in_another_shape_is_left_intact(shape, feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
 
 
 @pytest.mark.parametrize(
@@ -188,6 +186,96 @@ def test_only_the_original_span_of_a_normalised_leak_is_replaced(feedback, refer
     assert redact_answer_leak(feedback, reference) == (expected, True)
 
 
+# Short answers stated in everyday words (issue K2): the issue's phrasings, the ones the guard is fitted on.
+# `benchmarks/leak_guard.py` measures recall on templates of its own, which the guard was not fitted to.
+EVERYDAY_STATEMENTS = [
+    "The expression simplifies to {v}.",
+    "Hint: it's {v}.",
+    "Try {v} instead.",
+    "Final: {v}",
+    "Go with {v}.",
+    "It works out to {v}.",
+    "The answer is, as you can check by substituting back into the original equation, {v}.",
+]
+NUMBER_WORDS = "zero one two three four five six seven eight nine".split()
+
+
+def test_a_short_answer_stated_in_everyday_words_is_redacted():
+    # The value rule: a value the problem does not state is redacted whatever words surround it.
+    problem = "Find the number of real solutions of the equation shown in the figure."
+    for value, word in enumerate(NUMBER_WORDS):
+        for template in EVERYDAY_STATEMENTS:
+            for form in (str(value), word):
+                feedback = template.format(v=form)
+                expected = template.format(v=REDACTED)
+                assert redact_answer_leak(feedback, str(value), problem=problem) == (expected, True), feedback
+                assert redact_answer_leak(feedback, value) == (expected, True), feedback  # no problem: as above
+
+
+def test_a_value_the_problem_states_is_redacted_only_as_a_result():
+    problem = "A bag holds 7 red marbles and twice as many blue ones. How many red marbles are there?"
+    for template in EVERYDAY_STATEMENTS[2:4]:  # no result cue: the 7 may be the problem's
+        assert redact_answer_leak(template.format(v=7), "7", problem=problem) == (template.format(v=7), False)
+    for feedback in ("The answer is 7.", "Write 7 as the result.", "It simplifies to = 7.", "#### 7"):
+        redacted, leaked = redact_answer_leak(feedback, "7", problem=problem)
+        assert leaked and "7" not in redacted, feedback
+    # A value stated by the problem in another shape counts: a number word, a fraction, a LaTeX expression.
+    assert redact_answer_leak("Try 3 instead.", "3", problem="Three friends share a pizza.")[1] is False
+    assert (
+        redact_answer_leak("Go with 0.5.", "1/2", problem="A coin lands heads with probability $\\frac12$.")[1]
+        is False
+    )
+    assert redact_answer_leak("Try 3 instead.", "3", problem="Step 2 of 5: find x.")[1] is True
+
+
+# The other shapes of issue K2, as the issue reproduces them: (feedback, reference, problem, redacted text).
+OTHER_SHAPES = [
+    ("#### 42", "42", None, "#### [redacted]"),
+    ("Check your work. # 42", "42", None, "Check your work. # [redacted]"),
+    ("The length is 11√2.", "11\\sqrt{2}", None, "The length is [redacted]."),
+    ("The answer is (C).", "\\text{(C)}", "(A) 1 (B) 2 (C) 3 (D) 4 (E) 5", "The answer is [redacted]."),
+    ("Choose C.", "\\text{(C)}", "(A) 1 (B) 2 (C) 3 (D) 4 (E) 5", "Choose [redacted]."),
+    ("So x ≤ 0 holds.", "(-\\infty, 0]", None, "So [redacted] holds."),
+    ("It is one and a half.", "\\frac{3}{2}", None, "It is [redacted]."),
+    ("It is 75 percent.", "75\\%", None, "It is [redacted]."),
+    ("It is 3 million.", "3000000", None, "It is [redacted]."),
+    ("It is 3e6.", "3000000", None, "It is [redacted]."),
+    ("It is $1{,}000$.", "1000", None, "It is $[redacted]$."),
+    ("It is the square root of two.", "\\sqrt{2}", None, "It is the [redacted]."),
+    ("See \\framebox{5}.", "5", "Let $a = 2$ and $b = 5$.", "See [redacted]."),
+    ("See \\bоxed{5}.", "5", "Let $a = 2$ and $b = 5$.", "See [redacted]."),
+    ("It is 4̀2.", "42", None, "It is [redacted]."),
+    ("The answer is 4\r\n2.", "42", "Find 4 times 2 plus 34.", "The answer is [redacted]."),
+    ("```\nreturn 7\n```", "7", "Add 3 and 7, then subtract 3.", "```\nreturn [redacted]\n```"),
+]
+OTHER_SHAPES_CLEAN = [
+    ("Point C lies on the circle.", "\\text{(C)}", "(A) 1 (B) 2 (C) 3 (D) 4 (E) 5"),
+    ("Recheck the case x < 0 separately.", "(-\\infty, 0]", None),
+    ("Your step #2 drops a sign.", "7", None),
+    ("A quarter of the terms cancel.", "\\frac{3}{2}", None),
+    ("You used x ≤ 0 from the problem; now find the minimum.", "(-\\infty, 0]", "Let x ≤ 0."),
+]
+
+
+@pytest.mark.parametrize(("feedback", "reference", "problem", "expected"), OTHER_SHAPES)
+def test_other_shapes_of_a_value_are_redacted(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (expected, True)
+
+
+@pytest.mark.parametrize(("feedback", "reference", "problem"), OTHER_SHAPES_CLEAN)
+def test_other_shapes_of_clean_feedback_are_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+def test_the_cost_of_the_value_rule_is_a_word():
+    # A value the problem does not state is redacted even where it is not the result: the documented cost.
+    assert redact_answer_leak("Take one half of the radius.", "1/2") == ("Take [redacted] of the radius.", True)
+    assert redact_answer_leak("The error is one of sign.", "1") == ("The error is [redacted] of sign.", True)
+    # Step numbers and list markers are not statements of a value.
+    text = "Step 1 is fine.\n1. Expand.\n2. Collect."
+    assert redact_answer_leak(text, "1") == (text, False)
+
+
 def verifying_tokens(text: str, reference: str) -> list[str]:
     """Independently of the guard: the whitespace-separated tokens of `text` (each side of an `=` in them) that
     math-verify finds equal to `reference`."""
@@ -198,8 +286,7 @@ def verifying_tokens(text: str, reference: str) -> list[str]:
 
 
 def test_redacted_leaks_no_longer_state_the_answer():
-    rows = [_values(row) for row in LEAKS if not hasattr(row, "marks")]
-    rows = [(feedback, reference) for feedback, reference in rows if isinstance(reference, str)]
+    rows = [(feedback, reference) for feedback, reference in LEAKS if isinstance(reference, str)]
     flagged_before = 0
     for feedback, reference in rows:
         redacted, _ = redact_answer_leak(feedback, reference)
@@ -218,7 +305,7 @@ def test_redacted_leaks_no_longer_state_the_answer():
             "42",
             "Step 4: x = [redacted]; there are 4 cases and 142 terms.",
         ),
-        ("There are 4 cases. The count is 4.", 4, "There are 4 cases. The count is [redacted]."),
+        ("There are 4 cases. The count is 4.", 4, "There are [redacted] cases. The count is [redacted]."),
         ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], twice 1/6."),
         ("The answer is **42**!", "42", "The answer is **[redacted]**!"),
         ("1. Expand.\n2. So $x = \\frac{2}{4}$.", "0.5", "1. Expand.\n2. So $x = [redacted]$."),
@@ -366,9 +453,9 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
     # The guard costs milliseconds per expression: a 97 KB reply is cut to what 64 tokens can hold before it runs.
     checked = []
 
-    def recording_guard(text, reference):
+    def recording_guard(text, reference, problem=None):
         checked.append(len(text))
-        return redact_answer_leak(text, reference)
+        return redact_answer_leak(text, reference, problem=problem)
 
     monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", recording_guard)
     reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
@@ -376,6 +463,26 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
     assert len(reply) > 90_000 and checked and max(checked) <= 64 * 8
     assert not prepared.leaked and reply.startswith(prepared.text)
     assert len(tiny_tokenizer(prepared.text, add_special_tokens=False)["input_ids"]) <= 64
+
+
+def test_prepare_feedback_reads_the_problem():
+    problem = "Split 4 apples among 2 friends. How many does each get?"
+    prepared = prepare_feedback("Divide by 2 first.", "2", None, 64, problem=problem)
+    assert prepared == type(prepared)("Divide by 2 first.", False)
+    assert prepare_feedback("Divide by 2 first.", "2", None, 64) == type(prepared)("Divide by [redacted] first.", True)
+
+
+def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
+    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
+    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
+    requests = [
+        FeedbackRequest(prompt=prompt, completions=["4"], rewards=[0.0], columns={"solution": "2"})
+        for prompt in ("Split 4 apples among 2 friends. How many does each get?", "Halve 4.")
+    ]
+    counts = Counter()
+    assert step.prepare(None, requests, results, counts) == ["Divide by 2 first.", "Divide by [redacted] first."]
+    assert counts["feedback/leaks_redacted"] == 1
 
 
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
@@ -387,7 +494,7 @@ def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
 
 
 def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
-    def broken_guard(text, reference):
+    def broken_guard(text, reference, problem=None):
         raise ValueError("signal only works in main thread of the main interpreter")
 
     monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", broken_guard)

@@ -13,6 +13,7 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
     output = tmp_path / "leak_guard.json"
     data = shared_data / "math500" / "test.jsonl"
     command = [sys.executable, str(SCRIPT), "--data", str(data), "--problems", "2", "--expressions", "600"]
+    command += ["--given-problems", "40"]
     command += ["--output", str(output)]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -29,6 +30,19 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
         "split digits": (80, 24),
     }
     assert all(rates["recall"] == 1.0 and rates["false_positive_rate"] == 0.0 for rates in shapes.values())
+    everyday = result["everyday_words"]
+    assert {name: (rates["leaks"], rates["non_leaks"]) for name, rates in everyday.items()} == {
+        "first held-out set, digits": (140, 50),
+        "first held-out set, words": (140, 50),
+        "second held-out set, digits": (100, 0),
+        "second held-out set, words": (100, 0),
+    }
+    assert all(rates["recall"] == 1.0 and rates["false_positive_rate"] in (0.0, None) for rates in everyday.values())
+    others = result["other_shapes"]
+    assert len(others) == 6 and all(
+        rates["recall"] == 1.0 and rates["false_positive_rate"] == 0.0 for rates in others.values()
+    )
+    assert result["math500_given_value_equal_to_answer"]["redacted"] == 0
     reply = result["long_reply"]
     assert reply["expressions"] == 600 and reply["characters"] == 600 * 28
     assert (

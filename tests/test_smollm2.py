@@ -209,7 +209,7 @@ class RecordingProvider(OpenAIFeedbackProvider):
 
     async def __call__(self, prompt, completions, rewards, **columns):
         reply = await super().__call__(prompt, completions, rewards, **columns)
-        self.replies.append((columns["solution"], reply))
+        self.replies.append((prompt, columns["solution"], reply))
         return reply
 
 
@@ -237,18 +237,18 @@ def test_served_smollm2_feedback_is_sanitised_capped_and_guarded(tmp_path, smoll
     assert logged(trainer, "mulferl/turn_0/failed_groups") == [len(PROBLEMS)]  # it never answers in the schema
     assert logged(trainer, "mulferl/feedback/requests") == [len(PROBLEMS)]
     assert logged(trainer, "mulferl/feedback/completion_tokens")[0] > 0
-    assert len(provider.replies) == len(PROBLEMS) and all(reply for _, reply in provider.replies)
+    assert len(provider.replies) == len(PROBLEMS) and all(reply for *_, reply in provider.replies)
     injected = set(trainer._logs["extra"]["feedback"])
     leaks, capped = 0, 0
-    for answer, reply in provider.replies:
-        redacted, leaked = redact_answer_leak(reply, answer)
+    for problem, answer, reply in provider.replies:
+        redacted, leaked = redact_answer_leak(reply, answer, problem=problem)
         leaks += leaked
         cleaned = sanitize_feedback(redacted, control_tokens(tokenizer))
         text = next(text for text in injected if cleaned.startswith(text))
         assert text and len(tokenizer(text, add_special_tokens=False)["input_ids"]) <= cap
         capped += text != cleaned
         assert sanitize_feedback(text, control_tokens(tokenizer)) == text
-        assert redact_answer_leak(text, answer) == (text, False)
+        assert redact_answer_leak(text, answer, problem=problem) == (text, False)
         print(f"SmolLM2's feedback (reference {answer}): {reply!r}\n  injected: {text!r}")
     assert logged(trainer, "mulferl/feedback/leaks_redacted") == [leaks]
     assert capped > 0

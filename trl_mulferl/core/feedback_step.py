@@ -86,7 +86,12 @@ class FeedbackStep:
             if result.text is not None:
                 reference = request.columns.get(self.reference_column)
                 prepared = prepare_feedback(
-                    result.text, reference, self.tokenizer, self.max_feedback_length, self.control_tokens
+                    result.text,
+                    reference,
+                    self.tokenizer,
+                    self.max_feedback_length,
+                    self.control_tokens,
+                    problem=request.prompt,
                 )
                 text = prepared.text
                 counts["feedback/leaks_redacted"] += prepared.leaked

@@ -102,8 +102,10 @@ def _feedback_texts(work: list[tuple[dict, int, dict]], settings: FeedbackSettin
     return [
         None
         if result.text is None
-        else prepare_feedback(result.text, problem["solution"], tokenizer, settings.max_length, tokens).text
-        for (problem, _, _), result in zip(work, results, strict=True)
+        else prepare_feedback(
+            result.text, problem["solution"], tokenizer, settings.max_length, tokens, problem=request.prompt
+        ).text
+        for (problem, _, _), request, result in zip(work, requests, results, strict=True)
     ]
 
 

@@ -32,9 +32,6 @@ logger = logging.getLogger(__name__)
 REDACTED = "[redacted]"
 # A reference answer this long is redacted wherever it appears verbatim; shorter ones ("4") would hit step numbers.
 MIN_VERBATIM_LEAK_LENGTH = 5
-# Integer references below this magnitude are short: feedback mentions small numbers for many reasons ("4 cases",
-# "divide by 2"), so one of them is redacted only as a result statement ("is 4", "gives 4", "= 4").
-SHORT_ANSWER_LIMIT = 10
 # A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
 # without a timeout off the main thread.
 MAX_CANDIDATE_LENGTH = 120
@@ -47,7 +44,7 @@ _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*
 _TOKEN = re.compile(
     r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
     r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
-    r"|(?P<number>\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
     r"|(?P<open>\\\{|[(\[{])"
     r"|(?P<close>\\\}|[)\]}])"
@@ -76,7 +73,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"\s+(?:to|into)"
     r"|\bmake\s+(?:it|(?:the|your)\s+(?:final\s+)?(?:answer|result|box))"
     r"|\b(?:answer|respond|reply|conclude)\s+with"
-    r"|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
+    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
     r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely))*"
     r"[\s$*(]*$"
 )
@@ -94,10 +91,32 @@ _INSTRUCTION_AFTER = re.compile(r"[\s$*)]*(?:[.;!\n]|$|(?:in|into|inside)\s+(?:t
 _ENUMERATION_BEFORE = re.compile(
     r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
-    r"|approach|no)s?\.?|#)[\s$*(]*$"
+    r"|approach|no)s?\.?)[\s$*(]*$"
+)
+_CHOICE_CUE_BEFORE = re.compile(
+    r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick)[\s$*(]*$"
 )
 _LIST_MARKER_BEFORE = re.compile(r"[\n:;.!?][\s*-]*$")
-_LIST_MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
+_LIST_MARKER_AFTER = re.compile(r"[.)]\s+[^\s.]")  # an item follows it: "Spoiler: 7." ends on a value
+
+# A multiple-choice reference (MATH's `\text{(C)}`), and a half-line one (`(-\infty, 0]`, `(2, \infty)`).
+_CHOICE = re.compile(r"(?:\\text(?:bf)?\s*\{\s*)?\(([A-E])\)(?:\s*\})?|\\text(?:bf)?\s*\{\s*([A-E])\s*\}")
+_INFINITY = r"(?:\\infty|∞|oo)"
+_HALF_LINE = re.compile(
+    rf"\(\s*-\s*{_INFINITY}\s*,\s*(?P<upper>[^,()\[\]]+?)\s*(?P<close>[)\]])"
+    rf"|(?P<open>[(\[])\s*(?P<lower>[^,()\[\]]+?)\s*,\s*\+?\s*{_INFINITY}\s*\)"
+)
+_INEQUALITY_OPERATORS = {
+    **dict.fromkeys(["<=", "=<", "≤", "\\le", "\\leq", "\\leqslant"], "<="),
+    **dict.fromkeys(["<", "\\lt"], "<"),
+    **dict.fromkeys([">=", "=>", "≥", "\\ge", "\\geq", "\\geqslant"], ">="),
+    **dict.fromkeys([">", "\\gt"], ">"),
+}
+_INEQUALITY = re.compile(
+    r"(?<![A-Za-z\\])[A-Za-z]\s*(?P<operator>"
+    + "|".join(re.escape(operator) for operator in sorted(_INEQUALITY_OPERATORS, key=len, reverse=True))
+    + r")(?![A-Za-z])\s*(?P<bound>-?\s*(?:\d+(?:\.\d+)?(?:/\d+)?|\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}))"
+)
 
 # Expressions are evaluated by rewriting their LaTeX and Unicode spellings to Python and walking the syntax tree:
 # exactly with Fractions for arithmetic, in floating point once a root, pi or a variable is involved. Every variable
@@ -106,7 +125,9 @@ _FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
 _NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
 _BRACELESS_ROOT = re.compile(r"\\sqrt\s*(\d)")
-_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d)(?:,|\{,\})(?=\d{3}(?!\d))")
+_ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
+_SCIENTIFIC = re.compile(r"(?<=\d)[eE]([-+]?\d+)(?![\w.])")
 _PYTHON_SPELLINGS = {
     "\\boxed": "",
     "\\left": "",
@@ -137,7 +158,9 @@ _FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.t
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
 _TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname)\s*\{[^{}]*\}")
-_NOT_A_VARIABLE = re.compile(r"\\[A-Za-z]+|(?<![A-Za-z])(?:" + "|".join(_MATH_WORDS) + r")(?![A-Za-z])")
+_NOT_A_VARIABLE = re.compile(
+    r"\\[A-Za-z]+|(?<![A-Za-z])(?:" + "|".join(_MATH_WORDS) + r")(?![A-Za-z])|(?<=\d)[eE](?=[-+]?\d+(?![\w.]))"
+)
 _VARIABLE = re.compile(r"[A-Za-z](?:_\{[^{}]*\}|_\w)?")
 # Towers and huge exponents or factorials that sympy would evaluate for minutes.
 _COSTLY_TO_PARSE = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\w+\s*\^|\^\s*\{?\s*[-(]?\d{4,}|\d{4,}\s*!|\\binom")
@@ -149,12 +172,8 @@ class _Reference:
     value: Fraction | float | None  # its value (variables at their fixed values); exact when it is rational
     variables: frozenset[str]
     is_collection: bool  # a tuple, interval, set or list of answers
-
-    @property
-    def short(self) -> bool:
-        return (
-            isinstance(self.value, Fraction) and self.value.denominator == 1 and abs(self.value) < SHORT_ANSWER_LIMIT
-        )
+    choice: str | None = None  # the letter of a multiple-choice answer (`\text{(C)}`)
+    half_line: tuple[str, Fraction | float] | None = None  # `(-\infty, 0]` as the inequality `("<=", 0)`
 
 
 @dataclass(frozen=True)
@@ -199,30 +218,50 @@ _CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in p
 # What number words become after alpha2digit: "three quarters" -> "3 quarters", "two thirds" -> "2 3rds".
 _FRACTION_WORDS = re.compile(
     r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
-    r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>\d+)(?:st|nd|rd|th)s?)\b"
-)
+    r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
+)  # "2 first" is no fraction
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d)", re.IGNORECASE)
-# Digits split by whitespace ("4 2", "4\n2"), read as one number where a result cue stands by them.
-_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+\n?|\n)[ \t]*\d+)+(?![\d.,]\d)")
+# Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
+_HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
+# Shapes of a number that alpha2digit leaves in words: "3 million", "75 percent", a box by another name.
+_SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+_PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+_OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
+# After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
+_MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
+_ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(?=\d)", re.IGNORECASE)
+# Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
+_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
 
 
 def _normalised(text: str) -> _Normalised:
     """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
     bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
-    (`＝`, a no-break space), invisible format characters (a zero-width space) dropped, and English number words as
-    digits (`text2num`'s `alpha2digit`: "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5)."""
+    (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
+    zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
+    "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
+    3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
     pieces = []
     for match in _NON_ASCII.finditer(text):
         character = match.group()
         digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
-        if unicodedata.category(character) == "Cf":
+        if unicodedata.category(character) in ("Cf", "Mn"):  # invisible, or a combining mark between digits
             pieces.append((match.start(), match.end(), ""))
         elif digit is not None:
             pieces.append((match.start(), match.end(), str(digit)))
+        elif character in _HOMOGLYPHS:
+            pieces.append((match.start(), match.end(), _HOMOGLYPHS[character]))
         elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ², ①
             pieces.append((match.start(), match.end(), folded))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
+    pieces = [
+        (match.start(), match.end(), _scaled(*match.groups())) for match in _SCALE_WORD.finditer(normalised.text)
+    ]
+    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
+    pieces += [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    normalised = normalised.rewritten(sorted(pieces))
     normalised = normalised.rewritten(_number_words(normalised.text))
     pieces = []
     for match in _FRACTION_WORDS.finditer(normalised.text):
@@ -230,7 +269,17 @@ def _normalised(text: str) -> _Normalised:
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    normalised = normalised.rewritten(sorted(pieces))
+    pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
+    for match in _MIXED_NUMBER.finditer(normalised.text):
+        whole, numerator, denominator = map(int, match.groups())
+        pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
     return normalised.rewritten(sorted(pieces))
+
+
+def _scaled(number: str, scale: str) -> str:
+    value = Fraction(number) * _SCALES[scale.lower()]
+    return str(value.numerator) if value.denominator == 1 else number + " " + scale
 
 
 def _number_words(text: str) -> list[tuple[int, int, str]]:
@@ -260,7 +309,7 @@ def _changed_words(before: str, after: str) -> list[tuple[int, int, str]]:
     ]
 
 
-def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
+def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = None) -> tuple[str, bool]:
     r"""Replace every statement of the reference answer in the feedback with `[redacted]`.
 
     Statements of the answer:
@@ -270,15 +319,22 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
       itself wherever it appears verbatim when it has at least `MIN_VERBATIM_LEAK_LENGTH` characters;
     - in plain text and inside math spans, every side of an equation (`x = 42`, `6*7 = 42`, `probability = 1/3`)
       equivalent to the reference;
-    - every other number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`, `\sqrt{12}` for
-      `2\sqrt{3}`), except step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)"), but only as a
-      result statement when the reference is a short integer (|n| < `SHORT_ANSWER_LIMIT`): after "is", "equals",
-      "gives", "get", "obtain", "should be", "answer:", ... or before "is the answer", "is correct", or handed over
-      in an instruction ("Write 7 as the result", "The box needs 7", "Change your answer to 7", "Put 7 in the box").
-      A bare mention ("there are 4 cases", "divide by 2") is left alone;
-    - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five"; English number words
-      read by `text2num`'s `alpha2digit`), in the digits of another script or full-width (Unicode decimal digits and
-      NFKC forms), with invisible characters inside, or with its digits split by whitespace next to a result cue
+    - every other standalone number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`,
+      `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
+      the wording. Step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)") are not statements of
+      a value. When the problem statement states the value itself (a number anywhere in it, or a standalone
+      expression equal to it), feedback may quote it, and it is redacted only as a result statement: after "is",
+      "equals", "gives", "get", "should be", "answer:", "####", "return", ... or before "is the answer", "is
+      correct", or handed over in an instruction ("Write 7 as the result", "The box needs 7", "Put 7 in the box").
+      The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
+      1/2, "the error is one of sign" for 1);
+    - a multiple-choice letter (`\text{(C)}`) stated as the result or picked ("choose C", "go with (C)"), and a
+      half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0"), the latter under the rule above;
+    - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five", "one and a half",
+      "square root of two", "3 million", "75 percent"; English number words read by `text2num`'s `alpha2digit`), in
+      the digits of another script or full-width (Unicode decimal digits and NFKC forms), with invisible characters
+      or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
+      `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, or with its digits split by whitespace next to a result cue
       ("the answer is 4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
@@ -290,6 +346,8 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
         reference: The reference answer: a string, a number, or a list, tuple or set of them (each one checked).
             A worked solution (MATH's `solution` column) is checked for its final answer (`final_answer`). `None`
             or an empty string checks nothing.
+        problem: The problem statement, for the values it states. `None` checks with the strict rule, as if the
+            problem stated no value: every standalone mention of the reference's value is redacted.
 
     Returns:
         The redacted text and whether anything was redacted.
@@ -298,11 +356,41 @@ def redact_answer_leak(feedback: str, reference: Any) -> tuple[str, bool]:
     if not references:
         return feedback, False
     normalised = _normalised(feedback)
-    spans = [span for reference in references for span in _leak_spans(normalised.text, reference)]
-    spans += [span for reference in references for span in _split_digit_spans(normalised.text, reference)]
+    spans = []
+    for reference in references:
+        given = _given(problem, reference)
+        spans += _leak_spans(normalised.text, reference, given)
+        spans += _split_digit_spans(normalised.text, reference)
+        spans += _choice_spans(normalised.text, reference)
+        spans += _half_line_spans(normalised.text, reference, given)
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
+
+
+@lru_cache(maxsize=1024)
+def _given(problem: str | None, reference: _Reference) -> bool:
+    r"""Whether the problem statement states the reference's value: as a number anywhere in it (the 4 of
+    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is), or, for a
+    half-line, as the same inequality."""
+    if not problem:
+        return False
+    text = _normalised(problem).text
+    if reference.half_line is not None and _half_line_spans(text, reference, given=False):
+        return True
+    if reference.value is not None and any(
+        _close(Fraction(number), reference.value) for number in _PROBLEM_NUMBER.findall(text)
+    ):
+        return True
+    for run in _math_runs(text):
+        for start, end in _sides(text, *run)[0]:
+            side = text[start:end]
+            if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
+                return True
+    return False
+
+
+_PROBLEM_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 
 
 def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
@@ -311,9 +399,38 @@ def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, 
     return [
         match.span()
         for match in _SPLIT_DIGITS.finditer(feedback)
-        if _stated_as_result(feedback, *match.span(), short=True)
+        if _stated_as_result(feedback, *match.span(), given=True)
         and _states(re.sub(r"\s", "", match.group()), reference)
     ]
+
+
+def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """The letter of a multiple-choice answer ("(C)", "C") stated as the result or picked ("choose C"): the problem
+    lists every letter, and a bare capital is as often a point or a set."""
+    if reference.choice is None:
+        return []
+    letter = re.compile(rf"(?<![A-Za-z\\])\(?{reference.choice}\)?(?![A-Za-z])")
+    return [
+        match.span()
+        for match in letter.finditer(feedback)
+        if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
+        or _stated_as_result(feedback, *match.span(), given=True)
+    ]
+
+
+def _half_line_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    r"""Inequalities that state a half-line reference: "x ≤ 0" for `(-\infty, 0]`, "x > 2" for `(2, \infty)`."""
+    if reference.half_line is None:
+        return []
+    direction, bound = reference.half_line
+    spans = []
+    for match in _INEQUALITY.finditer(feedback):
+        operator = _INEQUALITY_OPERATORS[match.group("operator").lower()]
+        value = _value(match.group("bound"))
+        if operator == direction and value is not None and _close(value, bound):
+            if not given or _stated_as_result(feedback, *match.span(), given=True):
+                spans.append(match.span())
+    return spans
 
 
 def _reference_texts(reference: Any) -> list[str]:
@@ -373,7 +490,26 @@ def _reference(text: str) -> _Reference:
                 value = Fraction(int(evaluated.p), int(evaluated.q))
             elif evaluated.is_real:
                 value = float(evaluated.evalf())
-    return _Reference(text, value, _variables(answer), _is_collection(answer))
+    choice = _CHOICE.fullmatch(answer.strip())
+    return _Reference(
+        text,
+        value,
+        _variables(answer),
+        _is_collection(answer),
+        choice=(choice.group(1) or choice.group(2)) if choice else None,
+        half_line=_half_line(answer),
+    )
+
+
+def _half_line(answer: str) -> tuple[str, Fraction | float] | None:
+    match = _HALF_LINE.fullmatch(answer.strip())
+    if match is None:
+        return None
+    if match.group("upper"):
+        bound, direction = _value(match.group("upper")), "<=" if match.group("close") == "]" else "<"
+    else:
+        bound, direction = _value(match.group("lower")), ">=" if match.group("open") == "[" else ">"
+    return None if bound is None else (direction, bound)
 
 
 @lru_cache(maxsize=1024)
@@ -382,7 +518,7 @@ def _gold(text: str) -> tuple:
     return tuple(parse(as_latex_answer(text), parsing_timeout=math_verify_timeout()))
 
 
-def _leak_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> list[tuple[int, int]]:
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
     stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
@@ -398,7 +534,7 @@ def _leak_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
             text = feedback[start:end]
             if not (reference.variables or re.search(r"[\d\\]", text)):
                 continue  # a lone variable
-            if not is_equation and not _stated_as_result(feedback, start, end, reference.short):
+            if not is_equation and not _stated_as_result(feedback, start, end, given):
                 continue
             if _states(text, reference):
                 spans.append((start, end))
@@ -410,11 +546,15 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         kind, stop = (match.lastgroup, match.end()) if match else ("other", position + 1)
-        if kind == "word" and len(match.group()) == 1:
+        if kind == "word" and len(match.group()) == 1 and text[position - 1 : position] in ("'", "’"):
+            is_math = False  # the end of "it's", "let's"
+        elif kind == "word" and len(match.group()) == 1:
             english_word_ahead = _ENGLISH_WORD_AHEAD.match(text, stop)
             is_math = not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
+        elif kind == "operator" and start is None and match.group() in "-−" and text[stop : stop + 1].isspace():
+            is_math = False  # a dash between words ("Hint - 7"), not a minus sign
         else:
             is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
         if is_math:
@@ -461,8 +601,10 @@ def _unmatched_brackets(text: str) -> int:
     return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
 
 
-def _stated_as_result(text: str, start: int, end: int, short: bool) -> bool:
-    """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it."""
+def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
+    """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
+    unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
+    result cue or in an instruction."""
     before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
     after = text[end : end + _CONTEXT_CHARS].lower()
     if _RESULT_CUE_BEFORE.search(before) or _RESULT_CUE_AFTER.match(after):
@@ -475,7 +617,7 @@ def _stated_as_result(text: str, start: int, end: int, short: bool) -> bool:
     )
     if is_list_marker or _ENUMERATION_BEFORE.search(before):
         return False
-    return not short
+    return not given
 
 
 def _states(candidate: str, reference: _Reference) -> bool:
@@ -544,7 +686,8 @@ def _numerically_apart(gold: Any, target: Any) -> bool:
 def _value(expression: str) -> Fraction | float | None:
     """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value), or `None`
     when it is not plain arithmetic in the spellings rewritten to Python (`\\log_2 8`, `42^\\circ`, intervals)."""
-    text = _THOUSANDS_SEPARATOR.sub("", expression)
+    text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", expression)
+    text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
     while text != previous:  # innermost fractions first
         previous, text = text, _FRACTION.sub(r"((\1)/(\2))", text)
@@ -633,7 +776,13 @@ _PREPARE_PASSES = 3
 
 
 def prepare_feedback(
-    text: str, reference: Any, tokenizer, max_tokens: int, special_tokens: tuple[str, ...] = ()
+    text: str,
+    reference: Any,
+    tokenizer,
+    max_tokens: int,
+    special_tokens: tuple[str, ...] = (),
+    *,
+    problem: str | None = None,
 ) -> PreparedFeedback:
     r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
     schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
@@ -650,16 +799,17 @@ def prepare_feedback(
         max_tokens: The cap, in policy tokens.
         special_tokens: Strings removed from the text: every control token of the tokenizer (special and added
             tokens, `schema.control_tokens`).
+        problem: The problem statement (see `redact_answer_leak`).
     """
     if tokenizer is not None:
         text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:
-        text, leaked = redact_answer_leak(text, reference)
+        text, leaked = redact_answer_leak(text, reference, problem=problem)
         for _ in range(_PREPARE_PASSES):
             text = sanitize_feedback(text, special_tokens)
             if tokenizer is not None:
                 text = sanitize_feedback(truncate_to_tokens(text, tokenizer, max_tokens), special_tokens)
-            text, leaked_again = redact_answer_leak(text, reference)
+            text, leaked_again = redact_answer_leak(text, reference, problem=problem)
             leaked |= leaked_again
             if not leaked_again:
                 return PreparedFeedback(text or None, leaked)
