@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.credentials import mask_urls_in_http_logs, read_api_key
-from ..core.feedback_step import without_injected_control_ids
-from ..core.schema import control_token_ids, feedback_prefill
 
 
 @dataclass
@@ -36,6 +34,9 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     if not prefill:
         return ids
+    from ..core.feedback_step import without_injected_control_ids  # imports torch and TRL: not at `--help`
+    from ..core.schema import control_token_ids, feedback_prefill
+
     # The prefill holds feedback text: none of it becomes a control token's id, as in training.
     prefill_ids, empty_slot_ids = tokenizer(
         [prefill, feedback_prefill("")], add_special_tokens=False, split_special_tokens=True
