@@ -10,7 +10,7 @@ import json
 import math
 import queue
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -156,9 +156,35 @@ def vllm_server(tmp_path_factory, async_model_dir):
         server.stop()
 
 
-def train_recording(tmp_path, server, model_dir, dataset, provider, callbacks=None, consumed=None, **overrides):
+class RecordingQueue:
+    """The trainer's end of the rollout queue, keeping every `RolloutSample` it hands out in `received`."""
+
+    def __init__(self, rollout_queue, received: list):
+        self.rollout_queue, self.received = rollout_queue, received
+
+    def get(self, *args, **kwargs):
+        sample = self.rollout_queue.get(*args, **kwargs)
+        self.received.append(sample)
+        return sample
+
+    def __getattr__(self, name):
+        return getattr(self.rollout_queue, name)
+
+
+def train_recording(
+    tmp_path,
+    server,
+    model_dir,
+    dataset,
+    provider,
+    callbacks=None,
+    consumed=None,
+    reward_funcs=scripted_reward,
+    received=None,
+    **overrides,
+):
     """Train an AsyncMulFeRLTrainer; returns it and every sample it took from the rollout queue, in order (appended
-    to `consumed` as they come)."""
+    to `consumed` as they come; the `RolloutSample`s themselves to `received`)."""
     from trl.experimental.async_grpo import async_grpo_trainer
 
     from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
@@ -168,6 +194,8 @@ def train_recording(tmp_path, server, model_dir, dataset, provider, callbacks=No
     queue_iter = async_grpo_trainer.RolloutQueueDataset.__iter__
 
     def recording_iter(self):
+        if received is not None:
+            self.queue = RecordingQueue(self.queue, received)
         for sample in queue_iter(self):
             consumed.append(sample)
             yield sample
@@ -179,7 +207,7 @@ def train_recording(tmp_path, server, model_dir, dataset, provider, callbacks=No
         with cpu_substitutions():
             trainer = AsyncMulFeRLTrainer(
                 model=model_dir,
-                reward_funcs=scripted_reward,
+                reward_funcs=reward_funcs,
                 args=args,
                 train_dataset=dataset,
                 weight_transfer=DiskWeightTransfer(server.url, str(tmp_path / "weights")),
@@ -392,6 +420,176 @@ def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server,
     assert trainer.state.global_step < 60
 
 
+def expression_reply(count: int) -> str:
+    """A long reviewer reply: `count` statements of an angle in degrees, which only math-verify reads (the leak guard's
+    costly path: about 1.5 ms each)."""
+    return "".join(f"Angle ${angle // 100}.{angle % 100:02d}^\\circ$ is off. " for angle in range(1000, 1000 + count))
+
+
+SLOW_GUARD_EXPRESSIONS = 4000
+
+
+def long_reply_provider(prompt, completions, rewards, log_file, **columns):
+    with open(log_file, "a") as log:
+        log.write(json.dumps({"returned": time.time()}) + "\n")
+    return expression_reply(SLOW_GUARD_EXPRESSIONS)
+
+
+def timed_scripted_reward(completions, kind, log_file, **kwargs):
+    """`scripted_reward`, logging when each group is scored (in the rollout process's event loop)."""
+    with open(log_file[0], "a") as log:
+        log.write(json.dumps({"kind": kind[0], "scored": time.time()}) + "\n")
+    return scripted_reward(completions, kind)
+
+
+class StopAfterFirstReply(TrainerCallback):
+    """Stops training `seconds` after the provider's first reply."""
+
+    def __init__(self, log_file: Path, seconds: float):
+        self.log_file, self.seconds = log_file, seconds
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.log_file.exists():
+            replies = [json.loads(line) for line in self.log_file.read_text().splitlines() if "returned" in line]
+            control.should_training_stop = bool(replies) and time.time() > replies[0]["returned"] + self.seconds
+
+
+@pytest.mark.vllm
+def test_the_leak_guard_does_not_stall_other_groups(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
+    """A reviewer's long reply keeps the leak guard busy for seconds (timed here first); meanwhile the rollout process
+    goes on scoring other prompts' groups, which it cannot while the guard holds its event loop (from the first second
+    after the reply on, to leave the loop time to start the guard). The reply is longer than the server's context
+    allows as a prefill, so its group then ends unresolved."""
+    from trl_mulferl.feedback.guard import prepare_feedback
+
+    start = time.perf_counter()
+    prepare_feedback(expression_reply(SLOW_GUARD_EXPRESSIONS), "42", tiny_tokenizer, 100_000, problem="Question?")
+    guard_s = time.perf_counter() - start
+    assert guard_s > 3.0
+    log_file = tmp_path / "times.jsonl"
+    rows = [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in ("unresolved", "grpo_turn0")]
+    dataset = Dataset.from_list([{**row, "log_file": str(log_file), "solution": "42"} for row in rows])
+    train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        dataset,
+        long_reply_provider,
+        [StopAfterFirstReply(log_file, guard_s)],
+        max_steps=40,
+        max_feedback_length=100_000,
+        reward_funcs=timed_scripted_reward,
+        feedback_max_concurrency=1,
+    )
+    events = [json.loads(line) for line in log_file.read_text().splitlines()]
+    returned = min(event["returned"] for event in events if "returned" in event)
+    during = [
+        event
+        for event in events
+        if event.get("kind") == "grpo_turn0" and returned + 1.0 < event["scored"] < returned + 0.8 * guard_s
+    ]
+    assert len(during) >= 2, (guard_s, events)
+
+
+def counting_provider(prompt, completions, rewards, calls_file, **columns):
+    """`round_provider`, counting its calls in `calls_file`."""
+    with open(calls_file, "a") as calls:
+        calls.write("call\n")
+    return round_provider(prompt, completions, rewards, **columns)
+
+
+ROUTE_OF_KIND = {
+    "solved_skip": "solved_skip",
+    "grpo_turn0": "grpo",
+    "grpo_turn1": "grpo",
+    "fco_turn1": "fco",
+    "unresolved": "unresolved",
+}
+
+
+@pytest.mark.vllm
+def test_every_feedback_request_and_trained_route_is_counted(tmp_path, vllm_server, async_model_dir):
+    """One logging window of 20 steps (the rollout process sends far more than the few entries this run has room for
+    when each group sends its own): the feedback requests logged over the run, window and end, equal the provider's
+    own count of its calls, and so does the run's bill; the routes logged are those of the prompts trained, which
+    TRL's queue hands the planner after dropping stale rows."""
+    calls_file = tmp_path / "calls"
+    kinds = list(ROUTE_OF_KIND)
+    rows = [{"prompt": make_conversation(f"Question {kind}?"), "kind": kind} for kind in kinds]
+    dataset = Dataset.from_list([{**row, "calls_file": str(calls_file)} for row in rows])
+    trainer, consumed = train_recording(
+        tmp_path, vllm_server, async_model_dir, dataset, counting_provider, max_steps=20, logging_steps=20
+    )
+    calls = len(calls_file.read_text().splitlines())
+    history = trainer.state.log_history
+    assert calls > 20
+    assert sum(entry.get("mulferl/feedback/requests", 0) for entry in history) == calls
+    assert history[-1]["mulferl/feedback/total_requests"] == calls
+    trained = Counter(ROUTE_OF_KIND[kinds[sample["group_id"] % len(kinds)]] for sample in consumed)
+    logged = Counter()
+    for entry in history:
+        for route in ("grpo", "fco", "solved_skip", "unresolved", "unscorable"):
+            logged[route] += entry.get(f"mulferl/route/{route}", 0) * entry.get("mulferl/route/prompts_total", 0)
+    assert sum(entry.get("mulferl/route/prompts_total", 0) for entry in history) == len(consumed) / K
+    assert {route: count / K for route, count in trained.items()} == pytest.approx(+logged)
+
+
+def hanging_provider(prompt, completions, rewards, **columns):
+    """A sync provider whose endpoint never answers within the run."""
+    time.sleep(120)
+
+
+class StepEnds(TrainerCallback):
+    def __init__(self):
+        self.times = []
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.times.append(time.monotonic())
+
+
+@pytest.mark.vllm
+def test_a_stop_mid_request_is_clean(tmp_path, capfd, vllm_server, async_model_dir):
+    """Training ends while the provider's calls hang: the rollout process stops at once (no provider thread holds it,
+    no task is left pending, TRL does not have to terminate it) and reports no failure; the requests made count."""
+    steps = StepEnds()
+    dataset = kinds_dataset(["unresolved", "grpo_turn0"])
+    trainer, _ = train_recording(
+        tmp_path, vllm_server, async_model_dir, dataset, hanging_provider, [steps], max_steps=3
+    )
+    stopped_s = time.monotonic() - steps.times[-1]
+    err = capfd.readouterr().err
+    assert stopped_s < 10
+    for failure in ("did not exit", "Worker process failed", "Task was destroyed", "Traceback"):
+        assert failure not in err
+    assert trainer.state.log_history[-1]["mulferl/feedback/total_requests"] >= 1
+
+
+@pytest.mark.vllm
+@pytest.mark.parametrize("pairing", ["permutation", "all"])
+def test_fco_micro_batches_stay_within_the_token_budget(tmp_path, vllm_server, async_model_dir, pairing):
+    """K = 8 and a budget of 520 tokens (a 459-token prompt; a positive with one negative fits, with its 8 negatives
+    it does not): TRL's largest row of each step, logged as `batch/row_tokens_max`, stays within the budget while FCO
+    trains, the pairs beyond it counted."""
+    budget = 520
+    trainer, _ = train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        kinds_dataset(["fco_turn1"]),
+        round_provider,
+        max_steps=3,
+        num_generations=8,
+        per_device_train_batch_size=8,
+        token_budget=budget,
+        fco_pairing=pairing,
+    )
+    history = [entry for entry in trainer.state.log_history if "batch/row_tokens_max" in entry]
+    assert history and max(entry["batch/row_tokens_max"] for entry in history) <= budget
+    assert sum(entry.get("mulferl/fco/pairs", 0) for entry in history) > 0
+    over_budget = sum(entry.get("mulferl/fco/over_budget_pairs_total", 0) for entry in trainer.state.log_history)
+    assert (over_budget > 0) == (pairing == "all")
+
+
 class WeightSnapshots(TrainerCallback):
     """The policy's weights at the beginning of each optimizer step: those its micro-batches are scored with."""
 
@@ -471,7 +669,7 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
 
     from trl_mulferl.async_mulferl.async_samples import REPLAY_ADVANTAGE
 
-    gamma = 0.1
+    gamma, received = 0.1, []
     trainer, consumed = train_recording(
         tmp_path,
         vllm_server,
@@ -479,6 +677,7 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
         kinds_dataset(["grpo_turn1", "fco_turn1"] * 2),
         round_provider,
         max_steps=2,
+        received=received,
         feedback_replay=True,
         feedback_replay_shaping=gamma,
         fco_weight=0.0,
@@ -503,6 +702,9 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
         assert advantage == pytest.approx(expected[kind][sample["metrics"]["reward"]], rel=1e-6)
     history = trainer.state.log_history
     assert sum(entry.get("mulferl/replayed_rows", 0) for entry in history) >= len(consumed)
+    # The completion TRL logs (its completions table) is the one trained, without the feedback.
+    assert received and not any("ROUND" in json.dumps(sample.completion) for sample in received)
+    assert all("<feedback></feedback>" in json.dumps(sample.completion) for sample in received)
 
     model = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
     loss, tokens = 0.0, 0
@@ -577,7 +779,7 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
     from tests.async_cpu import cpu_substitutions
-    from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.async_mulferl.async_samples import ROUTE, MulFeRLCollator, MulFeRLQueue, fco_carriers
 
     peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
     with cpu_substitutions():
@@ -600,17 +802,23 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
             ids = prompt + completion
             mask = [0] * len(prompt) + [1] * len(completion)
             arrays = (np.asarray(ids), np.asarray(mask), np.zeros(len(ids), dtype=np.float32))
-            return RolloutSample([], [], *arrays, 0.0, 0, 0, {"reward": reward})
+            return RolloutSample([], [], *arrays, 0.0, 0, 0, {"reward": reward, ROUTE: "fco"})
 
         members = [row(c, r) for c, r in zip(completions, [1.0, 1.0, 0.0, 0.0], strict=True)]
         carriers, _ = fco_carriers(members[:K], members[K:], torch.tensor([[0, 1], [1, 0]]))
         keys = ("input_ids", "completion_mask", "old_log_probs", "advantage", "group_id", "metrics")
         queued = [{key: getattr(carrier, key) for key in keys} for carrier in carriers]
-        (rows,) = list(FixedCountBatcher(MulFeRLQueue(queued), num_processes=1, microbatch_size=K))
+        (rows,) = list(
+            FixedCountBatcher(MulFeRLQueue(queued, defaultdict(list), K), num_processes=1, microbatch_size=K)
+        )
         inputs = MulFeRLCollator(DataCollatorForRollout(0, 1, metrics=defaultdict(list)), K)([rows])
-        selected = inputs["token_index"] >= 0
+        # Every member's scored tokens, segment by segment: TRL's loss terms (the positives') and the negatives'.
+        terms = [(inputs["token_index"][0], inputs["segment_id"][0])]
+        terms.append((inputs["mulferl_negative_token_index"][0], inputs["mulferl_negative_segment_id"][0]))
+        index, segment = (torch.cat(parts) for parts in zip(*terms, strict=True))
+        index = index[index >= 0][segment[index >= 0].argsort(stable=True)]
         with torch.no_grad():
-            reference = trainer._reference_log_probs(trainer.model, inputs).flatten()[inputs["token_index"][selected]]
+            reference = trainer._reference_log_probs(trainer.model, inputs).flatten()[index]
     starting = AutoModelForCausalLM.from_pretrained(async_model_dir, attn_implementation="eager")
     expected = []
     with torch.no_grad():
@@ -619,3 +827,73 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
             logps = starting(ids.unsqueeze(0)).logits[0, :-1].log_softmax(-1).gather(1, ids[1:, None]).squeeze(1)
             expected += logps[len(prompt) - 1 :].tolist()
     assert reference.tolist() == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.vllm
+def test_trls_policy_metrics_leave_out_the_fco_negatives(tmp_path, async_model_dir, tiny_tokenizer):
+    """On a micro-batch of FCO carriers, TRL's `ratio`, `kl`, `entropy` and clip metrics are those of TRL's own loss on
+    the same rows without the negatives (which TRL's loss gives advantage 0 and does not train). No server: the
+    trainer is only built, the policy moved off the sampling log-probs."""
+    import torch
+    from trl.experimental.async_grpo import AsyncGRPOTrainer
+    from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
+    from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
+
+    from tests.async_cpu import cpu_substitutions
+    from trl_mulferl.async_mulferl.async_samples import ROUTE, MulFeRLCollator, MulFeRLQueue, fco_carriers
+
+    names = ("ratio", "kl", "entropy", "clip_ratio/low_mean", "clip_ratio/high_mean", "clip_ratio/region_mean")
+    generator = np.random.default_rng(0)
+    with cpu_substitutions():
+        trainer = built_trainer(tmp_path, async_model_dir)
+        trainer.current_gradient_accumulation_steps = 1
+        prompt = tiny_tokenizer.apply_chat_template(
+            make_conversation("Question fco_turn1?"), add_generation_prompt=True, return_dict=False
+        )
+
+        def row(completion, reward):
+            ids = prompt + completion
+            mask = [0] * len(prompt) + [1] * len(completion)
+            old_logps = np.where(np.asarray(mask) == 1, generator.uniform(-4, -1, len(ids)), 0).astype(np.float32)
+            return RolloutSample([], [], np.asarray(ids), np.asarray(mask), old_logps, 0.0, 0, 0, {"reward": reward})
+
+        members = [row(c, r) for c, r in zip([[11, 12, 13], [11, 14], [15, 16, 17, 18], [19]], [1, 1, 0, 0])]
+        for member in members:
+            member.metrics[ROUTE] = "fco"
+        keys = ("input_ids", "completion_mask", "old_log_probs", "advantage", "group_id", "metrics")
+
+        def metrics_of(samples, loss_of):
+            queued = [{key: getattr(sample, key) for key in keys} for sample in samples]
+            (rows,) = list(FixedCountBatcher(MulFeRLQueue(queued, defaultdict(list), K), 1, K))
+            inputs = MulFeRLCollator(DataCollatorForRollout(0, 1, metrics=defaultdict(list)), K)([rows])
+            trainer._metrics["train"].clear()
+            loss_of(trainer.model, inputs)
+            return {name: trainer._metrics["train"][name][-1] for name in names}
+
+        carriers, _ = fco_carriers(members[:K], members[K:], torch.tensor([[0, 1], [1, 0]]))
+        with_negatives = metrics_of(carriers, trainer.compute_loss)
+        without = metrics_of(members[:K], lambda model, inputs: AsyncGRPOTrainer.compute_loss(trainer, model, inputs))
+    assert with_negatives == pytest.approx(without, abs=1e-6)
+    assert abs(without["ratio"] - 1) > 1e-3  # the policy is off the sampling log-probs
+
+
+def test_the_constructor_takes_async_grpo_trainers_parameters_in_order():
+    """`AsyncGRPOTrainer`'s parameters, in its order, then the feedback provider (keyword-only); tools,
+    `environment_factory` and `rollout_worker` are refused in one line, before anything is loaded."""
+    import inspect
+
+    from trl.experimental.async_grpo import AsyncGRPOTrainer
+
+    from trl_mulferl import AsyncMulFeRLTrainer
+
+    ours = inspect.signature(AsyncMulFeRLTrainer.__init__).parameters
+    theirs = inspect.signature(AsyncGRPOTrainer.__init__).parameters
+    assert list(ours) == [*theirs, "feedback_provider"]
+    assert ours["feedback_provider"].kind is inspect.Parameter.KEYWORD_ONLY
+
+    def lookup(query: str) -> str:
+        return query
+
+    for keyword, value in (("tools", [lookup]), ("environment_factory", object), ("rollout_worker", object())):
+        with pytest.raises(ValueError, match=f"AsyncMulFeRLTrainer does not support {keyword} yet"):
+            AsyncMulFeRLTrainer("no-such-model", **{keyword: value})

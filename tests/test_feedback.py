@@ -96,6 +96,56 @@ def test_sync_providers_run_as_concurrently_as_async_ones():
     assert [(r.text, r.error) for r in results] == [("ok", None)] * 40
 
 
+def test_cancelling_a_request_cancels_the_providers_calls():
+    """The asynchronous trainer cancels a feedback task at the end of training: the provider calls it awaits end with
+    it, none is left pending on the loop (asyncio.wait alone leaves them running)."""
+    started, cancelled = asyncio.Event(), []
+
+    async def hanging_provider(prompt, completions, rewards, **columns):
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.append(prompt)
+            raise
+
+    async def cancel_mid_request():
+        requests = [FeedbackRequest(f"p{i}", ["a"], [0.0], {}) for i in range(3)]
+        task = asyncio.ensure_future(request_feedback(hanging_provider, requests, max_concurrency=3))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+
+    assert asyncio.run(cancel_mid_request()) == []
+    assert sorted(cancelled) == ["p0", "p1", "p2"]
+
+
+def test_a_sync_providers_call_past_its_deadline_does_not_hold_the_process(tmp_path):
+    """A sync provider still waiting on its endpoint when the run ends: the process exits at once (an executor's
+    threads are joined at exit, which held the asynchronous trainer's rollout process until TRL killed it)."""
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import asyncio, time\n"
+        "from trl_mulferl.feedback import FeedbackRequest, request_feedback\n"
+        "def provider(prompt, completions, rewards):\n"
+        "    time.sleep(60)\n"
+        "results = asyncio.run(request_feedback(provider, [FeedbackRequest('p', ['a'], [0.0], {})], 1, deadline=0.2))\n"
+        "print(results[0].error, flush=True)\n"
+        "print(time.monotonic(), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    exited = time.monotonic()
+    error, answered = done.stdout.split()
+    assert done.returncode == 0 and error == "deadline"
+    assert exited - float(answered) < 10  # not the provider's 60 s
+
+
 # The trainer's side of the feedback path, on the tiny model.
 
 

@@ -16,10 +16,13 @@ from ..mulferl.mulferl_config import (
 ASYNC_FEEDBACK_PROVIDERS = ("openai", "column", "checker", "none")
 
 
-def _mulferl_field(name: str):
-    """`MulFeRLConfig`'s field `name` (default and help), so that both configs document it once."""
+def _mulferl_field(name: str, help: str | None = None):
+    """`MulFeRLConfig`'s field `name` (default and help), so that both configs document it once; `help` where it means
+    something else in the rollout process."""
     source = MulFeRLConfig.__dataclass_fields__[name]
     metadata = dict(source.metadata)
+    if help is not None:
+        metadata["help"] = help
     if name == "feedback_provider":
         metadata["choices"] = [None, *ASYNC_FEEDBACK_PROVIDERS]
     if source.default_factory is not MISSING:
@@ -46,15 +49,16 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     - each FCO pair reaches the trainer whole (a positive carrying its negatives) and is trained in one micro-batch,
       where its loss is computed exactly for either pairing (no generation-time surrogate); the FCO term of a
       micro-batch is `fco_weight` x the sum over its pairs of their loss / their prompt's pairs, over the prompts it
-      trains;
+      trains; under `token_budget` a positive is priced with the negatives it carries, so that no micro-batch row
+      exceeds the budget (a negative that fits in no row with its positive is dropped with its pair);
     - the reference policy of FCO is the base model with the adapter disabled under PEFT, else a frozen copy of the
       starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
       micro-batch holding an FCO pair;
     - `feedback_replay`: the replayed rows' advantages are taken over the union with the prompt's turn-0 group as in
-      `MulFeRLTrainer` (`(r - mean) / (std + 1e-4)`, unbiased std; every other row has AsyncGRPO's own), and their
-      tokens get the gradient of the shaped objective at the policy that trains them, in a term of their own (TRL's
-      clipped ratio would compare them to their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics
-      still count them so).
+      `MulFeRLTrainer`, but always std-scaled as AsyncGRPO's are (`(r - mean) / (std + 1e-4)`, unbiased std; every
+      other row has AsyncGRPO's own), and their tokens get the gradient of the shaped objective at the policy that
+      trains them, in a term of their own, with no trust region or KL term (TRL's clipped ratio would compare them to
+      their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics still count them so).
 
     Not available yet: the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
@@ -67,8 +71,16 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     feedback_injection: str = _mulferl_field("feedback_injection")
     feedback_group_size: int = _mulferl_field("feedback_group_size")
     max_feedback_length: int = _mulferl_field("max_feedback_length")
-    feedback_max_concurrency: int = _mulferl_field("feedback_max_concurrency")
-    feedback_turn_deadline: float = _mulferl_field("feedback_turn_deadline")
+    feedback_max_concurrency: int = _mulferl_field(
+        "feedback_max_concurrency",
+        help="Maximum number of feedback requests in flight at once in the rollout process (one per failed group); "
+        "the other failed groups wait for a place.",
+    )
+    feedback_turn_deadline: float = _mulferl_field(
+        "feedback_turn_deadline",
+        help="Seconds the rollout process waits for one failed group's feedback request; a group left unanswered "
+        "ends unresolved and the run goes on.",
+    )
     feedback_skip_truncated: bool = _mulferl_field("feedback_skip_truncated")
     success_threshold: float = _mulferl_field("success_threshold")
     feedback_provider: str | None = _mulferl_field("feedback_provider")

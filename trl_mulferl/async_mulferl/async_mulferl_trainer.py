@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import torch
 from accelerate.utils import is_peft_model
 from trl.experimental.async_grpo import AsyncGRPOTrainer
+from trl.experimental.async_grpo.async_grpo_trainer import TokenBudgetBatcher
 from trl.experimental.utils import create_reference_model
 from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
@@ -19,8 +20,8 @@ from ..core.validation import check_dataset_columns, check_feedback_provider, re
 from ..feedback import FeedbackTotals, build_feedback_provider, is_batched
 from ..feedback.totals import TOTAL_COUNTS
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
-from .async_samples import MulFeRLCollator, MulFeRLQueue
+from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
+from .async_samples import FCOTokenBudgetBatcher, MulFeRLCollator, MulFeRLQueue
 
 
 # The config fields `build_feedback_provider` reads.
@@ -46,9 +47,10 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     Args:
         model, reward_funcs, args, train_dataset, processing_class, callbacks, optimizers, peft_config,
-            weight_transfer: As for `AsyncGRPOTrainer`; `args` is an [`AsyncMulFeRLConfig`]. Reward functions and the
-            feedback provider run in the spawned rollout process, so they must pickle (module-level functions or
-            instances of module-level classes).
+            weight_transfer: As for `AsyncGRPOTrainer`, in its order; `args` is an [`AsyncMulFeRLConfig`]. Reward
+            functions and the feedback provider run in the spawned rollout process, so they must pickle
+            (module-level functions or instances of module-level classes).
+        tools, environment_factory, rollout_worker: `AsyncGRPOTrainer`'s, refused: not supported yet.
         feedback_provider (`Callable`, *optional*, keyword-only):
             Any callable `(prompt, completions, rewards, **columns) -> str`, sync or async (see
             `trl_mulferl.feedback`). Without it, `args.feedback_provider` selects a built-in one. Required when
@@ -68,10 +70,19 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         callbacks=None,
         optimizers=(None, None),
         peft_config=None,
+        tools=None,
+        environment_factory=None,
+        rollout_worker=None,
         weight_transfer=None,
         *,
         feedback_provider=None,
     ):
+        unsupported = {"tools": tools, "environment_factory": environment_factory, "rollout_worker": rollout_worker}
+        if given := [name for name, value in unsupported.items() if value is not None]:
+            raise ValueError(
+                f"AsyncMulFeRLTrainer does not support {', '.join(given)} yet: its rollout process runs MulFeRL's "
+                "feedback turns on single-turn rollouts. Use MulFeRLTrainer for tools and environments."
+            )
         args = resolve_args(args, AsyncMulFeRLConfig, model, "AsyncMulFeRL")
         # What the rollout process gets: the caller's provider (pickled), or the fields it builds a built-in one from.
         sent_provider, feedback_fields = feedback_provider, None
@@ -121,12 +132,16 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     def get_train_dataloader(self):
         dataloader = super().get_train_dataloader()
-        if self.args.max_feedback_turns > 0 and self.accelerator.is_main_process:
+        if self.accelerator.is_main_process:
             # TRL builds its planner and collator inline: MulFeRL's fields are taken out of the samples before the
-            # planner (TRL's reward metrics made turn 0's), and FCO carriers unfolded in the collator, so that an FCO
-            # prompt's two groups are trained in one rank's row of one micro-batch.
+            # planner (TRL's reward metrics made turn 0's, the routes of the trained rows logged), FCO carriers priced
+            # with their negatives under a token budget, and unfolded in the collator, so that an FCO prompt's two
+            # groups are trained in one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
-            loader.dataset.dataset = MulFeRLQueue(loader.dataset.dataset)  # the planner's source: TRL's queue dataset
+            planner = loader.dataset
+            planner.dataset = MulFeRLQueue(planner.dataset, self._metrics["train"], self.args.num_generations)
+            if isinstance(planner, TokenBudgetBatcher):
+                planner.__class__ = FCOTokenBudgetBatcher  # the same planner, pricing carriers with their negatives
             loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)
         return dataloader
 
@@ -144,11 +159,11 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                 hook.remove()
             selected = inputs["token_index"] >= 0
             token_index, segment_id = inputs["token_index"][selected], inputs["segment_id"][selected]
-            logps = forwards[0].log_probs.flatten()[token_index]
+            forward_logps = forwards[0].log_probs.flatten()
             if replay:
-                loss = loss + self._replay_term(inputs, logps, segment_id)
+                loss = loss + self._replay_term(inputs, forward_logps[token_index], segment_id)
             if fco:
-                loss = loss + self._fco_term(model, inputs, logps, token_index, segment_id)
+                loss = loss + self._fco_term(model, inputs, forward_logps, token_index, segment_id)
         if self.accelerator.sync_gradients and self._fco_window.has_pairs:  # the step's last micro-batch
             self._fco_window.flush(self._metrics["train"])
         return loss
@@ -161,8 +176,15 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         tokens_per_rank = (inputs["global_n_tokens"][0] / self.accelerator.num_processes).clamp(min=1.0)
         return losses.sum() / tokens_per_rank / self.current_gradient_accumulation_steps
 
-    def _fco_term(self, model, inputs, logps: torch.Tensor, token_index, segment_id: torch.Tensor) -> torch.Tensor:
-        """The micro-batch's FCO term; logs its pair losses and score gaps."""
+    def _fco_term(
+        self, model, inputs, forward_logps: torch.Tensor, token_index: torch.Tensor, segment_id: torch.Tensor
+    ) -> torch.Tensor:
+        """The micro-batch's FCO term, over TRL's loss terms and the negatives' (which TRL's loss does not see); logs
+        its pair losses and score gaps."""
+        negatives = inputs["mulferl_negative_token_index"][0] >= 0
+        token_index = torch.cat([token_index, inputs["mulferl_negative_token_index"][0][negatives]])
+        segment_id = torch.cat([segment_id, inputs["mulferl_negative_segment_id"][0][negatives]])
+        logps = forward_logps[token_index]
         with torch.no_grad():
             reference = self._reference_log_probs(model, inputs).flatten()[token_index]
         normalization, num_sequences = self.args.fco_score_normalization, int(segment_id.max()) + 1
@@ -195,17 +217,27 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             return model(**forward, **tree, fused_lm_head=True).log_probs
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        # Drained here rather than in TRL's `log`, so that the counts the rollout process sends per group are summed
-        # over the window (rates and maxima keep TRL's reductions) and added to the run's feedback totals.
+        # Drained here rather than in TRL's `log`, so that the counts the rollout process sends are summed over the
+        # window (rates and maxima keep TRL's reductions) and added to the run's feedback totals. The summary at the
+        # end of training first stops the rollout process, which sends its last counts as it stops.
         metrics, counts = self._metrics["train"], Counter()
+
+        def take(entry: dict) -> bool:
+            for key, value in entry.items():
+                if key == LAST_WINDOW:
+                    continue
+                if is_rollout_count(key, value):
+                    counts[key] += value
+                else:
+                    metrics[key].append(value)
+            return LAST_WINDOW in entry
+
         if self.accelerator.is_main_process and self.rollout_worker:
+            if "train_runtime" in logs:
+                self.rollout_worker.stop_reading_metrics(take)
             while True:
                 try:
-                    for key, value in self.rollout_worker.metrics_queue.get_nowait().items():
-                        if is_rollout_count(key, value):
-                            counts[key] += value
-                        else:
-                            metrics[key].append(value)
+                    take(self.rollout_worker.metrics_queue.get_nowait())
                 except queue.Empty:
                     break
         for key, value in counts.items():
@@ -225,7 +257,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 def is_rollout_count(key: str, value) -> bool:
     """Whether a metric the rollout process sends is a `mulferl/*` count, summed over a logging window (not a rate,
     which TRL reduces as one, or a maximum)."""
-    return key.startswith("mulferl/") and not isinstance(value, tuple) and "max" not in key.split("/")[-1].split("_")
+    return key.startswith("mulferl/") and not isinstance(value, tuple) and not is_maximum(key)
 
 
 def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, pickled: bool):

@@ -8,10 +8,12 @@ and routes the group again, while the score loop goes on with other groups.
 """
 
 import asyncio
+import functools
 import queue
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,23 +31,62 @@ from trl.experimental.async_grpo.async_rollout_worker import (
 from ..core.feedback_step import FeedbackStep, check_fits_context, without_feedback
 from ..core.metrics import (
     FCO_DROPPED_PAIRS,
-    LOGGED_ROUTES,
     REGENERATED_TOKENS,
     REPLAYED_ROWS,
-    REWARD_FINAL,
     REWARD_ROWS,
     TRAINED_ROUTES,
     feedback_metric,
     feedback_metrics,
-    route_metric,
     turn_metric,
 )
 from ..core.routing import GroupState, Route, group_state, rewards_vary, route, union_advantages
 from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
-from ..feedback.protocol import warn_once
+from ..feedback.protocol import in_daemon_thread, warn_once
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_samples import REPLAY_ADVANTAGE, TURN0_REWARDS, fco_carriers
+from .async_samples import REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS, fco_carriers
+
+
+# How often the rollout process sends its window of MulFeRL metrics to the trainer.
+METRICS_INTERVAL_S = 1.0
+# The key of the window the rollout process sends as it stops: the trainer waits for it before its last log.
+LAST_WINDOW = "mulferl/last_window"
+
+
+def is_maximum(key: str) -> bool:
+    """Whether a metric is a maximum, by TRL's rule (a `max` word in its last part)."""
+    return "max" in key.split("/")[-1].split("_")
+
+
+class MetricWindow:
+    """MulFeRL's metrics of the rollout process since it last sent them: counts summed, rates `(numerator,
+    denominator)` summed, maxima kept. TRL's metrics queue holds 4,096 entries and drops what does not fit, so the
+    window goes as one entry, and stays, still growing, until one fits."""
+
+    def __init__(self):
+        self.values: dict[str, float | tuple[float, float]] = {}
+
+    def add(self, metrics: dict[str, float | tuple[float, float]]):
+        for key, value in metrics.items():
+            if isinstance(value, tuple):
+                numerator, denominator = self.values.get(key, (0.0, 0.0))
+                self.values[key] = (numerator + value[0], denominator + value[1])
+            elif is_maximum(key):
+                if value == value:  # a maximum over nothing is NaN
+                    self.values[key] = max(self.values.get(key, value), value)
+            else:
+                self.values[key] = self.values.get(key, 0.0) + value
+
+    def send(self, metrics_queue) -> bool:
+        """Put the window in `metrics_queue` and start a new one; False (the window kept) where the queue is full."""
+        if not self.values:
+            return True
+        try:
+            metrics_queue.put_nowait(self.values)
+        except queue.Full:
+            return False
+        self.values = {}
+        return True
 
 
 @dataclass(frozen=True)
@@ -114,8 +155,6 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
 
     def __init__(self, *, feedback_provider, feedback_settings: FeedbackSettings, feedback_fields, **kwargs):
         super().__init__(**kwargs)
-        if self.tools or self.environment_factories is not None:
-            raise ValueError("AsyncMulFeRLTrainer does not support tools or environments yet.")
         # A built-in provider is built here from the config's fields: some hold locks and clients, which do not pickle.
         self.feedback_provider = feedback_provider or build_feedback_provider(feedback_fields)
         self.settings = feedback_settings
@@ -123,23 +162,46 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._feedback_tasks: set[asyncio.Task] = set()
         self._feedback_slots: asyncio.Semaphore | None = None
         self._task_failure: asyncio.Future | None = None
+        self._stopping: asyncio.Event | None = None
         self._server_context: int | None = None  # the server's max_model_len, asked at the first feedback turn
+        self._window = MetricWindow()
 
     async def _run_loops(self, stop_event: asyncio.Event) -> None:
         # A feedback task that fails (vLLM unreachable after TRL's retries) fails the rollout process, as a failed
-        # generation does; on stop, the feedback turns still running are cancelled.
+        # generation does, unless training is ending (TRL closes its HTTP session then); on stop, the feedback turns
+        # still running are cancelled, and the last window of metrics is sent.
         self._feedback_slots = asyncio.Semaphore(self.settings.feedback_max_concurrency)
         self._task_failure = asyncio.get_running_loop().create_future()
+        self._stopping = stop_event
         loops = asyncio.ensure_future(super()._run_loops(stop_event))
+        sender = asyncio.ensure_future(self._send_metrics(stop_event))
         try:
             await asyncio.wait([loops, self._task_failure], return_when=asyncio.FIRST_COMPLETED)
             if self._task_failure.done():
                 raise self._task_failure.exception()
             await loops
         finally:
-            for task in [loops, *self._feedback_tasks]:
+            for task in [loops, sender, *self._feedback_tasks]:
                 task.cancel()
-            await asyncio.gather(loops, *self._feedback_tasks, return_exceptions=True)
+            await asyncio.gather(loops, sender, *self._feedback_tasks, return_exceptions=True)
+            self._window.add({LAST_WINDOW: 1.0})
+            await self._send_metrics(None)
+            # Rows still in the queue's pipe when training ends are never trained; flushing them at exit would hold
+            # this process until TRL terminates it, since the trainer reads no more.
+            self.rollout_buffer.cancel_join_thread()
+
+    async def _send_metrics(self, stop_event: asyncio.Event | None):
+        """Send the window of metrics every `METRICS_INTERVAL_S` until `stop_event`; with None, once, waiting up to
+        10 s for the trainer to make room."""
+        if stop_event is None:
+            for _ in range(100):
+                if self._window.send(self._metrics_queue):
+                    return
+                await asyncio.sleep(0.1)
+            return
+        while not stop_event.is_set():
+            self._window.send(self._metrics_queue)
+            await asyncio.sleep(METRICS_INTERVAL_S)
 
     async def _score_group(self, group: RolloutGroup) -> list[RolloutSample]:
         samples = await super()._score_group(group)
@@ -156,7 +218,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             and self.settings.feedback_skip_truncated
             and self.feedback_step.all_truncated(group.completions_ids)
         ):
-            self._push_metrics({feedback_metric("skipped_truncated"): 1.0})
+            self._window.add({feedback_metric("skipped_truncated"): 1.0})
             decision = Route.UNRESOLVED
         if decision is Route.REGENERATE:
             self._spawn(self._feedback_turn(group, samples, states))
@@ -164,15 +226,12 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         return self._end_trajectory(group, samples, decision)
 
     def _end_trajectory(self, group: RolloutGroup, samples: list[RolloutSample], decision: Route) -> list:
-        """The rows the trainer gets of a prompt whose trajectory ends with `decision` at `group`'s turn; pushes the
-        prompt's route metrics."""
-        if decision is not Route.GRPO:
-            for sample in samples:
+        """The rows the trainer gets of a prompt whose trajectory ends with `decision` at `group`'s turn, each with
+        its route (the trainer logs the routes of the rows it trains: TRL may drop rows as stale)."""
+        for sample in samples:
+            sample.metrics[ROUTE] = decision.value
+            if decision is not Route.GRPO:
                 sample.advantage = 0.0
-        metrics = {route_metric(r): (float(r is decision), 1.0) for r in LOGGED_ROUTES}
-        if decision in TRAINED_ROUTES:
-            metrics[REWARD_FINAL] = (sum(sample.metrics["reward"] for sample in samples), len(samples))
-        self._push_metrics(metrics)
         if not isinstance(group, RegeneratedGroup):
             return samples
         for sample, metrics in zip(samples, group.turn0_metrics, strict=True):
@@ -192,6 +251,8 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         advantages = union_advantages(turn0, rewards, scale=True)[0].nan_to_num(0.0)
         for sample, advantage in zip(samples, advantages.tolist(), strict=True):
             strip_feedback(sample, group.prompt_length, group.prefill_length, self.feedback_step.empty_slot_ids)
+            prompt_ids, completion_ids = (ids.tolist() for ids in np.split(sample.input_ids, [group.prompt_length]))
+            sample.completion = [parse_response(self.tokenizer, completion_ids, prefix=prompt_ids)]  # as trained
             sample.advantage = 0.0
             sample.metrics[REPLAY_ADVANTAGE] = advantage
         if group.previous_prefill_length:
@@ -199,7 +260,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 strip_feedback(
                     sample, group.prompt_length, group.previous_prefill_length, self.feedback_step.empty_slot_ids
                 )
-        self._push_metrics({REPLAYED_ROWS: float(len(samples))})
+        self._window.add({REPLAYED_ROWS: float(len(samples))})
 
     def _fco_carriers(self, group: "RegeneratedGroup", positives: list[RolloutSample]) -> list[RolloutSample]:
         """The prompt's solved group, each positive carrying the negatives of its FCO pairs."""
@@ -209,7 +270,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         # A group id is unique over the run: it seeds the prompt's pairing on its own.
         pairs = self.feedback_step.fco_pairs(len(positives), 0, positives[0].group_id)
         carriers, dropped = fco_carriers(positives, negatives, pairs)
-        self._push_metrics({FCO_DROPPED_PAIRS: float(dropped)})
+        self._window.add({FCO_DROPPED_PAIRS: float(dropped)})
         return carriers
 
     def _push_turn_metrics(self, rewards: list[float], states: list[GroupState]):
@@ -222,7 +283,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         else:
             metrics[turn_metric(turn, "reached_groups")] = 1.0
             metrics[turn_metric(turn, "escape_rate")] = (1.0 - failed, 1.0)
-        self._push_metrics(metrics)
+        self._window.add(metrics)
 
     def _spawn(self, coroutine):
         task = asyncio.ensure_future(coroutine)
@@ -231,7 +292,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
 
     def _feedback_task_done(self, task: asyncio.Task):
         self._feedback_tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None and not self._task_failure.done():
+        if task.cancelled() or task.exception() is None or self._stopping.is_set():
+            return  # as training ends, a regeneration may meet the HTTP session TRL closes: no failure
+        if not self._task_failure.done():
             self._task_failure.set_exception(task.exception())
 
     async def _feedback_turn(self, group: RolloutGroup, samples: list[RolloutSample], states: list[GroupState]):
@@ -247,17 +310,24 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             prompt_index=group.group_id,
         )
         async with self._feedback_slots:
-            results = await request_feedback(
-                self.feedback_provider, [request], 1, self.settings.feedback_turn_deadline
-            )
-        (feedback,) = self.feedback_step.prepare(self.feedback_provider, [request], results, counts)
-        self._push_metrics(feedback_metrics(counts))
+            try:
+                results = await request_feedback(
+                    self.feedback_provider, [request], 1, self.settings.feedback_turn_deadline
+                )
+            except asyncio.CancelledError:  # training ended mid-request: the request was made all the same
+                self._window.add({feedback_metric("requests"): 1.0, feedback_metric("errors"): 1.0})
+                raise
+            # The leak guard can take a CPU-second on a long reply: in a thread, off the loop that generates and
+            # scores.
+            prepare = functools.partial(self.feedback_step.prepare, self.feedback_provider, [request], results, counts)
+            (feedback,) = await in_daemon_thread(prepare)
+        self._window.add(feedback_metrics(counts))
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         regenerated = await self._regenerate(group, feedback, states, samples)
         if regenerated is None:  # the feedback turn does not fit the server's context: unresolved, as without feedback
-            self._push_metrics({feedback_metric("over_context"): 1.0})
+            self._window.add({feedback_metric("over_context"): 1.0})
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         await self._hand_over(await self._score_group(regenerated))
@@ -299,7 +369,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             (prompt_ids,) = self.feedback_step.context_ids([prompt_ids], [self._prompt_ids(empty)], counts)
         (prefill_ids,) = self.feedback_step.prefill_ids([prefill], counts)
         removed = feedback_metric("control_tokens_removed")
-        self._push_metrics({removed: float(counts.pop("feedback/control_tokens_removed", 0))})
+        self._window.add({removed: float(counts.pop("feedback/control_tokens_removed", 0))})
         try:
             setting = "the server's --max-model-len"
             check_fits_context([prompt_ids + prefill_ids], self.max_tokens, await self._max_model_len(), setting)
@@ -330,7 +400,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 loop_exhausted=False,
                 duration_s=time.monotonic() - started,
             )
-        self._push_metrics({REGENERATED_TOKENS: float(counts["regenerated_tokens"])})
+        self._window.add({REGENERATED_TOKENS: float(counts["regenerated_tokens"])})
         k = self.num_generations
         return RegeneratedGroup(
             prompts=list(group.prompts),
@@ -378,6 +448,23 @@ class MulFeRLRolloutWorker(AsyncRolloutWorker):
         """A worker with the loop arguments TRL's trainer gave `worker`, and `loop_kwargs`."""
         kwargs = {**worker._loop_kwargs, **loop_kwargs}
         return cls(queue_maxsize=kwargs.pop("queue_maxsize"), **kwargs)
+
+    def stop_reading_metrics(self, take: Callable[[dict], bool], timeout: float = 15.0):
+        """TRL's `stop`, reading the metrics queue while the rollout process stops, each entry handed to `take`
+        (True on the last window): the process sends its last counts as it stops, and TRL's `stop` joins it without
+        reading, which a full queue would hold up."""
+        if self._process is None:
+            return
+        self._stop_event_mp.set()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if take(self.metrics_queue.get(timeout=0.1)):
+                    break
+            except queue.Empty:
+                if not self._process.is_alive():
+                    break
+        self.stop()
 
 
 def strip_feedback(sample: RolloutSample, prompt_length: int, prefill_length: int, slot_ids: list[int]):

@@ -14,14 +14,22 @@ is exact for either pairing, at the parameters it trains.
 """
 
 import copy
+import logging
 import math
 from dataclasses import dataclass
 
 import torch
+from trl.experimental.async_grpo.async_grpo_trainer import TokenBudgetBatcher
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
 from ..core.feedback_step import kept_fco_pairs
+from ..core.metrics import LOGGED_ROUTES, REWARD_FINAL, TRAINED_ROUTES, route_metric
+from ..core.routing import Route
+from ..feedback.protocol import warn_once
+
+
+logger = logging.getLogger(__name__)
 
 
 # The key of a carrier's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is)
@@ -32,6 +40,12 @@ REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's adva
 # Likewise, the reward metrics of the prompt's turn-0 rollout that a row trained at a feedback turn carries: TRL's
 # reward metrics describe turn 0 (decision 9), while the row's own stay its final reward for the rollout process.
 TURN0_REWARDS = "mulferl/turn0_rewards"
+# Likewise, the route that ended the row's trajectory (a `Route` value), for the trainer's route metrics.
+ROUTE = "mulferl/route"
+# The prompts the window's route fractions are over: those trained (TRL drops stale rows before they are).
+ROUTED_PROMPTS = "mulferl/route/prompts_total"
+# FCO pairs whose negative does not fit in one micro-batch row with its positive under `token_budget`.
+OVER_BUDGET_PAIRS = "mulferl/fco/over_budget_pairs_total"
 
 
 def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple[list, int]:
@@ -78,13 +92,20 @@ def member_flags(rows: list) -> tuple[torch.Tensor, torch.Tensor]:
 class MulFeRLQueue(torch.utils.data.IterableDataset):
     """TRL's rollout queue dataset, with MulFeRL's fields taken out of each sample's metrics: an FCO carrier's
     `fco_negatives` and `fco_pair_weight` (which the collator unfolds), a replayed row's `replay_advantage` (None
-    on a row that is not replayed), and the turn-0 reward metrics that replace a regenerated row's."""
+    on a row that is not replayed), and the turn-0 reward metrics that replace a regenerated row's.
 
-    def __init__(self, dataset):
+    The rows it yields are trained (TRL's queue dataset has dropped the stale ones): their routes go to `metrics`,
+    the trainer's sink, as `mulferl/route/*` (each prompt's K rows, a fraction of the window's prompts),
+    `mulferl/route/prompts_total` and `mulferl/reward_final`."""
+
+    def __init__(self, dataset, metrics: dict, group_size: int):
         self.dataset = dataset
+        self.metrics = metrics
+        self.group_size = group_size
 
     def __iter__(self):
         for sample in self.dataset:
+            self._log_route(sample["metrics"])
             pairs = sample["metrics"].get(FCO_PAIRS)
             opened = opened_sample(sample)
             if pairs is not None:
@@ -94,11 +115,96 @@ class MulFeRLQueue(torch.utils.data.IterableDataset):
                 }
             yield opened
 
+    def _log_route(self, metrics: dict):
+        route = Route(metrics[ROUTE])
+        for logged in LOGGED_ROUTES:
+            self.metrics[route_metric(logged)].append((float(logged is route), 1.0))
+        self.metrics[ROUTED_PROMPTS].append(1.0 / self.group_size)
+        if route in TRAINED_ROUTES and not math.isnan(metrics["reward"]):
+            self.metrics[REWARD_FINAL].append((metrics["reward"], 1.0))
+
+
+class PricedRow(TreeRow):
+    """A planner's row that prices an FCO carrier with the negatives the collator unfolds after it: they count in its
+    tokens and trained tokens as they will in the micro-batch, while its `samples` stay the planner's."""
+
+    def fits(self, sample: dict, budget: int) -> bool:
+        members = [sample, *sample.get("fco_negatives", ())]
+        trained = sum(int(member["completion_mask"].sum()) for member in members)
+        return len(self.tokens) + self.novel_tokens(members) <= budget and self.trained + trained <= budget
+
+    def novel_tokens(self, members: list[dict]) -> int:
+        """The unique tokens `members` add to the row together (the negatives share their prompt with the positive),
+        keyed as TRL's trie keys them: a token with the next one."""
+        beyond = {}  # per trie node where members leave the trie (None: the roots), the trie of what they add there
+        novel = 0
+        for member in members:
+            ids = member["input_ids"].tolist()
+            keys = list(zip(ids, [*ids[1:], None], strict=True))
+            children, node, depth = self.roots, None, 0
+            while depth < len(keys) and keys[depth] in children:
+                node = children[keys[depth]]
+                children, depth = self.children[node], depth + 1
+            added = beyond.setdefault(node, {})
+            for key in keys[depth:]:
+                if key not in added:
+                    added[key] = {}
+                    novel += 1
+                added = added[key]
+        return novel
+
+    def add(self, sample: dict) -> None:
+        super().add(sample)
+        for negative in sample.get("fco_negatives", ()):
+            super().add(negative)
+            self.samples.pop()
+            self.sample_nodes.pop()
+
+
+class FCOTokenBudgetBatcher(TokenBudgetBatcher):
+    """TRL's token-budget planner, with each FCO carrier priced with its negatives (`PricedRow`), so that no
+    micro-batch row exceeds `token_budget` once the collator unfolds them. A carrier whose negatives do not all fit in
+    an empty row with it keeps those that do; the others' pairs are dropped (`mulferl/fco/over_budget_pairs_total`)."""
+
+    def __iter__(self):
+        # TRL's loop, on `PricedRow`s: TRL's rows price a carrier alone.
+        rows = [PricedRow() for _ in range(self.num_processes)]
+        for sample in self.dataset:
+            if len(sample["input_ids"]) > self.token_budget:
+                logger.warning(
+                    f"Dropping a rollout sample of {len(sample['input_ids'])} tokens that exceeds token_budget="
+                    f"{self.token_budget}. Raise token_budget to avoid dropping samples."
+                )
+                self.metrics["batch/dropped_oversize_total"].append(1.0)
+                continue
+            sample = self._within_budget(sample)
+            while (row := self._place(rows, sample)) is None:
+                yield rows
+                rows = [PricedRow() for _ in range(self.num_processes)]
+            row.add(sample)
+
+    def _within_budget(self, carrier: dict) -> dict:
+        """`carrier` with the negatives that fit in an empty row with it, in order."""
+        negatives = carrier.get("fco_negatives", ())
+        kept = len(negatives)
+        while kept and not PricedRow().fits({**carrier, "fco_negatives": negatives[:kept]}, self.token_budget):
+            kept -= 1
+        if kept == len(negatives):
+            return carrier
+        self.metrics[OVER_BUDGET_PAIRS].append(float(len(negatives) - kept))
+        warn_once(
+            f"Dropping FCO pairs whose negative does not fit in one row of token_budget={self.token_budget} with its "
+            f"positive (counted in {OVER_BUDGET_PAIRS}). Raise token_budget to train them."
+        )
+        if not kept:
+            return {key: value for key, value in carrier.items() if key not in ("fco_negatives", "fco_pair_weight")}
+        return {**carrier, "fco_negatives": negatives[:kept]}
+
 
 def opened_sample(sample: dict) -> dict:
     """`sample` with MulFeRL's fields out of its metrics, and TRL's reward metrics its turn 0's where it carries them,
     in a new dict (TRL's trace logger may hold the old one)."""
-    fields = (FCO_PAIRS, REPLAY_ADVANTAGE, TURN0_REWARDS)
+    fields = (FCO_PAIRS, REPLAY_ADVANTAGE, TURN0_REWARDS, ROUTE)
     metrics = {key: value for key, value in sample["metrics"].items() if key not in fields}
     metrics.update(sample["metrics"].get(TURN0_REWARDS, {}))
     return {**sample, "metrics": metrics, "replay_advantage": sample["metrics"].get(REPLAY_ADVANTAGE)}
@@ -168,4 +274,28 @@ class MulFeRLCollator:
         prompts = sum(len(row.samples) for row in rows) / self.group_size
         batch["mulferl_fco_prompts"] = torch.full((num_processes,), prompts)
         batch["global_n_tokens"] -= sum(item.negative_tokens for item in unfolded)
+        self._take_out_negatives(batch, unfolded)
         return batch
+
+    def _take_out_negatives(self, batch: dict, unfolded: list[UnfoldedRow]):
+        """The negatives' tokens out of TRL's loss terms into `mulferl_negative_token_index` and
+        `mulferl_negative_segment_id` (-1 padded), for the FCO term alone: TRL's loss would give them advantage 0, and
+        its `ratio`, `kl`, `entropy` and clip metrics would count them. TRL's per-sample counts of the micro-batch
+        (`sample/trained_tokens_mean`, the samples per step) are made those of the rows it trains."""
+        token_index, segment_id = [], []
+        for rank, item in enumerate(unfolded):
+            negatives = torch.tensor([negative for _, negative in item.pairs], dtype=torch.long)
+            is_negative = (batch["token_index"][rank] >= 0) & torch.isin(batch["segment_id"][rank], negatives)
+            token_index.append(batch["token_index"][rank][is_negative])
+            segment_id.append(batch["segment_id"][rank][is_negative])
+            batch["token_index"][rank][is_negative] = -1
+        batch["mulferl_negative_token_index"] = pad(token_index, padding_value=-1)
+        batch["mulferl_negative_segment_id"] = pad(segment_id, padding_value=-1)
+        trained = [
+            int(sample["completion_mask"].sum())
+            for item in unfolded
+            for index, sample in enumerate(item.row.samples)
+            if index not in {negative for _, negative in item.pairs}
+        ]
+        self.collator.metrics["sample/trained_tokens_mean"][-1] = sum(trained) / len(trained)
+        batch["mean_seq_len"] = batch["global_n_forward_tokens"] / len(trained)

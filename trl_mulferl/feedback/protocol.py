@@ -26,9 +26,9 @@ import asyncio
 import functools
 import inspect
 import logging
+import threading
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,18 +105,41 @@ def _provider_columns(request: FeedbackRequest, keywords: tuple[str, ...]) -> di
     return {**request.columns, **extra}
 
 
-async def _call(
-    provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore, executor: ThreadPoolExecutor | None
-) -> FeedbackResult:
+def in_daemon_thread(call: Callable[[], Any]) -> asyncio.Future:
+    """`call()` in a daemon thread of its own, awaitable from the running loop. Unlike an executor's threads, which the
+    interpreter joins at exit, a call still running when training ends (a sync provider waiting on its endpoint) does
+    not hold the process."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(outcome: str, value):
+        if not future.done():
+            getattr(future, outcome)(value)
+
+    def run():
+        try:
+            outcome, value = "set_result", call()
+        except BaseException as error:
+            outcome, value = "set_exception", error
+        try:
+            loop.call_soon_threadsafe(settle, outcome, value)
+        except RuntimeError:  # the loop has closed: nobody waits for this call any more
+            pass
+
+    threading.Thread(target=run, daemon=True, name="mulferl-feedback").start()
+    return future
+
+
+async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio.Semaphore) -> FeedbackResult:
     async with semaphore:
         start = time.perf_counter()
         columns = _provider_columns(request, accepted_keywords(provider))
         try:
-            if executor is None:
+            if is_async_callable(provider):
                 text = await provider(request.prompt, request.completions, request.rewards, **columns)
             else:
                 call = functools.partial(provider, request.prompt, request.completions, request.rewards, **columns)
-                text = await asyncio.get_running_loop().run_in_executor(executor, call)
+                text = await in_daemon_thread(call)
         except Exception as error:  # a failing provider must not stop training: the group becomes unresolved
             logger.warning("Feedback provider failed: %s: %s", type(error).__name__, error)
             return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
@@ -146,21 +169,21 @@ async def request_feedback(
 ) -> list[FeedbackResult]:
     """Ask the provider about every request concurrently, at most `max_concurrency` at a time, in request order.
 
-    Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline").
+    Requests still unanswered after `deadline` seconds are cancelled and come back as errors ("deadline"); so are
+    they all when the caller is cancelled. A sync provider's calls run in daemon threads (`in_daemon_thread`): one past
+    the deadline finishes in the background.
     """
     if not requests:
         return []
     semaphore = asyncio.Semaphore(max_concurrency)
-    # A sync provider gets threads of its own, up to the bound: asyncio's default executor has min(32, CPUs + 4).
-    executor = None
-    if not is_async_callable(provider):
-        executor = ThreadPoolExecutor(min(max_concurrency, len(requests)), thread_name_prefix="mulferl-feedback")
-    tasks = [asyncio.ensure_future(_call(provider, request, semaphore, executor)) for request in requests]
+    tasks = [asyncio.ensure_future(_call(provider, request, semaphore)) for request in requests]
     try:
         _, pending = await asyncio.wait(tasks, timeout=deadline)
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)  # calls past the deadline finish in the background
+    except asyncio.CancelledError:  # asyncio.wait leaves its tasks running
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     for task in pending:
         task.cancel()
     if pending:
