@@ -314,13 +314,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 results = await request_feedback(
                     self.feedback_provider, [request], 1, self.settings.feedback_turn_deadline
                 )
+                # The leak guard can take a CPU-second on a long reply: in a thread, off the loop that generates and
+                # scores.
+                prepare = functools.partial(
+                    self.feedback_step.prepare, self.feedback_provider, [request], results, counts
+                )
+                (feedback,) = await in_daemon_thread(prepare)
             except asyncio.CancelledError:  # training ended mid-request: the request was made all the same
                 self._window.add({feedback_metric("requests"): 1.0, feedback_metric("errors"): 1.0})
                 raise
-            # The leak guard can take a CPU-second on a long reply: in a thread, off the loop that generates and
-            # scores.
-            prepare = functools.partial(self.feedback_step.prepare, self.feedback_provider, [request], results, counts)
-            (feedback,) = await in_daemon_thread(prepare)
         self._window.add(feedback_metrics(counts))
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))

@@ -4,10 +4,11 @@ FCO: the rollout process sends each positive of a FAILED -> SOLVED prompt (a row
 sample that holds the negatives it is paired with (rows of the failed group of the turn before: one under the
 permutation pairing, all K under the all-pairs one) and the weight of its pairs (`fco_carriers`). In the trainer,
 `MulFeRLQueue` opens each carrier for TRL's planner, which places it as the one sample it counts (so a prompt counts
-K samples, as its K rows do in `MulFeRLTrainer`, and no micro-batch or rank row cuts a pair); `MulFeRLCollator`
-unfolds it after its positive, in the same rank row, and adds the pairs as segment indices of that row. The loss
-scores every member on TRL's own forward (its segments), so each pair's loss `-log sigmoid(tau * (s+ - s- - margin))`
-is exact for either pairing, at the parameters it trains.
+K samples, as its K rows do in `MulFeRLTrainer`, and no micro-batch or rank row cuts a pair; under `token_budget`
+`FCOTokenBudgetBatcher` prices it with its negatives); `MulFeRLCollator` unfolds it after its positive, in the same
+rank row, adds the pairs as segment indices of that row and takes the negatives' tokens out of TRL's loss terms. The
+loss scores every member on TRL's own forward (its segments), so each pair's loss
+`-log sigmoid(tau * (s+ - s- - margin))` is exact for either pairing, at the parameters it trains.
 
 `feedback_replay`: a row trained without its feedback carries its advantage under `REPLAY_ADVANTAGE` (TRL's own is
 0, so TRL's clipped term leaves it alone), which the collator lays out per segment for the loss's term of its own.
