@@ -174,7 +174,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._task_failure = asyncio.get_running_loop().create_future()
         self._stopping = stop_event
         loops = asyncio.ensure_future(super()._run_loops(stop_event))
-        sender = asyncio.ensure_future(self._send_metrics(stop_event))
+        sender = asyncio.ensure_future(self._send_metrics_until(stop_event))
         try:
             await asyncio.wait([loops, self._task_failure], return_when=asyncio.FIRST_COMPLETED)
             if self._task_failure.done():
@@ -184,24 +184,24 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             for task in [loops, sender, *self._feedback_tasks]:
                 task.cancel()
             await asyncio.gather(loops, sender, *self._feedback_tasks, return_exceptions=True)
-            self._window.add({LAST_WINDOW: 1.0})
-            await self._send_metrics(None)
+            await self._send_last_window()
             # Rows still in the queue's pipe when training ends are never trained; flushing them at exit would hold
             # this process until TRL terminates it, since the trainer reads no more.
             self.rollout_buffer.cancel_join_thread()
 
-    async def _send_metrics(self, stop_event: asyncio.Event | None):
-        """Send the window of metrics every `METRICS_INTERVAL_S` until `stop_event`; with None, once, waiting up to
-        10 s for the trainer to make room."""
-        if stop_event is None:
-            for _ in range(100):
-                if self._window.send(self._metrics_queue):
-                    return
-                await asyncio.sleep(0.1)
-            return
+    async def _send_metrics_until(self, stop_event: asyncio.Event):
+        """Send the window of metrics every `METRICS_INTERVAL_S` until `stop_event`."""
         while not stop_event.is_set():
             self._window.send(self._metrics_queue)
             await asyncio.sleep(METRICS_INTERVAL_S)
+
+    async def _send_last_window(self):
+        """Send the last window, marked `LAST_WINDOW`, waiting up to 10 s for the trainer to make room."""
+        self._window.add({LAST_WINDOW: 1.0})
+        for _ in range(100):
+            if self._window.send(self._metrics_queue):
+                return
+            await asyncio.sleep(0.1)
 
     async def _score_group(self, group: RolloutGroup) -> list[RolloutSample]:
         samples = await super()._score_group(group)

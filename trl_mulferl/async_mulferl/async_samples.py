@@ -283,20 +283,21 @@ class MulFeRLCollator:
         `mulferl_negative_segment_id` (-1 padded), for the FCO term alone: TRL's loss would give them advantage 0, and
         its `ratio`, `kl`, `entropy` and clip metrics would count them. TRL's per-sample counts of the micro-batch
         (`sample/trained_tokens_mean`, the samples per step) are made those of the rows it trains."""
-        token_index, segment_id = [], []
+        token_index, segment_id, trained = [], [], []
         for rank, item in enumerate(unfolded):
-            negatives = torch.tensor([negative for _, negative in item.pairs], dtype=torch.long)
-            is_negative = (batch["token_index"][rank] >= 0) & torch.isin(batch["segment_id"][rank], negatives)
+            negatives = {negative for _, negative in item.pairs}
+            is_negative = (batch["token_index"][rank] >= 0) & torch.isin(
+                batch["segment_id"][rank], torch.tensor(sorted(negatives), dtype=torch.long)
+            )
             token_index.append(batch["token_index"][rank][is_negative])
             segment_id.append(batch["segment_id"][rank][is_negative])
             batch["token_index"][rank][is_negative] = -1
+            trained += [
+                int(sample["completion_mask"].sum())
+                for index, sample in enumerate(item.row.samples)
+                if index not in negatives
+            ]
         batch["mulferl_negative_token_index"] = pad(token_index, padding_value=-1)
         batch["mulferl_negative_segment_id"] = pad(segment_id, padding_value=-1)
-        trained = [
-            int(sample["completion_mask"].sum())
-            for item in unfolded
-            for index, sample in enumerate(item.row.samples)
-            if index not in {negative for _, negative in item.pairs}
-        ]
         self.collator.metrics["sample/trained_tokens_mean"][-1] = sum(trained) / len(trained)
         batch["mean_seq_len"] = batch["global_n_forward_tokens"] / len(trained)
