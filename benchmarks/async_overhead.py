@@ -22,6 +22,7 @@ Needs vLLM's CPU build (the environment `.ci/vllm-env` makes).
 """
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -59,8 +60,22 @@ def scripted_provider(prompt, completions, rewards, feedback_seconds, **columns)
     return f"Issue: ROUND{turn_of(completions[0]) + 1} is still wrong. Fix steps: 1. Retry."
 
 
-def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, server_url: str) -> dict:
-    """One trainer's run (in a process of its own); its step times, trained tokens and staleness."""
+def run_trainer(
+    name: str,
+    regime_name: str,
+    settings: dict,
+    model_dir: str,
+    server_url: str,
+    *,
+    feedback_seconds: float | None = None,
+    reward_func=scripted_reward,
+    feedback_provider=scripted_provider,
+    config: dict | None = None,
+    callbacks=(),
+) -> dict:
+    """One trainer's run (in a process of its own); its step times, trained tokens and staleness. `feedback_seconds`
+    replaces the regime's sleep per feedback request, `config` adds or replaces fields of the trainer's config, and
+    `callbacks` are added to the trainer."""
     import torch
     from datasets import Dataset
     from transformers import TrainerCallback
@@ -77,7 +92,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
             "prompt": make_conversation(f"Question {case}: what is {case} + {case}?"),
             "script": ",".join(script),
             "k": k,
-            "feedback_seconds": regime.feedback_seconds_per_request,
+            "feedback_seconds": regime.feedback_seconds_per_request if feedback_seconds is None else feedback_seconds,
         }
         for case, script in enumerate(regime.scripts)
     ]
@@ -108,16 +123,10 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
     if name == "mulferl":
         from trl_mulferl import MulFeRLConfig, MulFeRLTrainer
 
-        args = MulFeRLConfig(
-            **common,
-            use_vllm=True,
-            vllm_mode="colocate",
-            vllm_max_model_length=1024,
-            loss_type="grpo",
-            max_feedback_turns=MAX_FEEDBACK_TURNS,
-        )
+        colocate = {"use_vllm": True, "vllm_mode": "colocate", "vllm_max_model_length": 1024, "loss_type": "grpo"}
+        args = MulFeRLConfig(**{**common, **colocate, "max_feedback_turns": MAX_FEEDBACK_TURNS, **(config or {})})
         trainer = MulFeRLTrainer(
-            model_dir, scripted_reward, args=args, train_dataset=dataset, feedback_provider=scripted_provider
+            model_dir, reward_func, args=args, train_dataset=dataset, feedback_provider=feedback_provider
         )
         compute_loss, step_tokens = trainer._compute_loss, [0]
 
@@ -132,8 +141,8 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
                 step_tokens[0] = 0
 
         trainer._compute_loss = counted_loss
-        trainer.add_callback(TokenCount())
-        trainer.add_callback(StepClock())
+        for callback in (TokenCount(), StepClock(), *callbacks):
+            trainer.add_callback(callback)
         with colocate_on_cpu(SharedEngines()):
             trainer.train()
     else:
@@ -150,21 +159,23 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str, ser
         weight_transfer = DiskWeightTransfer(server_url, os.path.join(output_dir, "weights"))
         with cpu_substitutions():
             if name == "async_grpo":
-                args = AsyncGRPOConfig(**common, **asynchronous)
+                args = AsyncGRPOConfig(**{**common, **asynchronous, **(config or {})})
                 trainer = AsyncGRPOTrainer(
-                    model_dir, scripted_reward, args=args, train_dataset=dataset, weight_transfer=weight_transfer
+                    model_dir, reward_func, args=args, train_dataset=dataset, weight_transfer=weight_transfer
                 )
             else:
-                args = AsyncMulFeRLConfig(**common, **asynchronous, max_feedback_turns=MAX_FEEDBACK_TURNS)
+                turns = {"max_feedback_turns": MAX_FEEDBACK_TURNS}
+                args = AsyncMulFeRLConfig(**{**common, **asynchronous, **turns, **(config or {})})
                 trainer = AsyncMulFeRLTrainer(
                     model_dir,
-                    scripted_reward,
+                    reward_func,
                     args=args,
                     train_dataset=dataset,
                     weight_transfer=weight_transfer,
-                    feedback_provider=scripted_provider,
+                    feedback_provider=feedback_provider,
                 )
-            trainer.add_callback(StepClock())
+            for callback in (StepClock(), *callbacks):
+                trainer.add_callback(callback)
             trainer.train()
         trained_tokens = [e["batch/trained_tokens_per_step"] for e in trainer.state.log_history if "perf/fwd_s" in e]
     history = trainer.state.log_history
@@ -192,12 +203,28 @@ def build_model(settings: dict, path: Path):
     tokenizer.save_pretrained(path)
 
 
-def run_in_process(name: str, regime: str, settings: dict, model_dir: str, server_url: str, log: Path) -> dict:
+def run_in_process(
+    name: str,
+    regime: str,
+    settings: dict,
+    model_dir: str,
+    server_url: str,
+    log: Path,
+    *,
+    script: str = __file__,
+    cpus: set[int] | None = None,
+    env: dict | None = None,
+) -> dict:
+    """`script --worker ...` in a process of its own (pinned to `cpus`, with `env` added to the environment); the
+    JSON it writes."""
     output = log.with_suffix(".json")
-    command = [sys.executable, __file__, "--worker", name, regime, json.dumps(settings), model_dir, server_url]
+    command = [sys.executable, script, "--worker", name, regime, json.dumps(settings), model_dir, server_url]
     command += [str(output)]
+    pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, cpus)
     with log.open("w") as stream:
-        completed = subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, env={**os.environ})
+        completed = subprocess.run(
+            command, stdout=stream, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, preexec_fn=pin
+        )
     if completed.returncode != 0:
         raise RuntimeError(f"{name} on {regime} failed:\n{log.read_text()[-4000:]}")
     return json.loads(output.read_text())

@@ -11,6 +11,7 @@
   peak FLOPs ask CUDA for the device name, here None (no MFU metrics).
 """
 
+import functools
 import os
 import signal
 import socket
@@ -44,9 +45,19 @@ def free_port() -> int:
 
 class VLLMServer:
     """`vllm serve model` on 127.0.0.1, eager, in a process group of its own (stopped with `stop`): vLLM's CPU build
-    in float32, or CUDA in bfloat16 with `gpu_memory_utilization` of the GPU's memory when that is given."""
+    in float32, or CUDA in bfloat16 with `gpu_memory_utilization` of the GPU's memory when that is given. `cpus`
+    pins the server (its engine process and threads inherit the affinity) to those CPU cores; `scheduling_policy`
+    is vLLM's `--scheduling-policy` (`fcfs`, its default, or `priority`)."""
 
-    def __init__(self, model: str, log: Path, max_model_len: int = 512, gpu_memory_utilization: float | None = None):
+    def __init__(
+        self,
+        model: str,
+        log: Path,
+        max_model_len: int = 512,
+        gpu_memory_utilization: float | None = None,
+        cpus: set[int] | None = None,
+        scheduling_policy: str | None = None,
+    ):
         self.port, self.log = free_port(), log
         self.url = f"http://127.0.0.1:{self.port}"
         command = [str(Path(sys.executable).parent / "vllm"), "serve", model, "--host", "127.0.0.1"]
@@ -61,6 +72,8 @@ class VLLMServer:
         max_num_seqs = 64
         command += ["--max-model-len", str(max_model_len), "--max-num-seqs", str(max_num_seqs)]
         command += ["--max-num-batched-tokens", str(max_num_seqs * max_model_len)]
+        if scheduling_policy is not None:
+            command += ["--scheduling-policy", scheduling_policy]
         with log.open("w") as output:
             self.process = subprocess.Popen(
                 command,
@@ -71,6 +84,7 @@ class VLLMServer:
                     **(SERVER_ENVIRONMENT if gpu_memory_utilization is None else CUDA_SERVER_ENVIRONMENT),
                 },
                 start_new_session=True,
+                preexec_fn=None if cpus is None else functools.partial(os.sched_setaffinity, 0, cpus),
             )
 
     def wait_until_healthy(self, timeout: float = 300.0):

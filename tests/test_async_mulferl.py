@@ -18,7 +18,7 @@ import pytest
 from datasets import Dataset
 from transformers import TrainerCallback
 
-from tests.test_trainer import SCRIPTED_REWARDS, K, round_provider, scripted_reward, turn_of
+from tests.test_trainer import SCRIPTED_REWARDS, K, completion_texts, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
 from trl_mulferl.async_mulferl.async_samples import FCO_PAIRS
 from trl_mulferl.core.schema import control_tokens, feedback_prefill, sanitize_feedback
@@ -148,7 +148,9 @@ def async_model_dir(tmp_path_factory, tiny_tokenizer):
 def vllm_server(tmp_path_factory, async_model_dir):
     from tests.async_cpu import VLLMServer
 
-    server = VLLMServer(async_model_dir, tmp_path_factory.mktemp("vllm-serve") / "vllm-serve.log")
+    # Priority scheduling, as the docs recommend: regenerations go first (the other modules' servers are FCFS).
+    log = tmp_path_factory.mktemp("vllm-serve") / "vllm-serve.log"
+    server = VLLMServer(async_model_dir, log, scheduling_policy="priority")
     try:
         server.wait_until_healthy()
         yield server
@@ -549,12 +551,20 @@ class StepEnds(TrainerCallback):
 
 @pytest.mark.vllm
 def test_a_stop_mid_request_is_clean(tmp_path, capfd, vllm_server, async_model_dir):
-    """Training ends while the provider's calls hang: the rollout process stops at once (no provider thread holds it,
-    no task is left pending, TRL does not have to terminate it) and reports no failure; the requests made count."""
+    """Training ends while the provider's calls hang (each group gives up on its call after 1 s and ends unresolved,
+    the call goes on): the rollout process stops at once (no provider thread holds it, no task is left pending, TRL
+    does not have to terminate it) and reports no failure; the requests made count."""
     steps = StepEnds()
     dataset = kinds_dataset(["unresolved", "grpo_turn0"])
     trainer, _ = train_recording(
-        tmp_path, vllm_server, async_model_dir, dataset, hanging_provider, [steps], max_steps=3
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        dataset,
+        hanging_provider,
+        [steps],
+        max_steps=3,
+        feedback_turn_deadline=1.0,
     )
     stopped_s = time.monotonic() - steps.times[-1]
     err = capfd.readouterr().err
@@ -897,3 +907,165 @@ def test_the_constructor_takes_async_grpo_trainers_parameters_in_order():
     for keyword, value in (("tools", [lookup]), ("environment_factory", object), ("rollout_worker", object())):
         with pytest.raises(ValueError, match=f"AsyncMulFeRLTrainer does not support {keyword} yet"):
             AsyncMulFeRLTrainer("no-such-model", **{keyword: value})
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The pipeline's budget
+
+
+def timed_provider(prompt, completions, rewards, log_file, feedback_seconds, **columns):
+    """`round_provider` after `feedback_seconds`, logging when each call starts and ends."""
+    started = time.time()
+    time.sleep(feedback_seconds)
+    with open(log_file, "a") as log:
+        log.write(json.dumps({"started": started, "ended": time.time()}) + "\n")
+    return round_provider(prompt, completions, rewards, **columns)
+
+
+def logged_scripted_reward(completions, kind, log_file, **kwargs):
+    """`scripted_reward`, logging the turn of each group it scores."""
+    with open(log_file[0], "a") as log:
+        log.write(json.dumps({"turn": turn_of(completion_texts(completions)[0])}) + "\n")
+    return scripted_reward(completions, kind)
+
+
+def most_at_once(intervals: list[tuple[float, float]]) -> int:
+    events = sorted([(start, 1) for start, _ in intervals] + [(end, -1) for _, end in intervals])
+    at_once, most = 0, 0
+    for _, change in events:
+        at_once += change
+        most = max(most, at_once)
+    return most
+
+
+@pytest.mark.vllm
+def test_the_budget_bounds_open_trajectories_with_a_slow_provider(tmp_path, vllm_server, async_model_dir):
+    """Every group fails at turn 0 and the provider takes 1.5 s: the calls in flight at once (timed by the provider)
+    and the open trajectories and feedback tasks (logged) never exceed the budget of 3, and reach it; the run scores
+    exactly the turn-0 groups its planner takes (it opens none it cannot train) and asks once for each."""
+    log_file = tmp_path / "log.jsonl"
+    rows = [
+        {"prompt": make_conversation(f"Question {kind} {i}?"), "kind": kind}
+        for i, kind in enumerate(["fco_turn1"] * 3)
+    ]
+    dataset = Dataset.from_list([{**row, "log_file": str(log_file), "feedback_seconds": 1.5} for row in rows])
+    budget, steps = 3, 4
+    trainer, consumed = train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        dataset,
+        timed_provider,
+        max_steps=steps,
+        reward_funcs=logged_scripted_reward,
+        max_open_trajectories=budget,
+    )
+    events = [json.loads(line) for line in log_file.read_text().splitlines()]
+    calls = [(event["started"], event["ended"]) for event in events if "started" in event]
+    history = trainer.state.log_history
+    assert most_at_once(calls) == budget
+    assert max(entry.get("mulferl/pipeline/open_trajectories_max", 0) for entry in history) == budget
+    assert max(entry.get("mulferl/pipeline/feedback_tasks_max", 0) for entry in history) == budget
+    # The steps' prompts, and those of the micro-batch accelerate fetches ahead of the last step.
+    taken_prompts = (steps + 1) * ASYNC_TRAINING["per_device_train_batch_size"] // K
+    assert len(consumed) == taken_prompts * K
+    assert sum(event.get("turn") == 0 for event in events) == taken_prompts
+    assert sum(entry.get("mulferl/pipeline/turn0_groups", 0) for entry in history) == taken_prompts
+    assert len(calls) == taken_prompts
+
+
+@pytest.mark.vllm
+def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vllm_server, async_model_dir):
+    """The server runs 64 sequences at once; 256 turn-0 rollouts (TRL's own request) are queued, then one regenerated
+    group (its K rollouts in one request): it comes back before most of the turn-0 rollouts queued before it."""
+    import asyncio
+    import multiprocessing
+
+    import aiohttp
+    from transformers import AutoTokenizer
+
+    from trl_mulferl.async_mulferl.async_rollout_worker import FeedbackSettings, MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.pipeline import TrainerProgress
+
+    tokenizer = AutoTokenizer.from_pretrained(async_model_dir)
+    args = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=K, vllm_server_base_url=vllm_server.url)
+    context = multiprocessing.get_context("spawn")
+    loop = MulFeRLRolloutLoop(
+        model_name=async_model_dir,
+        dataset=kinds_dataset(["grpo_turn0"]),
+        reward_funcs=[scripted_reward],
+        processing_class=tokenizer,
+        eos_token_ids=[tokenizer.eos_token_id],
+        rollout_buffer=queue.Queue(),
+        model_version_value=context.Value("i", 0),
+        heartbeat_value=context.Value("d", 0.0),
+        failed_event=context.Event(),
+        exception_info_queue=queue.Queue(),
+        metrics_queue=queue.Queue(),
+        num_generations=K,
+        vllm_server_url=vllm_server.url,
+        max_tokens=32,
+        feedback_provider=round_provider,
+        feedback_settings=FeedbackSettings.of(args),
+        feedback_fields=None,
+        trainer_progress=TrainerProgress(),
+    )
+    prompt_ids = tokenizer.apply_chat_template(
+        make_conversation("Question?"), add_generation_prompt=True, return_dict=False
+    )
+
+    async def serve() -> tuple[list[float], float]:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1024)) as session:
+            loop.session = session
+
+            async def timed(coroutine):
+                await coroutine
+                return time.monotonic()
+
+            turn0 = [asyncio.ensure_future(timed(loop._generate_one_turn(prompt_ids))) for _ in range(256)]
+            await asyncio.sleep(1.0)  # the turn-0 requests reach the server's queue first
+            regenerated = await loop._generate_group_turn(prompt_ids)
+            served = time.monotonic()
+            assert len(regenerated) == K and all(ids for ids, _ in regenerated)
+            return await asyncio.gather(*turn0), served
+
+    turn0_served, regeneration_served = asyncio.run(serve())
+    before = sum(served < regeneration_served for served in turn0_served)
+    assert before < len(turn0_served) / 2, (before, len(turn0_served))
+
+
+def gated_provider(prompt, completions, rewards, step_file, gate_steps, **columns):
+    """`round_provider`, answering only once the trainer has taken `gate_steps` more optimizer steps (or after 120 s)."""
+    start, first = time.monotonic(), read_step(step_file)
+    while read_step(step_file) < first + gate_steps and time.monotonic() - start < 120:
+        time.sleep(0.05)
+    return round_provider(prompt, completions, rewards, **columns)
+
+
+@pytest.mark.vllm
+def test_staleness_counts_from_turn_0(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
+    """With max_staleness 1, the first prompt's group fails and its feedback comes 3 optimizer steps after its turn 0
+    (the other 31 prompts' groups are mixed at turn 0, and the run takes about 19 of them; a budget of 3 places leaves
+    the two a step trains flowing while it waits): its trajectory is older than
+    max_staleness by then, so it ends without a regeneration and nothing regenerated after feedback is trained
+    (counted from the regeneration, it would be fresh); the others keep training."""
+    step_file = tmp_path / "step"
+    kinds = ["grpo_turn1"] + ["grpo_turn0"] * 31
+    rows = [{"prompt": make_conversation(f"Question {kind} {i}?"), "kind": kind} for i, kind in enumerate(kinds)]
+    dataset = Dataset.from_list([{**row, "step_file": str(step_file), "gate_steps": 3} for row in rows])
+    trainer, consumed = train_recording(
+        tmp_path,
+        vllm_server,
+        async_model_dir,
+        dataset,
+        gated_provider,
+        [StepFile(step_file)],
+        max_steps=8,
+        max_staleness=1,
+        max_open_trajectories=3,
+    )
+    history = trainer.state.log_history
+    assert sum(entry.get("mulferl/pipeline/stale_trajectories", 0) for entry in history) == 1
+    assert not any(turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed)
+    assert max(entry.get("sample/staleness_max", 0) for entry in history) <= 1
+    assert trainer.state.global_step == 8

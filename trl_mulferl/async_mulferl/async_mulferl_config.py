@@ -10,6 +10,7 @@ from ..mulferl.mulferl_config import (
     check_feedback_fields,
     check_replay_fields,
 )
+from .pipeline import default_trajectory_budget
 
 
 # The built-in providers a spawned rollout process can run: "self" generates with the trainer's own weights.
@@ -60,6 +61,13 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
       trains them, in a term of their own, with no trust region or KL term (TRL's clipped ratio would compare them to
       their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics still count them so).
 
+    The rollout process is a pipeline with a budget: a prompt's trajectory (turn 0, its feedback turns and
+    regenerations) holds one of `max_open_trajectories` places from its first rollout until the trainer takes its
+    rows, and a new prompt starts only when a place is free (and only while the run still needs its rows: a run
+    with `max_steps` starts no prompt it cannot train). Regenerations go first: one request of `n=K` per group with
+    vLLM's request priority, which `vllm serve --scheduling-policy priority` honours. `max_staleness` counts from a
+    trajectory's turn 0, and a trajectory already stale is dropped before its next feedback request.
+
     Not available yet: the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
     """
@@ -71,10 +79,23 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     feedback_injection: str = _mulferl_field("feedback_injection")
     feedback_group_size: int = _mulferl_field("feedback_group_size")
     max_feedback_length: int = _mulferl_field("max_feedback_length")
-    feedback_max_concurrency: int = _mulferl_field(
-        "feedback_max_concurrency",
-        help="Maximum number of feedback requests in flight at once in the rollout process (one per failed group); "
-        "the other failed groups wait for a place.",
+    max_open_trajectories: int | None = field(
+        default=None,
+        metadata={
+            "help": "Prompts whose trajectory (turn 0, feedback turns, regenerations) is open at once in the rollout "
+            "pipeline, from its first rollout until the trainer takes its rows. None: max_staleness x the prompts of "
+            "a step (TRL's own bound on work in flight). For an API feedback model, at least the prompts of a step "
+            "x (1 + failed fraction x feedback latency in steps)."
+        },
+    )
+    feedback_max_concurrency: int | None = field(
+        default=None,
+        metadata={
+            "help": "Failed groups asked for feedback at once in the rollout process; the others wait. None: "
+            "max_open_trajectories (every open trajectory may wait for feedback at once). The OpenAI provider's "
+            "requests are bounded at this x its requests per group (a review per feedback_group_size rollouts, and "
+            "the merge)."
+        },
     )
     feedback_turn_deadline: float = _mulferl_field(
         "feedback_turn_deadline",
@@ -121,6 +142,15 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
                 "feedback_provider='self' is not available in AsyncMulFeRLConfig: the rollout process holds no copy "
                 "of the policy. Serve the starting model (vllm serve) and use feedback_provider='openai'."
             )
+        samples_per_step = self.per_device_train_batch_size * self.gradient_accumulation_steps * self.world_size
+        if self.max_open_trajectories is None:
+            self.max_open_trajectories = default_trajectory_budget(
+                self.max_staleness, samples_per_step, self.num_generations
+            )
+        if self.max_open_trajectories < 1:
+            raise ValueError(f"max_open_trajectories must be >= 1 (or None), got {self.max_open_trajectories}.")
+        if self.feedback_max_concurrency is None:
+            self.feedback_max_concurrency = self.max_open_trajectories
         check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
         check_fco_fields(self)
         check_replay_fields(self)

@@ -22,6 +22,7 @@ from ..feedback.totals import TOTAL_COUNTS
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
 from .async_samples import FCOTokenBudgetBatcher, MulFeRLCollator, MulFeRLQueue
+from .pipeline import CountingQueue, TrainerProgress, feedback_requests_per_group
 
 
 # The config fields `build_feedback_provider` reads.
@@ -89,6 +90,10 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
             feedback_fields = SimpleNamespace(**{name: getattr(args, name) for name in PROVIDER_FIELDS})
+            # Little's law: the OpenAI provider's requests in flight are its groups' reviews and merges.
+            feedback_fields.feedback_max_concurrency *= feedback_requests_per_group(
+                args.num_generations, args.feedback_group_size
+            )
         if args.max_feedback_turns > 0:
             check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
         reward_funcs = (
@@ -111,15 +116,26 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         self.feedback_provider = feedback_provider
         # Over the run, for the summary logged at the end of training; saved in checkpoints.
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
+        self.trainer_progress = None
         if self.accelerator.is_main_process:
+            micro_batch = args.per_device_train_batch_size * self.accelerator.num_processes
+            fixed_count = args.token_budget == 0  # else TRL's token budget packs a step's rows
+            self.trainer_progress = TrainerProgress(
+                args.max_steps,
+                micro_batch * args.gradient_accumulation_steps if fixed_count else None,
+                micro_batch if fixed_count else 0,
+                args.num_generations,
+            )
+            self.add_callback(self.trainer_progress)
             # TRL's worker got the arguments TRL derives (eos ids, adapter name, in-flight bound); ours adds feedback.
             self.rollout_worker = MulFeRLRolloutWorker.replacing(
                 self.rollout_worker,
                 feedback_provider=sent_provider,
                 feedback_fields=feedback_fields,
                 feedback_settings=FeedbackSettings.of(args),
+                trainer_progress=self.trainer_progress,
             )
-            self.rollout_queue = self.rollout_worker.rollout_buffer
+            self.rollout_queue = CountingQueue(self.rollout_worker.rollout_buffer, self.trainer_progress)
         # FCO's reference policy: the adapter-free base model under PEFT, else a frozen copy (AsyncGRPO has none).
         self.ref_model = None
         if args.fco_enabled and not is_peft_model(self.model):
@@ -139,7 +155,9 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             # groups are trained in one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
             planner = loader.dataset
-            planner.dataset = MulFeRLQueue(planner.dataset, self._metrics["train"], self.args.num_generations)
+            planner.dataset = MulFeRLQueue(
+                planner.dataset, self._metrics["train"], self.args.num_generations, self.trainer_progress
+            )
             if isinstance(planner, TokenBudgetBatcher):
                 planner.__class__ = FCOTokenBudgetBatcher  # the same planner, pricing carriers with their negatives
             loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)

@@ -4,15 +4,18 @@ TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process
 that process routes each scored group; a group whose K rollouts all fail is handed to a task of its own, which runs
 the per-group feedback step (`trl_mulferl.core.feedback_step`): it asks the feedback provider, regenerates the K
 rollouts with the feedback prefilled (masked out of the loss, not counted in the continuation budget), rescores them
-and routes the group again, while the score loop goes on with other groups.
+and routes the group again, while the score loop goes on with other groups. A prompt's trajectory holds a place of
+the pipeline's budget (`pipeline`) from its first rollout until the trainer takes its rows, and counts its staleness
+from its turn 0.
 """
 
 import asyncio
 import functools
 import queue
+import random
 import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -45,12 +48,19 @@ from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import in_daemon_thread, warn_once
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_samples import REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS, fco_carriers
+from .pipeline import TrainerProgress, may_open_trajectory
 
 
 # How often the rollout process sends its window of MulFeRL metrics to the trainer.
 METRICS_INTERVAL_S = 1.0
 # The key of the window the rollout process sends as it stops: the trainer waits for it before its last log.
 LAST_WINDOW = "mulferl/last_window"
+# vLLM serves lower values first under `--scheduling-policy priority` (turn-0 requests have 0); FCFS ignores it.
+REGENERATION_PRIORITY = -1
+OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"
+FEEDBACK_TASKS_MAX = "mulferl/pipeline/feedback_tasks_max"
+TURN0_GROUPS = "mulferl/pipeline/turn0_groups"
+STALE_TRAJECTORIES = "mulferl/pipeline/stale_trajectories"
 
 
 def is_maximum(key: str) -> bool:
@@ -89,6 +99,10 @@ class MetricWindow:
         return True
 
 
+class PipelineClosed(Exception):
+    """Training ended while a rollout waited for its prompt's place."""
+
+
 @dataclass(frozen=True)
 class FeedbackSettings:
     """What the rollout process needs of an `AsyncMulFeRLConfig` (it pickles this, not the config); the fields that
@@ -105,6 +119,8 @@ class FeedbackSettings:
     seed: int
     fco_pairing: str | None  # None: FCO off
     feedback_replay: bool
+    max_open_trajectories: int
+    max_staleness: int
 
     @classmethod
     def of(cls, args: AsyncMulFeRLConfig) -> "FeedbackSettings":
@@ -120,6 +136,8 @@ class FeedbackSettings:
             seed=args.seed,
             fco_pairing=args.fco_pairing if args.fco_enabled else None,
             feedback_replay=args.feedback_replay,
+            max_open_trajectories=args.max_open_trajectories,
+            max_staleness=args.max_staleness,
         )
 
 
@@ -153,7 +171,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
     `MulFeRLTrainer`; TRL's reward metrics of the rows are turn 0's (decision 9).
     """
 
-    def __init__(self, *, feedback_provider, feedback_settings: FeedbackSettings, feedback_fields, **kwargs):
+    def __init__(
+        self,
+        *,
+        feedback_provider,
+        feedback_settings: FeedbackSettings,
+        feedback_fields,
+        trainer_progress: TrainerProgress,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         # A built-in provider is built here from the config's fields: some hold locks and clients, which do not pickle.
         self.feedback_provider = feedback_provider or build_feedback_provider(feedback_fields)
@@ -165,12 +191,18 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._stopping: asyncio.Event | None = None
         self._server_context: int | None = None  # the server's max_model_len, asked at the first feedback turn
         self._window = MetricWindow()
+        self.trainer_progress = trainer_progress
+        self._opening: asyncio.Lock | None = None
+        self._turn0_versions: dict[int, int] = {}  # of the trajectories in the rollout process, by group id
+        self._rows_handed = 0
+        self._handed_row_ends: deque[int] = deque()  # per trajectory handed over, `_rows_handed` after its rows
 
     async def _run_loops(self, stop_event: asyncio.Event) -> None:
         # A feedback task that fails (vLLM unreachable after TRL's retries) fails the rollout process, as a failed
         # generation does, unless training is ending (TRL closes its HTTP session then); on stop, the feedback turns
         # still running are cancelled, and the last window of metrics is sent.
         self._feedback_slots = asyncio.Semaphore(self.settings.feedback_max_concurrency)
+        self._opening = asyncio.Lock()
         self._task_failure = asyncio.get_running_loop().create_future()
         self._stopping = stop_event
         loops = asyncio.ensure_future(super()._run_loops(stop_event))
@@ -203,7 +235,61 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 return
             await asyncio.sleep(0.1)
 
+    async def _generate_loop(self, stop_event: asyncio.Event) -> None:
+        # TRL's loop ends on stop once its rollouts in flight are done; one waiting for a place ends it at once.
+        try:
+            await super()._generate_loop(stop_event)
+        except PipelineClosed:
+            pass
+
+    async def _generate_one(self, prompt, tool_dict, tools, group_id: int = 0):
+        # The place is taken here, not in TRL's generate loop (which starts a group's K rollouts inline): a rollout
+        # of a prompt not yet open waits for one, holding TRL's in-flight slot but no request to the server.
+        await self._open_trajectory(group_id)
+        return await super()._generate_one(prompt, tool_dict, tools, group_id)
+
+    async def _open_trajectory(self, group_id: int):
+        """Wait until prompt `group_id`'s trajectory is open; open it when a place is free, prompts in order (the
+        lock serves its waiters first come, first served)."""
+        async with self._opening:
+            while group_id not in self._turn0_versions:
+                if self._stopping.is_set():
+                    raise PipelineClosed
+                open_trajectories, pipeline_rows = self._pipeline()
+                k, rows_to_plan = self.num_generations, self.trainer_progress.rows_to_plan
+                if may_open_trajectory(
+                    open_trajectories, self.settings.max_open_trajectories, pipeline_rows, rows_to_plan, k
+                ):
+                    self._turn0_versions[group_id] = self.model_version
+                    self._window.add({TURN0_GROUPS: 1.0, OPEN_TRAJECTORIES_MAX: float(open_trajectories + 1)})
+                else:
+                    await asyncio.sleep(0.02)
+
+    def _pipeline(self) -> tuple[int, int]:
+        """The open trajectories (in this process, or handed over and not all taken by the trainer) and the rows
+        they will hand over, or have handed over and the trainer has not taken."""
+        taken = self.trainer_progress.rows_dequeued
+        while self._handed_row_ends and self._handed_row_ends[0] <= taken:
+            self._handed_row_ends.popleft()
+        in_process = len(self._turn0_versions)
+        return in_process + len(self._handed_row_ends), in_process * self.num_generations + self._rows_handed - taken
+
+    def _close_trajectory(self, group_id: int, rows: int):
+        """Prompt `group_id`'s trajectory leaves this process with `rows` rows; its place is free once the trainer
+        has taken them (the rollout queue is first in, first out)."""
+        del self._turn0_versions[group_id]
+        self._rows_handed += rows
+        self._handed_row_ends.append(self._rows_handed)
+
+    def _is_stale(self, group: RolloutGroup) -> bool:
+        """Whether the trainer would drop `group`'s rows as stale already (staleness counts from turn 0): then its
+        trajectory ends here, without a paid feedback request or a regeneration."""
+        return self.model_version - group.model_version > self.settings.max_staleness
+
     async def _score_group(self, group: RolloutGroup) -> list[RolloutSample]:
+        if not isinstance(group, RegeneratedGroup):
+            # Its rollouts started when its trajectory opened, which may be later than TRL made the group.
+            group.model_version = self._turn0_versions[group.group_id]
         samples = await super()._score_group(group)
         if len(samples) != len(group.completions):  # one training row per rollout: no tools, no forks
             raise RuntimeError(
@@ -228,6 +314,11 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
     def _end_trajectory(self, group: RolloutGroup, samples: list[RolloutSample], decision: Route) -> list:
         """The rows the trainer gets of a prompt whose trajectory ends with `decision` at `group`'s turn, each with
         its route (the trainer logs the routes of the rows it trains: TRL may drop rows as stale)."""
+        rows = self._trajectory_rows(group, samples, decision)
+        self._close_trajectory(group.group_id, len(rows))
+        return rows
+
+    def _trajectory_rows(self, group: RolloutGroup, samples: list[RolloutSample], decision: Route) -> list:
         for sample in samples:
             sample.metrics[ROUTE] = decision.value
             if decision is not Route.GRPO:
@@ -289,6 +380,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         task = asyncio.ensure_future(coroutine)
         self._feedback_tasks.add(task)
         task.add_done_callback(self._feedback_task_done)
+        self._window.add({FEEDBACK_TASKS_MAX: float(len(self._feedback_tasks))})
 
     def _feedback_task_done(self, task: asyncio.Task):
         self._feedback_tasks.discard(task)
@@ -299,6 +391,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
 
     async def _feedback_turn(self, group: RolloutGroup, samples: list[RolloutSample], states: list[GroupState]):
         """One feedback turn of one failed group: ask, regenerate, rescore; then the next turn or the trainer."""
+        if self._is_stale(group):
+            self._drop_stale(group)
+            return
         counts = Counter()
         request = self.feedback_step.request(
             group.prompts[0],
@@ -327,12 +422,19 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
+        if self._is_stale(group):  # while its feedback was written
+            self._drop_stale(group)
+            return
         regenerated = await self._regenerate(group, feedback, states, samples)
         if regenerated is None:  # the feedback turn does not fit the server's context: unresolved, as without feedback
             self._window.add({feedback_metric("over_context"): 1.0})
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         await self._hand_over(await self._score_group(regenerated))
+
+    def _drop_stale(self, group: RolloutGroup):
+        self._close_trajectory(group.group_id, 0)
+        self._window.add({STALE_TRAJECTORIES: 1.0})
 
     def _prompt_ids(self, prompt) -> list[int]:
         """A prompt's ids as TRL's rollout worker makes them: the chat template with the generation prompt."""
@@ -362,7 +464,6 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         `output_mask` 0 (context, outside the loss) and zero log-probs; the continuation has the full
         `max_completion_length` budget.
         """
-        model_version = self.model_version  # the policy these rollouts are sampled from, for their staleness
         counts = Counter()
         context, prefill = inject_feedback(group.prompts[0], feedback, self.settings.feedback_injection)
         prompt_ids = self._prompt_ids(context)
@@ -380,9 +481,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             warn_once(f"{error} Until then such groups end unresolved (mulferl/feedback/over_context).")
             return None
         started = time.monotonic()
-        generations = await asyncio.gather(
-            *[self._generate_one_turn(prompt_ids + prefill_ids) for _ in range(self.num_generations)]
-        )
+        generations = await self._generate_group_turn(prompt_ids + prefill_ids)
         completions, completions_ids, completions_sequences = [], [], []
         for continuation_ids, logprobs in generations:
             output_ids, mask, logprobs = self.feedback_step.regenerated_row(
@@ -412,7 +511,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             completions_sequences=completions_sequences,
             tool_call_counts=[0] * k,
             tool_failure_counts=[0] * k,
-            model_version=model_version,
+            model_version=group.model_version,  # turn 0's: staleness counts from the trajectory's start
             group_id=group.group_id,
             env_rewards=[None] * k,
             rollout_rewards=[None] * k,
@@ -426,6 +525,34 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             prefill_length=len(prefill_ids),
             previous_prefill_length=group.prefill_length if isinstance(group, RegeneratedGroup) else 0,
         )
+
+    async def _generate_group_turn(self, prompt_ids: list[int]) -> list[tuple[list[int], list[float]]]:
+        """A regenerated group's K continuations of `prompt_ids`, sampled as TRL's `_generate_one_turn` samples one,
+        in one request served before turn-0 work (`REGENERATION_PRIORITY`): vLLM seeds its K samples `seed + i`,
+        independent."""
+        payload = {
+            "model": self._request_model,
+            "prompt": prompt_ids,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "repetition_penalty": self.repetition_penalty,
+            "n": self.num_generations,
+            "return_token_ids": True,
+            "logprobs": 0,
+            "seed": random.getrandbits(62),  # below 2**63 with the K - 1 vLLM adds
+            "priority": REGENERATION_PRIORITY,
+        }
+        if self.min_p is not None:
+            payload["min_p"] = self.min_p
+        output = await self._retry(
+            lambda: self._post("/v1/completions", payload, self.request_timeout),
+            max_attempts=30,
+            label="vllm /v1/completions",
+        )
+        choices = sorted(output["choices"], key=lambda choice: choice["index"])
+        return [(choice["token_ids"], choice["logprobs"]["token_logprobs"]) for choice in choices]
 
     async def _hand_over(self, samples: list[RolloutSample]):
         """Put a feedback task's finished rows in the trainer's queue, waiting while it is full, as the score loop

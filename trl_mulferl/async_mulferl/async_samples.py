@@ -28,6 +28,7 @@ from ..core.feedback_step import kept_fco_pairs
 from ..core.metrics import LOGGED_ROUTES, REWARD_FINAL, TRAINED_ROUTES, route_metric
 from ..core.routing import Route
 from ..feedback.protocol import warn_once
+from .pipeline import TrainerProgress
 
 
 logger = logging.getLogger(__name__)
@@ -97,15 +98,19 @@ class MulFeRLQueue(torch.utils.data.IterableDataset):
 
     The rows it yields are trained (TRL's queue dataset has dropped the stale ones): their routes go to `metrics`,
     the trainer's sink, as `mulferl/route/*` (each prompt's K rows, a fraction of the window's prompts),
-    `mulferl/route/prompts_total` and `mulferl/reward_final`."""
+    `mulferl/route/prompts_total` and `mulferl/reward_final`, and their count to `progress`, which the rollout
+    process reads."""
 
-    def __init__(self, dataset, metrics: dict, group_size: int):
+    def __init__(self, dataset, metrics: dict, group_size: int, progress: TrainerProgress | None = None):
         self.dataset = dataset
         self.metrics = metrics
         self.group_size = group_size
+        self.progress = progress
 
     def __iter__(self):
         for sample in self.dataset:
+            if self.progress is not None:
+                self.progress.planned()
             self._log_route(sample["metrics"])
             pairs = sample["metrics"].get(FCO_PAIRS)
             opened = opened_sample(sample)
