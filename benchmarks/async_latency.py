@@ -61,6 +61,7 @@ from async_overhead import (  # noqa: E402
     build_model,
     run_in_process,
     run_trainer,
+    run_worker,
     scripted_provider,
     scripted_reward,
 )
@@ -163,14 +164,8 @@ def run_measured(name: str, regime_name: str, settings: dict, model_dir: str, se
         def on_train_end(self, args, state, control, **kwargs):
             seen["history"] = list(state.log_history)
 
-    config = {}
-    if name != "mulferl":
-        config["max_inflight_tasks"] = -1  # TRL's default: derived from max_staleness and the batch
-    if name == "async_mulferl":
-        from trl_mulferl import AsyncMulFeRLConfig
-
-        if "max_open_trajectories" in AsyncMulFeRLConfig.__dataclass_fields__:
-            config["max_open_trajectories"] = None  # the default budget: max_staleness x prompts per step
+    # TRL's default in-flight bound (max_staleness x samples per step); async_mulferl keeps its default budget.
+    config = {} if name == "mulferl" else {"max_inflight_tasks": -1}
     sampler.start()
     try:
         result = run_trainer(
@@ -379,9 +374,7 @@ def main(argv=None):
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        name, regime, settings, model_dir, server_url, output = args.worker
-        result = run_measured(name, regime, json.loads(settings), model_dir, server_url)
-        Path(output).write_text(json.dumps(result))
+        run_worker(args.worker, run_measured)
         return
 
     from tests.async_cpu import VLLMServer
@@ -406,6 +399,35 @@ def main(argv=None):
     )
     runs, memory = [], None
     print(f"logs: {work}", flush=True)
+
+    def write():
+        """The results so far (after every run: a run cut short keeps what it measured)."""
+        results, none_failed = summarize(runs, trainers, latencies)
+        budgets = [run["budget"] for run in runs if run["trainer"] == "async_mulferl" and run.get("budget")]
+        payload = {
+            "budget": budgets[0] if budgets else None,
+            "settings": {
+                **settings,
+                "latencies": latencies,
+                "memory_steps": memory_steps,
+                "task": TASK,
+                "server_cpus": sorted(SERVER_CPUS),
+                "trainer_cpus": sorted(TRAINER_CPUS),
+                "sync_trainer_cpus": sorted(SYNC_TRAINER_CPUS),
+                "scheduling_policy": SCHEDULING_POLICY,
+            },
+            "rounds": rounds,
+            "async_grpo_runs_once_per_round": True,
+            "results": results,
+            "none_failed": none_failed,
+            "memory": memory,
+            "ratios": ratios(runs, rounds, latencies),
+            "runs": runs,
+        }
+        if args.json:
+            args.json.write_text(json.dumps(payload, indent=2) + "\n")
+        return payload
+
     try:
         server.wait_until_healthy()
         for round_ in range(rounds):
@@ -418,6 +440,7 @@ def main(argv=None):
                 run = one_run(name, regime, latency, settings, model_dir, server, work, f"round{round_}")
                 runs.append({**run, "round": round_})
                 print(f"round {round_} {name} {regime} L={latency:g}: {json.dumps(runs[-1])}", flush=True)
+                write()
         if memory_steps and "async_mulferl" in trainers:
             long = {**settings, "steps": memory_steps}
             run = one_run("async_mulferl", TASK, latencies[-1], long, model_dir, server, work, "memory")
@@ -435,31 +458,7 @@ def main(argv=None):
             print(f"memory: {json.dumps(memory)}", flush=True)
     finally:
         server.stop()
-    results, none_failed = summarize(runs, trainers, latencies)
-    budgets = [run["budget"] for run in runs if run["trainer"] == "async_mulferl" and run.get("budget") is not None]
-    payload = {
-        "budget": budgets[0] if budgets else None,
-        "settings": {
-            **settings,
-            "latencies": latencies,
-            "memory_steps": memory_steps,
-            "task": TASK,
-            "server_cpus": sorted(SERVER_CPUS),
-            "trainer_cpus": sorted(TRAINER_CPUS),
-            "sync_trainer_cpus": sorted(SYNC_TRAINER_CPUS),
-            "scheduling_policy": SCHEDULING_POLICY,
-        },
-        "rounds": rounds,
-        "async_grpo_runs_once_per_round": True,
-        "results": results,
-        "none_failed": none_failed,
-        "memory": memory,
-        "ratios": ratios(runs, rounds, latencies),
-        "runs": runs,
-    }
-    report(payload)
-    if args.json:
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+    report(write())
 
 
 if __name__ == "__main__":

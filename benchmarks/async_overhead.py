@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -230,6 +231,12 @@ def run_in_process(
     return json.loads(output.read_text())
 
 
+def run_worker(worker: list[str], run: Callable[..., dict]):
+    """The `--worker` side of `run_in_process`: `run` with its arguments, its result written as JSON."""
+    name, regime, settings, model_dir, server_url, output = worker
+    Path(output).write_text(json.dumps(run(name, regime, json.loads(settings), model_dir, server_url)))
+
+
 def ratios(runs: dict) -> dict:
     """Per regime, the median over repeats of each trainer's steps/s and trained tokens/s over AsyncGRPOTrainer's
     in the same repeat."""
@@ -284,9 +291,7 @@ def main(argv=None):
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        name, regime, settings, model_dir, server_url, output = args.worker
-        result = run_trainer(name, regime, json.loads(settings), model_dir, server_url)
-        Path(output).write_text(json.dumps(result))
+        run_worker(args.worker, run_trainer)
         return
 
     from tests.async_cpu import VLLMServer

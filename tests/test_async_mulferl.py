@@ -976,8 +976,9 @@ def test_the_budget_bounds_open_trajectories_with_a_slow_provider(tmp_path, vllm
 
 @pytest.mark.vllm
 def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vllm_server, async_model_dir):
-    """The server runs 64 sequences at once; 256 turn-0 rollouts (TRL's own request) are queued, then one regenerated
-    group (its K rollouts in one request): it comes back before most of the turn-0 rollouts queued before it."""
+    """The server runs 64 sequences at once; 384 turn-0 rollouts (TRL's own request) are queued, 6 waves of them, then
+    one regenerated group (its K rollouts in one request): it is served in the next wave, and comes back before half
+    the turn-0 rollouts queued before it (first come, first served, it would come back after all of them)."""
     import asyncio
     import multiprocessing
 
@@ -1022,7 +1023,7 @@ def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vl
                 await coroutine
                 return time.monotonic()
 
-            turn0 = [asyncio.ensure_future(timed(loop._generate_one_turn(prompt_ids))) for _ in range(256)]
+            turn0 = [asyncio.ensure_future(timed(loop._generate_one_turn(prompt_ids))) for _ in range(384)]
             await asyncio.sleep(1.0)  # the turn-0 requests reach the server's queue first
             regenerated = await loop._generate_group_turn(prompt_ids)
             served = time.monotonic()

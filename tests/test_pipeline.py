@@ -25,11 +25,12 @@ from trl_mulferl.async_mulferl.pipeline import (
 CPU = {"use_cpu": True, "bf16": False}
 
 
-def test_the_default_budget_is_trls_bound_on_work_in_flight_in_prompts():
-    # TRL's max_inflight_tasks: max(max_staleness, 1) x samples per step; here in prompts of K samples.
-    assert default_trajectory_budget(4, 32, 2) == 4 * 16
-    assert default_trajectory_budget(0, 16, 8) == 2
-    assert default_trajectory_budget(2, 12, 8) == 2 * 2  # a step's 12 samples start 2 prompts
+def test_the_default_budget_keeps_a_full_pipeline_within_max_staleness():
+    # A full pipeline keeps a trajectory open budget / prompts-per-step steps: max_staleness - 1 of them.
+    assert default_trajectory_budget(4, 32, 2) == 3 * 16
+    assert default_trajectory_budget(1, 16, 8) == 1 * 2
+    assert default_trajectory_budget(0, 16, 8) == 1 * 2  # max_staleness 0 still opens a step's prompts
+    assert default_trajectory_budget(3, 12, 8) == 2 * 2  # a step's 12 samples start 2 prompts
 
 
 def test_the_openai_providers_requests_per_group_are_its_reviews_and_merge():
@@ -108,7 +109,7 @@ def test_the_config_sizes_the_budget_and_the_feedback_concurrency(tmp_path):
         str(tmp_path), **CPU, num_generations=2, per_device_train_batch_size=4, gradient_accumulation_steps=2
     )
     assert config.max_staleness == 4
-    assert config.max_open_trajectories == 4 * 4
+    assert config.max_open_trajectories == 3 * 4
     assert config.feedback_max_concurrency == config.max_open_trajectories  # every open trajectory may wait at once
     config = AsyncMulFeRLConfig(
         str(tmp_path), **CPU, num_generations=2, max_open_trajectories=5, feedback_max_concurrency=3

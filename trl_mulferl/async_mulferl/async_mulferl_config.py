@@ -83,9 +83,10 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         default=None,
         metadata={
             "help": "Prompts whose trajectory (turn 0, feedback turns, regenerations) is open at once in the rollout "
-            "pipeline, from its first rollout until the trainer takes its rows. None: max_staleness x the prompts of "
-            "a step (TRL's own bound on work in flight). For an API feedback model, at least the prompts of a step "
-            "x (1 + failed fraction x feedback latency in steps)."
+            "pipeline, from its first rollout until the trainer takes its rows. None: max(max_staleness - 1, 1) x "
+            "the prompts of a step, which keeps the rows of a full pipeline within max_staleness. For an API "
+            "feedback model: about the prompts of a step x (1 + failed fraction x feedback latency in steps), "
+            "within that bound."
         },
     )
     feedback_max_concurrency: int | None = field(

@@ -17,9 +17,12 @@ from transformers import TrainerCallback
 
 
 def default_trajectory_budget(max_staleness: int, samples_per_step: int, num_generations: int) -> int:
-    """TRL's own bound on work in flight (`max_staleness` x the samples of a step, its `max_inflight_tasks`), in
-    prompts: `max(max_staleness, 1)` x the prompts of a step."""
-    return max(max_staleness, 1) * math.ceil(samples_per_step / num_generations)
+    """The prompts of `max(max_staleness - 1, 1)` steps. A full pipeline (the trainer waiting for rows, or rows
+    waiting for the trainer) keeps each trajectory open for `budget / prompts per step` steps (Little's law), the
+    policy versions its rows are old when the trainer takes them: one step under `max_staleness` leaves room for
+    the phase of a step, where TRL's own bound (`max_inflight_tasks`, `max_staleness` steps of samples) counts only
+    generation, not the rows waiting in the queue."""
+    return max(max_staleness - 1, 1) * math.ceil(samples_per_step / num_generations)
 
 
 def feedback_requests_per_group(num_generations: int, feedback_group_size: int) -> int:
