@@ -32,11 +32,12 @@ the synchronous trainer). The JSON has each measure's median over rounds, the ra
 round (median over rounds), and every run.
 
     python benchmarks/async_latency.py --json benchmarks/async_latency.json   # the full run: 3 rounds, 20 steps
+    python benchmarks/async_latency.py --trainers async_mulferl --rounds 1 --latencies 0 2 --max-staleness 5
     python benchmarks/async_latency.py --smoke                                # tiny sizes: checks that it runs
 
-The smoke (1 round, 1 warm-up and 2 measured steps, L in 0 and 0.5, a memory run of 3 steps at 0.5) took 7 minutes
-on the project's 2 CPU cores; the full run (3 rounds, 2 + 20 steps, a memory run of 40 steps at 5 s) should take 1
-to 1.5 hours (estimated from the smoke's per-run start-up and step times). Needs vLLM's CPU build (the environment
+The full run (3 rounds, 2 + 20 steps, a memory run of 40 steps at 5 s) took 60 minutes on the project's 2 CPU cores;
+the smoke (1 round, 1 warm-up and 2 measured steps, L in 0 and 0.5, a memory run of 3 steps at 0.5) about 7.
+Needs vLLM's CPU build (the environment
 `.ci/vllm-env` makes) and CPU cores 0 and 1.
 """
 
@@ -166,6 +167,8 @@ def run_measured(name: str, regime_name: str, settings: dict, model_dir: str, se
 
     # TRL's default in-flight bound (max_staleness x samples per step); async_mulferl keeps its default budget.
     config = {} if name == "mulferl" else {"max_inflight_tasks": -1}
+    if name != "mulferl" and settings.get("max_staleness") is not None:
+        config["max_staleness"] = settings["max_staleness"]  # and with it async_mulferl's default budget
     sampler.start()
     try:
         result = run_trainer(
@@ -363,6 +366,10 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every run, in a rotated trainer order")
     parser.add_argument("--steps", type=int, default=20, help="measured steps per run")
     parser.add_argument("--warmup-steps", type=int, default=2, help="steps before the measured ones")
+    parser.add_argument("--latencies", type=float, nargs="+", help=f"the provider's seconds (default: {LATENCIES})")
+    parser.add_argument(
+        "--max-staleness", type=int, help="the asynchronous trainers' max_staleness (default: async_overhead's 4)"
+    )
     parser.add_argument(
         "--memory-steps",
         type=int,
@@ -382,8 +389,8 @@ def main(argv=None):
     if args.smoke:
         settings, latencies, rounds, memory_steps = dict(SMOKE), list(SMOKE_LATENCIES), 1, 3
     else:
-        settings, latencies, rounds = dict(FULL), list(LATENCIES), args.rounds
-        settings.update(steps=args.steps, warmup_steps=args.warmup_steps)
+        settings, latencies, rounds = dict(FULL), list(args.latencies or LATENCIES), args.rounds
+        settings.update(steps=args.steps, warmup_steps=args.warmup_steps, max_staleness=args.max_staleness)
         memory_steps = args.memory_steps
     trainers = args.trainers
     work = Path(tempfile.mkdtemp(prefix="async-latency-"))
