@@ -85,7 +85,6 @@ MEASURES = (
     "rollout_peak_rss_mb",
     "staleness_from_turn0_max",
 )
-OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"
 MB = 2**20
 
 
@@ -151,6 +150,8 @@ def run_measured(name: str, regime_name: str, settings: dict, model_dir: str, se
     """In the trainer process: `async_overhead.run_trainer` with the counted reward and provider, and what this
     benchmark reads from the trainer (its budget, its log history, the RSS of its generating process)."""
     from transformers import TrainerCallback
+
+    from trl_mulferl.async_mulferl.async_rollout_worker import OPEN_TRAJECTORIES_MAX
 
     sampler, seen = RSSSampler(rollout=name != "mulferl"), {"rss_by_step": []}
 
