@@ -461,7 +461,8 @@ def test_the_leak_guard_does_not_stall_other_groups(tmp_path, vllm_server, async
     """A reviewer's long reply keeps the leak guard busy for seconds (timed here first); meanwhile the rollout process
     goes on scoring other prompts' groups, which it cannot while the guard holds its event loop (from the first second
     after the reply on, to leave the loop time to start the guard). The reply is longer than the server's context
-    allows as a prefill, so its group then ends unresolved."""
+    allows as a prefill, so its group then ends unresolved. One feedback slot serialises the guards; 64 generation
+    places leave the other prompts room while the failed groups wait for it."""
     from trl_mulferl.feedback.guard import prepare_feedback
 
     start = time.perf_counter()
@@ -482,6 +483,7 @@ def test_the_leak_guard_does_not_stall_other_groups(tmp_path, vllm_server, async
         max_feedback_length=100_000,
         reward_funcs=timed_scripted_reward,
         feedback_max_concurrency=1,
+        max_open_trajectories=64,
     )
     events = [json.loads(line) for line in log_file.read_text().splitlines()]
     returned = min(event["returned"] for event in events if "returned" in event)
@@ -941,8 +943,9 @@ def most_at_once(intervals: list[tuple[float, float]]) -> int:
 @pytest.mark.vllm
 def test_the_budget_bounds_open_trajectories_with_a_slow_provider(tmp_path, vllm_server, async_model_dir):
     """Every group fails at turn 0 and the provider takes 1.5 s: the calls in flight at once (timed by the provider)
-    and the open trajectories and feedback tasks (logged) never exceed the budget of 3, and reach it; the run scores
-    exactly the turn-0 groups its planner takes (it opens none it cannot train) and asks once for each."""
+    and the feedback slots (logged) never exceed their 3, and reach it, as the generation places reach and never
+    exceed their 3 when a prompt opens; the run scores exactly the turn-0 groups it trains (it opens none it does not
+    train, and the micro-batch accelerate fetches ahead of the last step is no prompt's) and asks once for each."""
     log_file = tmp_path / "log.jsonl"
     rows = [
         {"prompt": make_conversation(f"Question {kind} {i}?"), "kind": kind}
@@ -959,15 +962,15 @@ def test_the_budget_bounds_open_trajectories_with_a_slow_provider(tmp_path, vllm
         max_steps=steps,
         reward_funcs=logged_scripted_reward,
         max_open_trajectories=budget,
+        feedback_max_concurrency=budget,
     )
     events = [json.loads(line) for line in log_file.read_text().splitlines()]
     calls = [(event["started"], event["ended"]) for event in events if "started" in event]
     history = trainer.state.log_history
     assert most_at_once(calls) == budget
     assert max(entry.get("mulferl/pipeline/open_trajectories_max", 0) for entry in history) == budget
-    assert max(entry.get("mulferl/pipeline/feedback_tasks_max", 0) for entry in history) == budget
-    # The steps' prompts, and those of the micro-batch accelerate fetches ahead of the last step.
-    taken_prompts = (steps + 1) * ASYNC_TRAINING["per_device_train_batch_size"] // K
+    assert max(entry.get("mulferl/pipeline/feedback_slots_max", 0) for entry in history) == budget
+    taken_prompts = steps * ASYNC_TRAINING["per_device_train_batch_size"] // K
     assert len(consumed) == taken_prompts * K
     assert sum(event.get("turn") == 0 for event in events) == taken_prompts
     assert sum(entry.get("mulferl/pipeline/turn0_groups", 0) for entry in history) == taken_prompts
@@ -985,7 +988,11 @@ def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vl
     import aiohttp
     from transformers import AutoTokenizer
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import FeedbackSettings, MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.async_rollout_worker import (
+        FeedbackSettings,
+        MulFeRLRolloutLoop,
+        regeneration_session,
+    )
     from trl_mulferl.async_mulferl.pipeline import TrainerProgress
 
     tokenizer = AutoTokenizer.from_pretrained(async_model_dir)
@@ -1017,7 +1024,7 @@ def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vl
 
     async def serve() -> tuple[list[float], float]:
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1024)) as session:
-            loop.session = session
+            loop.session, loop._regeneration_session = session, regeneration_session()
 
             async def timed(coroutine):
                 await coroutine
@@ -1028,6 +1035,7 @@ def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vl
             regenerated = await loop._generate_group_turn(prompt_ids)
             served = time.monotonic()
             assert len(regenerated) == K and all(ids for ids, _ in regenerated)
+            await loop._regeneration_session.close()
             return await asyncio.gather(*turn0), served
 
     turn0_served, regeneration_served = asyncio.run(serve())
@@ -1044,16 +1052,20 @@ def gated_provider(prompt, completions, rewards, step_file, gate_steps, **column
 
 
 @pytest.mark.vllm
-def test_staleness_counts_from_turn_0(tmp_path, vllm_server, async_model_dir, tiny_tokenizer):
-    """With max_staleness 1, the first prompt's group fails and its feedback comes 3 optimizer steps after its turn 0
-    (the other 31 prompts' groups are mixed at turn 0, and the run takes about 19 of them; a budget of 3 places leaves
-    the two a step trains flowing while it waits): its trajectory is older than
-    max_staleness by then, so it ends without a regeneration and nothing regenerated after feedback is trained
-    (counted from the regeneration, it would be fresh); the others keep training."""
+@pytest.mark.parametrize("max_feedback_age", [1, 8])
+def test_the_trained_tokens_age_counts_from_their_regeneration_and_the_feedbacks_apart(
+    tmp_path, vllm_server, async_model_dir, tiny_tokenizer, max_feedback_age
+):
+    """With max_staleness 2, the first prompt's group fails and its feedback comes 4 optimizer steps after its turn 0
+    (the other 31 prompts' groups are mixed at turn 0, and the run takes 16 of them; 2 generation places, a step's
+    prompts, keep the two a step trains flowing while it waits, and no row waits in the queue for long). With
+    max_feedback_age 1 the feedback is too old by then: the trajectory ends without a regeneration, and nothing
+    regenerated is trained. With max_feedback_age 8 it is regenerated, and its rows are trained: they are as old as
+    the policy that sampled them, within max_staleness, while the feedback's age (logged) is past it."""
     step_file = tmp_path / "step"
     kinds = ["grpo_turn1"] + ["grpo_turn0"] * 31
     rows = [{"prompt": make_conversation(f"Question {kind} {i}?"), "kind": kind} for i, kind in enumerate(kinds)]
-    dataset = Dataset.from_list([{**row, "step_file": str(step_file), "gate_steps": 3} for row in rows])
+    dataset = Dataset.from_list([{**row, "step_file": str(step_file), "gate_steps": 4} for row in rows])
     trainer, consumed = train_recording(
         tmp_path,
         vllm_server,
@@ -1062,11 +1074,68 @@ def test_staleness_counts_from_turn_0(tmp_path, vllm_server, async_model_dir, ti
         gated_provider,
         [StepFile(step_file)],
         max_steps=8,
-        max_staleness=1,
-        max_open_trajectories=3,
+        max_staleness=2,
+        max_feedback_age=max_feedback_age,
+        max_open_trajectories=2,
     )
     history = trainer.state.log_history
-    assert sum(entry.get("mulferl/pipeline/stale_trajectories", 0) for entry in history) == 1
-    assert not any(turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed)
-    assert max(entry.get("sample/staleness_max", 0) for entry in history) <= 1
+    expired = sum(entry.get("mulferl/pipeline/expired_feedback", 0) for entry in history)
+    regenerated = [sample for sample in consumed if turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist()))]
+    assert max(entry.get("sample/staleness_max", 0) for entry in history) <= 2
     assert trainer.state.global_step == 8
+    if max_feedback_age == 1:
+        assert (expired, len(regenerated)) == (1, 0)
+    else:
+        assert (expired, len(regenerated)) == (0, K)
+        assert max(entry.get("mulferl/pipeline/feedback_age_max", 0) for entry in history) > 2
+
+
+class RowsDeadline:
+    """Makes `trainer`'s run fail when it is still waiting for rows after `seconds`: TRL's queue dataset asks the
+    rollout worker's health every 5 s while it waits."""
+
+    def __init__(self, trainer, seconds: float):
+        self.check_health, self.deadline = trainer.rollout_worker.check_health, time.monotonic() + seconds
+        trainer.rollout_worker.check_health = self.checked
+
+    def checked(self, stale_after_s):
+        self.check_health(stale_after_s)
+        if time.monotonic() > self.deadline:
+            raise RuntimeError("the run waits for rows that never come")
+
+
+@pytest.mark.vllm
+@pytest.mark.parametrize("steps", [2, 3])
+def test_a_run_ends_whatever_its_rows_a_step(tmp_path, vllm_server, async_model_dir, steps):
+    """K = 2 and 3 rows a step. K1's rule also took the micro-batch fetched ahead of the last step: over 2 steps it
+    opened 4 prompts for 9 rows and waited forever for the ninth; over 3 it paid for 12 rows. Now the run ends having
+    opened the prompts of its 6 or 9 rows (over 3 steps, one row of the fifth prompt is not trained), and none for
+    the micro-batch fetched ahead."""
+    from trl.experimental.async_grpo import async_grpo_trainer
+
+    dataset = kinds_dataset(["grpo_turn0", "fco_turn1", "grpo_turn1"])
+    train = async_grpo_trainer.AsyncGRPOTrainer.train
+
+    def train_with_a_deadline(trainer, *args, **kwargs):
+        RowsDeadline(trainer, 150)
+        return train(trainer, *args, **kwargs)
+
+    async_grpo_trainer.AsyncGRPOTrainer.train = train_with_a_deadline
+    try:
+        trainer, consumed = train_recording(
+            tmp_path,
+            vllm_server,
+            async_model_dir,
+            dataset,
+            round_provider,
+            max_steps=steps,
+            per_device_train_batch_size=3,
+        )
+    finally:
+        async_grpo_trainer.AsyncGRPOTrainer.train = train
+    history = trainer.state.log_history
+    prompts = math.ceil(3 * steps / K)
+    assert trainer.state.global_step == steps
+    assert len(consumed) == 3 * steps
+    assert len({sample["group_id"] for sample in consumed}) == prompts
+    assert sum(entry.get("mulferl/pipeline/turn0_groups", 0) for entry in history) == prompts

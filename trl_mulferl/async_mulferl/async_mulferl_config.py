@@ -1,3 +1,4 @@
+import math
 from dataclasses import MISSING, dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
@@ -10,7 +11,11 @@ from ..mulferl.mulferl_config import (
     check_feedback_fields,
     check_replay_fields,
 )
-from .pipeline import default_trajectory_budget
+from .pipeline import (
+    default_feedback_slots,
+    default_trajectory_budget,
+    feedback_requests_per_group,
+)
 
 
 # The built-in providers a spawned rollout process can run: "self" generates with the trainer's own weights.
@@ -62,11 +67,15 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
       their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics still count them so).
 
     The rollout process is a pipeline with a budget: a prompt's trajectory (turn 0, its feedback turns and
-    regenerations) holds one of `max_open_trajectories` places from its first rollout until the trainer takes its
-    rows, and a new prompt starts only when a place is free (and only while the run still needs its rows: a run
-    with `max_steps` starts no prompt it cannot train). Regenerations go first: one request of `n=K` per group with
-    vLLM's request priority, which `vllm serve --scheduling-policy priority` honours. `max_staleness` counts from a
-    trajectory's turn 0, and a trajectory already stale is dropped before its next feedback request.
+    regenerations) holds one of `max_open_trajectories` generation places while it is generated and its rows wait
+    for the trainer, and one of `feedback_max_concurrency` feedback slots while it waits for feedback; a new prompt
+    starts only when a generation place is free and while the run still takes its rows (a run starts no prompt it
+    does not train, beyond a part of one step's under a token budget). Regenerations go first: one request of `n=K`
+    per group with vLLM's request priority, which `vllm serve --scheduling-policy priority` honours, on connections
+    of their own. Two ages are bounded apart: `max_staleness` (TRL's) bounds the trained tokens' age, counted from
+    the policy that sampled them, turn 0 or a regeneration, whose log-probs the importance ratio uses;
+    `max_feedback_age` bounds the age of the attempt a feedback critiques when the group is regenerated with it, and
+    a trajectory past it ends before its feedback request or its regeneration.
 
     Not available yet: the annealed and capped feedback budgets
     (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
@@ -82,20 +91,28 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     max_open_trajectories: int | None = field(
         default=None,
         metadata={
-            "help": "Prompts whose trajectory (turn 0, feedback turns, regenerations) is open at once in the rollout "
-            "pipeline, from its first rollout until the trainer takes its rows. None: max(max_staleness - 1, 1) x "
-            "the prompts of a step, which keeps the rows of a full pipeline within max_staleness. For an API "
-            "feedback model: about the prompts of a step x (1 + failed fraction x feedback latency in steps), "
-            "within that bound."
+            "help": "Generation places of the rollout pipeline: prompts' trajectories held at once while they are "
+            "generated (turn 0 or a regeneration), scored, and while their rows wait for the trainer. None: "
+            "max(max_staleness - 1, 1) x the prompts of a step, which keeps the rows of a full pipeline within "
+            "max_staleness (Little's law)."
+        },
+    )
+    max_feedback_age: int = field(
+        default=8,
+        metadata={
+            "help": "Policy versions (optimizer steps) from the attempt a feedback critiques to the regeneration with "
+            "it, at most; a trajectory past it ends before its feedback request or its regeneration "
+            "(mulferl/pipeline/expired_feedback). It bounds the feedback's relevance, not the trained tokens' age "
+            "(max_staleness, from the regeneration)."
         },
     )
     feedback_max_concurrency: int | None = field(
         default=None,
         metadata={
-            "help": "Failed groups asked for feedback at once in the rollout process; the others wait. None: "
-            "max_open_trajectories (every open trajectory may wait for feedback at once). The OpenAI provider's "
-            "requests are bounded at this x its requests per group (a review per feedback_group_size rollouts, and "
-            "the merge)."
+            "help": "Feedback slots: failed groups asked for feedback at once in the rollout process; a failed group "
+            "that finds none free waits for one holding its generation place. None: the prompts of "
+            "max_feedback_age steps, within 256 requests in flight to the provider. The OpenAI provider's requests "
+            "are bounded at this x its requests per group (a review per feedback_group_size rollouts, and the merge)."
         },
     )
     feedback_turn_deadline: float = _mulferl_field(
@@ -150,8 +167,18 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
             )
         if self.max_open_trajectories < 1:
             raise ValueError(f"max_open_trajectories must be >= 1 (or None), got {self.max_open_trajectories}.")
+        if self.max_feedback_age < 0:
+            raise ValueError(f"max_feedback_age must be >= 0, got {self.max_feedback_age}.")
         if self.feedback_max_concurrency is None:
-            self.feedback_max_concurrency = self.max_open_trajectories
+            self.feedback_max_concurrency = default_feedback_slots(
+                self.max_feedback_age,
+                math.ceil(samples_per_step / self.num_generations),
+                feedback_requests_per_group(self.num_generations, self.feedback_group_size),
+            )
+        # The queue holds what every place may hand over at once (a regeneration takes back its place whatever the
+        # budget), so that the score loop never waits on a full queue while the trainer still takes rows.
+        pipeline_rows = (self.max_open_trajectories + self.feedback_max_concurrency) * self.num_generations
+        self.queue_maxsize = max(self.queue_maxsize, pipeline_rows)
         check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
         check_fco_fields(self)
         check_replay_fields(self)

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 import torch
 from accelerate.utils import is_peft_model
 from trl.experimental.async_grpo import AsyncGRPOTrainer
-from trl.experimental.async_grpo.async_grpo_trainer import TokenBudgetBatcher
 from trl.experimental.utils import create_reference_model
 from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
@@ -21,7 +20,7 @@ from ..feedback import FeedbackTotals, build_feedback_provider, is_batched
 from ..feedback.totals import TOTAL_COUNTS
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
-from .async_samples import FCOTokenBudgetBatcher, MulFeRLCollator, MulFeRLQueue
+from .async_samples import MulFeRLCollator, MulFeRLQueue, planning_the_run
 from .pipeline import CountingQueue, TrainerProgress, feedback_requests_per_group
 
 
@@ -118,13 +117,12 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self.trainer_progress = None
         if self.accelerator.is_main_process:
-            micro_batch = args.per_device_train_batch_size * self.accelerator.num_processes
-            fixed_count = args.token_budget == 0  # else TRL's token budget packs a step's rows
+            fixed_count = args.token_budget == 0  # else TRL's token budget packs a micro-batch's rows
             self.trainer_progress = TrainerProgress(
-                args.max_steps,
-                micro_batch * args.gradient_accumulation_steps if fixed_count else None,
-                micro_batch if fixed_count else 0,
+                args.gradient_accumulation_steps,
+                args.per_device_train_batch_size * self.accelerator.num_processes if fixed_count else None,
                 args.num_generations,
+                self._epoch_groups_to_train,
             )
             self.add_callback(self.trainer_progress)
             # TRL's worker got the arguments TRL derives (eos ids, adapter name, in-flight bound); ours adds feedback.
@@ -154,14 +152,18 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             # with their negatives under a token budget, and unfolded in the collator, so that an FCO prompt's two
             # groups are trained in one rank's row of one micro-batch.
             loader = dataloader.base_dataloader  # the torch DataLoader inside accelerate's adapter
-            planner = loader.dataset
+            planner = planning_the_run(loader.dataset, self.trainer_progress)
             planner.dataset = MulFeRLQueue(
                 planner.dataset, self._metrics["train"], self.args.num_generations, self.trainer_progress
             )
-            if isinstance(planner, TokenBudgetBatcher):
-                planner.__class__ = FCOTokenBudgetBatcher  # the same planner, pricing carriers with their negatives
             loader.collate_fn = MulFeRLCollator(loader.collate_fn, self.args.num_generations)
         return dataloader
+
+    def _epoch_groups_to_train(self) -> int | None:
+        """The prompts an epoch stop still trains in this call of `train` (None: the run ends at `max_steps`)."""
+        if self._epoch_stop_groups is None:
+            return None
+        return self._epoch_stop_groups - self._groups_before_resume
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         fco, replay = "mulferl_fco_pairs" in inputs, "mulferl_replay_advantages" in inputs

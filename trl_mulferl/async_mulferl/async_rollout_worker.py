@@ -4,9 +4,10 @@ TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process
 that process routes each scored group; a group whose K rollouts all fail is handed to a task of its own, which runs
 the per-group feedback step (`trl_mulferl.core.feedback_step`): it asks the feedback provider, regenerates the K
 rollouts with the feedback prefilled (masked out of the loss, not counted in the continuation budget), rescores them
-and routes the group again, while the score loop goes on with other groups. A prompt's trajectory holds a place of
-the pipeline's budget (`pipeline`) from its first rollout until the trainer takes its rows, and counts its staleness
-from its turn 0.
+and routes the group again, while the score loop goes on with other groups. A prompt's trajectory holds a generation
+place of the pipeline's budget (`pipeline`) while it is generated and its rows wait for the trainer, and a feedback
+slot while it waits for feedback; its rows are as old as the policy that (re)generated them, and its feedback as old
+as the attempt it critiques.
 """
 
 import asyncio
@@ -15,7 +16,7 @@ import queue
 import random
 import time
 import uuid
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -48,7 +49,7 @@ from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import in_daemon_thread, warn_once
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_samples import REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS, fco_carriers
-from .pipeline import TrainerProgress, may_open_trajectory
+from .pipeline import TrainerProgress, Trajectories, may_open_trajectory
 
 
 # How often the rollout process sends its window of MulFeRL metrics to the trainer.
@@ -57,10 +58,13 @@ METRICS_INTERVAL_S = 1.0
 LAST_WINDOW = "mulferl/last_window"
 # vLLM serves lower values first under `--scheduling-policy priority` (turn-0 requests have 0); FCFS ignores it.
 REGENERATION_PRIORITY = -1
-OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"
-FEEDBACK_TASKS_MAX = "mulferl/pipeline/feedback_tasks_max"
+OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"  # generation places held, as a prompt opens
+FEEDBACK_SLOTS_MAX = "mulferl/pipeline/feedback_slots_max"
+FEEDBACK_TASKS_MAX = "mulferl/pipeline/feedback_tasks_max"  # failed groups waiting for a feedback slot or in one
 TURN0_GROUPS = "mulferl/pipeline/turn0_groups"
-STALE_TRAJECTORIES = "mulferl/pipeline/stale_trajectories"
+EXPIRED_FEEDBACK = "mulferl/pipeline/expired_feedback"  # trajectories whose feedback turn passed max_feedback_age
+FEEDBACK_AGE = "mulferl/pipeline/feedback_age_mean"  # policy versions from the attempt critiqued to its regeneration
+FEEDBACK_AGE_MAX = "mulferl/pipeline/feedback_age_max"
 
 
 def is_maximum(key: str) -> bool:
@@ -120,7 +124,7 @@ class FeedbackSettings:
     fco_pairing: str | None  # None: FCO off
     feedback_replay: bool
     max_open_trajectories: int
-    max_staleness: int
+    max_feedback_age: int
 
     @classmethod
     def of(cls, args: AsyncMulFeRLConfig) -> "FeedbackSettings":
@@ -137,8 +141,16 @@ class FeedbackSettings:
             fco_pairing=args.fco_pairing if args.fco_enabled else None,
             feedback_replay=args.feedback_replay,
             max_open_trajectories=args.max_open_trajectories,
-            max_staleness=args.max_staleness,
+            max_feedback_age=args.max_feedback_age,
         )
+
+
+def regeneration_session():
+    """The aiohttp session regenerations are sent on, with no limit of connections: the places and slots bound
+    them."""
+    import aiohttp  # with vLLM, as TRL's rollout worker imports it: the package imports without it
+
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
 
 
 def turn0_reward_metrics(sample: RolloutSample) -> dict[str, float]:
@@ -192,10 +204,12 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._server_context: int | None = None  # the server's max_model_len, asked at the first feedback turn
         self._window = MetricWindow()
         self.trainer_progress = trainer_progress
+        self.trajectories = Trajectories(self.num_generations)
         self._opening: asyncio.Lock | None = None
-        self._turn0_versions: dict[int, int] = {}  # of the trajectories in the rollout process, by group id
-        self._rows_handed = 0
-        self._handed_row_ends: deque[int] = deque()  # per trajectory handed over, `_rows_handed` after its rows
+        self._turn0_versions: dict[int, int] = {}  # of the trajectories opened and not yet scored, by group id
+        # Regenerations' requests: TRL's session holds `max_inflight_tasks` connections, all of which turn-0 rollouts
+        # may take.
+        self._regeneration_session = None
 
     async def _run_loops(self, stop_event: asyncio.Event) -> None:
         # A feedback task that fails (vLLM unreachable after TRL's retries) fails the rollout process, as a failed
@@ -205,6 +219,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._opening = asyncio.Lock()
         self._task_failure = asyncio.get_running_loop().create_future()
         self._stopping = stop_event
+        self._regeneration_session = regeneration_session()
         loops = asyncio.ensure_future(super()._run_loops(stop_event))
         sender = asyncio.ensure_future(self._send_metrics_until(stop_event))
         try:
@@ -216,6 +231,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             for task in [loops, sender, *self._feedback_tasks]:
                 task.cancel()
             await asyncio.gather(loops, sender, *self._feedback_tasks, return_exceptions=True)
+            await self._regeneration_session.close()
             await self._send_last_window()
             # Rows still in the queue's pipe when training ends are never trained; flushing them at exit would hold
             # this process until TRL terminates it, since the trainer reads no more.
@@ -252,44 +268,31 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         """Wait until prompt `group_id`'s trajectory is open; open it when a place is free, prompts in order (the
         lock serves its waiters first come, first served)."""
         async with self._opening:
-            while group_id not in self._turn0_versions:
+            while group_id not in self.trajectories:
                 if self._stopping.is_set():
                     raise PipelineClosed
-                open_trajectories, pipeline_rows = self._pipeline()
-                k, rows_to_plan = self.num_generations, self.trainer_progress.rows_to_plan
+                places = self.trajectories.generation_places(self.trainer_progress.rows_taken)
                 if may_open_trajectory(
-                    open_trajectories, self.settings.max_open_trajectories, pipeline_rows, rows_to_plan, k
+                    places,
+                    self.settings.max_open_trajectories,
+                    self.trajectories.promised_rows,
+                    self.trainer_progress.rows_wanted,
                 ):
+                    self.trajectories.open(group_id)
                     self._turn0_versions[group_id] = self.model_version
-                    self._window.add({TURN0_GROUPS: 1.0, OPEN_TRAJECTORIES_MAX: float(open_trajectories + 1)})
+                    self._window.add({TURN0_GROUPS: 1.0, OPEN_TRAJECTORIES_MAX: float(places + 1)})
                 else:
                     await asyncio.sleep(0.02)
 
-    def _pipeline(self) -> tuple[int, int]:
-        """The open trajectories (in this process, or handed over and not all taken by the trainer) and the rows
-        they will hand over, or have handed over and the trainer has not taken."""
-        taken = self.trainer_progress.rows_dequeued
-        while self._handed_row_ends and self._handed_row_ends[0] <= taken:
-            self._handed_row_ends.popleft()
-        in_process = len(self._turn0_versions)
-        return in_process + len(self._handed_row_ends), in_process * self.num_generations + self._rows_handed - taken
-
-    def _close_trajectory(self, group_id: int, rows: int):
-        """Prompt `group_id`'s trajectory leaves this process with `rows` rows; its place is free once the trainer
-        has taken them (the rollout queue is first in, first out)."""
-        del self._turn0_versions[group_id]
-        self._rows_handed += rows
-        self._handed_row_ends.append(self._rows_handed)
-
-    def _is_stale(self, group: RolloutGroup) -> bool:
-        """Whether the trainer would drop `group`'s rows as stale already (staleness counts from turn 0): then its
-        trajectory ends here, without a paid feedback request or a regeneration."""
-        return self.model_version - group.model_version > self.settings.max_staleness
+    def _feedback_expired(self, group: RolloutGroup) -> bool:
+        """Whether the attempt `group` holds (which the feedback critiques) is more than `max_feedback_age` policy
+        versions old: then its trajectory ends here, without a paid feedback request or a regeneration."""
+        return self.model_version - group.model_version > self.settings.max_feedback_age
 
     async def _score_group(self, group: RolloutGroup) -> list[RolloutSample]:
         if not isinstance(group, RegeneratedGroup):
             # Its rollouts started when its trajectory opened, which may be later than TRL made the group.
-            group.model_version = self._turn0_versions[group.group_id]
+            group.model_version = self._turn0_versions.pop(group.group_id)
         samples = await super()._score_group(group)
         if len(samples) != len(group.completions):  # one training row per rollout: no tools, no forks
             raise RuntimeError(
@@ -315,7 +318,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         """The rows the trainer gets of a prompt whose trajectory ends with `decision` at `group`'s turn, each with
         its route (the trainer logs the routes of the rows it trains: TRL may drop rows as stale)."""
         rows = self._trajectory_rows(group, samples, decision)
-        self._close_trajectory(group.group_id, len(rows))
+        self.trajectories.close(group.group_id, len(rows))
         return rows
 
     def _trajectory_rows(self, group: RolloutGroup, samples: list[RolloutSample], decision: Route) -> list:
@@ -390,10 +393,8 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             self._task_failure.set_exception(task.exception())
 
     async def _feedback_turn(self, group: RolloutGroup, samples: list[RolloutSample], states: list[GroupState]):
-        """One feedback turn of one failed group: ask, regenerate, rescore; then the next turn or the trainer."""
-        if self._is_stale(group):
-            self._drop_stale(group)
-            return
+        """One feedback turn of one failed group: wait for a feedback slot (holding its generation place, so that a
+        full feedback pipeline holds back new prompts), ask, regenerate, rescore; then the next turn or the trainer."""
         counts = Counter()
         request = self.feedback_step.request(
             group.prompts[0],
@@ -405,6 +406,11 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             prompt_index=group.group_id,
         )
         async with self._feedback_slots:
+            if self._feedback_expired(group):  # while it waited for a slot
+                self._expire(group)
+                return
+            self.trajectories.to_feedback(group.group_id)
+            self._window.add({FEEDBACK_SLOTS_MAX: float(len(self.trajectories.waiting_for_feedback))})
             try:
                 results = await request_feedback(
                     self.feedback_provider, [request], 1, self.settings.feedback_turn_deadline
@@ -418,13 +424,17 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             except asyncio.CancelledError:  # training ended mid-request: the request was made all the same
                 self._window.add({feedback_metric("requests"): 1.0, feedback_metric("errors"): 1.0})
                 raise
+            finally:
+                self.trajectories.from_feedback(group.group_id)
         self._window.add(feedback_metrics(counts))
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
-        if self._is_stale(group):  # while its feedback was written
-            self._drop_stale(group)
+        if self._feedback_expired(group):  # while its feedback was written
+            self._expire(group)
             return
+        age = float(self.model_version - group.model_version)
+        self._window.add({FEEDBACK_AGE: (age, 1.0), FEEDBACK_AGE_MAX: age})
         regenerated = await self._regenerate(group, feedback, states, samples)
         if regenerated is None:  # the feedback turn does not fit the server's context: unresolved, as without feedback
             self._window.add({feedback_metric("over_context"): 1.0})
@@ -432,9 +442,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             return
         await self._hand_over(await self._score_group(regenerated))
 
-    def _drop_stale(self, group: RolloutGroup):
-        self._close_trajectory(group.group_id, 0)
-        self._window.add({STALE_TRAJECTORIES: 1.0})
+    def _expire(self, group: RolloutGroup):
+        self.trajectories.close(group.group_id, 0)
+        self._window.add({EXPIRED_FEEDBACK: 1.0})
 
     def _prompt_ids(self, prompt) -> list[int]:
         """A prompt's ids as TRL's rollout worker makes them: the chat template with the generation prompt."""
@@ -465,6 +475,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         `max_completion_length` budget.
         """
         counts = Counter()
+        version = self.model_version  # of the policy that samples the regenerated tokens
         context, prefill = inject_feedback(group.prompts[0], feedback, self.settings.feedback_injection)
         prompt_ids = self._prompt_ids(context)
         if self.settings.feedback_injection == "plain":  # the feedback is in the prompt, and so may be control ids
@@ -511,7 +522,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             completions_sequences=completions_sequences,
             tool_call_counts=[0] * k,
             tool_failure_counts=[0] * k,
-            model_version=group.model_version,  # turn 0's: staleness counts from the trajectory's start
+            model_version=version,  # the trained tokens' staleness counts from their (re)generation
             group_id=group.group_id,
             env_rewards=[None] * k,
             rollout_rewards=[None] * k,
@@ -546,11 +557,14 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         }
         if self.min_p is not None:
             payload["min_p"] = self.min_p
-        output = await self._retry(
-            lambda: self._post("/v1/completions", payload, self.request_timeout),
-            max_attempts=30,
-            label="vllm /v1/completions",
-        )
+
+        async def post() -> dict:
+            url = f"{self.vllm_server_url}/v1/completions"
+            async with self._regeneration_session.post(url, json=payload, timeout=self.request_timeout) as response:
+                response.raise_for_status()
+                return await response.json()
+
+        output = await self._retry(post, max_attempts=30, label="vllm /v1/completions")
         choices = sorted(output["choices"], key=lambda choice: choice["index"])
         return [(choice["token_ids"], choice["logprobs"]["token_logprobs"]) for choice in choices]
 

@@ -17,10 +17,11 @@ loss scores every member on TRL's own forward (its segments), so each pair's los
 import copy
 import logging
 import math
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 
 import torch
-from trl.experimental.async_grpo.async_grpo_trainer import TokenBudgetBatcher
+from trl.experimental.async_grpo.async_grpo_trainer import FixedCountBatcher, TokenBudgetBatcher
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
@@ -28,7 +29,7 @@ from ..core.feedback_step import kept_fco_pairs
 from ..core.metrics import LOGGED_ROUTES, REWARD_FINAL, TRAINED_ROUTES, route_metric
 from ..core.routing import Route
 from ..feedback.protocol import warn_once
-from .pipeline import TrainerProgress
+from .pipeline import LookaheadMicroBatch, TrainerProgress, planned_run
 
 
 logger = logging.getLogger(__name__)
@@ -110,7 +111,7 @@ class MulFeRLQueue(torch.utils.data.IterableDataset):
     def __iter__(self):
         for sample in self.dataset:
             if self.progress is not None:
-                self.progress.planned()
+                self.progress.planned(sample["group_id"])
             self._log_route(sample["metrics"])
             pairs = sample["metrics"].get(FCO_PAIRS)
             opened = opened_sample(sample)
@@ -207,6 +208,33 @@ class FCOTokenBudgetBatcher(TokenBudgetBatcher):
         return {**carrier, "fco_negatives": negatives[:kept]}
 
 
+class RunFixedCountBatcher(FixedCountBatcher):
+    """TRL's fixed-count planner, ending with the run (`planned_run`)."""
+
+    progress: TrainerProgress
+
+    def __iter__(self):
+        return planned_run(super().__iter__(), self.progress)
+
+
+class RunTokenBudgetBatcher(FCOTokenBudgetBatcher):
+    """`FCOTokenBudgetBatcher`, ending with the run (`planned_run`)."""
+
+    progress: TrainerProgress
+
+    def __iter__(self):
+        return planned_run(super().__iter__(), self.progress)
+
+
+def planning_the_run(planner, progress: TrainerProgress):
+    """TRL's `planner`, made in place the one that ends with the run (TRL builds it inside `get_train_dataloader`, and
+    a torch DataLoader's dataset cannot be replaced): it counts its micro-batches in `progress`, and under a token
+    budget prices FCO carriers with their negatives."""
+    planner.__class__ = RunTokenBudgetBatcher if isinstance(planner, TokenBudgetBatcher) else RunFixedCountBatcher
+    planner.progress = progress
+    return planner
+
+
 def opened_sample(sample: dict) -> dict:
     """`sample` with MulFeRL's fields out of its metrics, and TRL's reward metrics its turn 0's where it carries them,
     in a new dict (TRL's trace logger may hold the old one)."""
@@ -260,8 +288,11 @@ class MulFeRLCollator:
 
     def __call__(self, examples: list) -> dict:
         (rows,) = examples
+        collator = self.collator
+        if isinstance(rows, LookaheadMicroBatch):  # never trained: counted in no metric and no epoch
+            collator = replace(collator, groups_trained=set(), metrics=defaultdict(list))
         unfolded = [unfold_fco_carriers(row) for row in rows]
-        batch = self.collator([[item.row for item in unfolded]])
+        batch = collator([[item.row for item in unfolded]])
         num_processes = len(rows)
         if any(advantage is not None for item in unfolded for advantage in item.replay_advantages):
             batch["mulferl_replay_advantages"] = pad(
@@ -280,10 +311,10 @@ class MulFeRLCollator:
         prompts = sum(len(row.samples) for row in rows) / self.group_size
         batch["mulferl_fco_prompts"] = torch.full((num_processes,), prompts)
         batch["global_n_tokens"] -= sum(item.negative_tokens for item in unfolded)
-        self._take_out_negatives(batch, unfolded)
+        self._take_out_negatives(batch, unfolded, collator.metrics)
         return batch
 
-    def _take_out_negatives(self, batch: dict, unfolded: list[UnfoldedRow]):
+    def _take_out_negatives(self, batch: dict, unfolded: list[UnfoldedRow], metrics: dict):
         """The negatives' tokens out of TRL's loss terms into `mulferl_negative_token_index` and
         `mulferl_negative_segment_id` (-1 padded), for the FCO term alone: TRL's loss would give them advantage 0, and
         its `ratio`, `kl`, `entropy` and clip metrics would count them. TRL's per-sample counts of the micro-batch
@@ -304,5 +335,5 @@ class MulFeRLCollator:
             ]
         batch["mulferl_negative_token_index"] = pad(token_index, padding_value=-1)
         batch["mulferl_negative_segment_id"] = pad(segment_id, padding_value=-1)
-        self.collator.metrics["sample/trained_tokens_mean"][-1] = sum(trained) / len(trained)
+        metrics["sample/trained_tokens_mean"][-1] = sum(trained) / len(trained)
         batch["mean_seq_len"] = batch["global_n_forward_tokens"] / len(trained)
