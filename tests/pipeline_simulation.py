@@ -174,6 +174,7 @@ def simulate(layout: Layout, max_ticks: int | None = None) -> Result:
     generating: list[tuple[int, int, int]] = []  # (ready tick, group id, turn)
     waiting: list[tuple[int, int]] = []  # (ready tick, group id) in a feedback slot
     queued_for_slot: deque[int] = deque()
+    returning: deque[int] = deque()  # feedback came, waiting for a generation place
     for tick in range(max_ticks):
         result.ticks = tick
         for ready, group_id, turn in [entry for entry in generating if entry[0] <= tick]:
@@ -185,14 +186,18 @@ def simulate(layout: Layout, max_ticks: int | None = None) -> Result:
                 rollout_queue.rows.extend(rows_of(layout, group_id, version[0]))
         for ready, group_id in [entry for entry in waiting if entry[0] <= tick]:
             waiting.remove((ready, group_id))
-            trajectories.from_feedback(group_id)
+            trajectories.feedback_done(group_id)
+            returning.append(group_id)
+        while returning and trajectories.generation_places(progress.rows_taken) < budget:
+            group_id = returning.popleft()
+            trajectories.take_place(group_id)
             generating.append((tick + layout.generation_ticks, group_id, 1))
         while queued_for_slot and len(trajectories.waiting_for_feedback) < layout.feedback_slots:
             group_id = queued_for_slot.popleft()
             trajectories.to_feedback(group_id)
             waiting.append((tick + layout.feedback_ticks, group_id))
         while may_open_trajectory(
-            trajectories.generation_places(progress.rows_taken),
+            trajectories.generation_places(progress.rows_taken) + len(trajectories.waiting_for_place),
             budget,
             trajectories.promised_rows,
             progress.rows_wanted,

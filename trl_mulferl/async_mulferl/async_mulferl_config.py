@@ -98,7 +98,7 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         },
     )
     max_feedback_age: int = field(
-        default=8,
+        default=10,
         metadata={
             "help": "Policy versions (optimizer steps) from the attempt a feedback critiques to the regeneration with "
             "it, at most; a trajectory past it ends before its feedback request or its regeneration "
@@ -110,8 +110,9 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         default=None,
         metadata={
             "help": "Feedback slots: failed groups asked for feedback at once in the rollout process; a failed group "
-            "that finds none free waits for one holding its generation place. None: the prompts of "
-            "max_feedback_age steps, within 256 requests in flight to the provider. The OpenAI provider's requests "
+            "that finds none free waits for one holding its generation place. None: the prompts of the steps "
+            "max_feedback_age leaves beyond the generation places, one step under it (max_feedback_age - "
+            "max(max_staleness - 1, 1) - 1 steps), within 256 requests in flight to the provider. The OpenAI provider's requests "
             "are bounded at this x its requests per group (a review per feedback_group_size rollouts, and the merge)."
         },
     )
@@ -172,11 +173,12 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         if self.feedback_max_concurrency is None:
             self.feedback_max_concurrency = default_feedback_slots(
                 self.max_feedback_age,
+                self.max_staleness,
                 math.ceil(samples_per_step / self.num_generations),
                 feedback_requests_per_group(self.num_generations, self.feedback_group_size),
             )
-        # The queue holds what every place may hand over at once (a regeneration takes back its place whatever the
-        # budget), so that the score loop never waits on a full queue while the trainer still takes rows.
+        # The queue holds what every place and slot may hand over, so that the score loop never waits on a full queue
+        # while the trainer still takes rows.
         pipeline_rows = (self.max_open_trajectories + self.feedback_max_concurrency) * self.num_generations
         self.queue_maxsize = max(self.queue_maxsize, pipeline_rows)
         check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)

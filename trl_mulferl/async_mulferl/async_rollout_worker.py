@@ -271,7 +271,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             while group_id not in self.trajectories:
                 if self._stopping.is_set():
                     raise PipelineClosed
+                # The trajectories whose feedback came take a place before any new prompt.
                 places = self.trajectories.generation_places(self.trainer_progress.rows_taken)
+                places += len(self.trajectories.waiting_for_place)
                 if may_open_trajectory(
                     places,
                     self.settings.max_open_trajectories,
@@ -425,12 +427,13 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 self._window.add({feedback_metric("requests"): 1.0, feedback_metric("errors"): 1.0})
                 raise
             finally:
-                self.trajectories.from_feedback(group.group_id)
+                self.trajectories.feedback_done(group.group_id)
         self._window.add(feedback_metrics(counts))
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
-        if self._feedback_expired(group):  # while its feedback was written
+        await self._take_generation_place(group.group_id)
+        if self._feedback_expired(group):  # while its feedback was written, or it waited for a place
             self._expire(group)
             return
         age = float(self.model_version - group.model_version)
@@ -441,6 +444,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         await self._hand_over(await self._score_group(regenerated))
+
+    async def _take_generation_place(self, group_id: int):
+        """Wait until a generation place is free, and take it (before any new prompt: they wait for these)."""
+        while (
+            self.trajectories.generation_places(self.trainer_progress.rows_taken)
+            >= self.settings.max_open_trajectories
+        ):
+            await asyncio.sleep(0.02)
+        self.trajectories.take_place(group_id)
 
     def _expire(self, group: RolloutGroup):
         self.trajectories.close(group.group_id, 0)

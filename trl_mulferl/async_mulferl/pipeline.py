@@ -45,11 +45,15 @@ def feedback_requests_per_group(num_generations: int, feedback_group_size: int) 
     return reviews + (reviews > 1)
 
 
-def default_feedback_slots(max_feedback_age: int, prompts_per_step: int, requests_per_group: int) -> int:
-    """The failed groups that may wait for feedback at once: every prompt of `max_feedback_age` steps (by Little's law
-    the groups waiting are the failed prompts a step x the steps a wait lasts, and a wait longer than
-    `max_feedback_age` steps expires), within `DEFAULT_FEEDBACK_REQUESTS` requests in flight to the provider."""
-    return max(1, min(max(max_feedback_age, 1) * prompts_per_step, DEFAULT_FEEDBACK_REQUESTS // requests_per_group))
+def default_feedback_slots(
+    max_feedback_age: int, max_staleness: int, prompts_per_step: int, requests_per_group: int
+) -> int:
+    """The failed groups that may wait for feedback at once: the prompts of the steps `max_feedback_age` leaves beyond
+    the generation places' `max(max_staleness - 1, 1)`, one step under it (a full pipeline holds places and slots,
+    and by Little's law keeps a trajectory `(places + slots) / prompts per step` steps from its turn 0, which its
+    feedback must not outlive), within `DEFAULT_FEEDBACK_REQUESTS` requests in flight to the provider."""
+    steps = max(max_feedback_age - max(max_staleness - 1, 1) - 1, 1)
+    return max(1, min(steps * prompts_per_step, DEFAULT_FEEDBACK_REQUESTS // requests_per_group))
 
 
 def may_open_trajectory(generation_places: int, budget: int, promised_rows: int, wanted_rows: int) -> bool:
@@ -263,18 +267,19 @@ def planned_run(micro_batches: Iterator, progress: TrainerProgress) -> Iterator:
 
 class Trajectories:
     """The rollout process's ledger of open trajectories: those holding a generation place (in generation, in
-    scoring, or handed over with rows the trainer has not all taken), those holding a feedback slot, and the rows
-    promised to the trainer."""
+    scoring, or handed over with rows the trainer has not all taken), those holding a feedback slot, those whose
+    feedback came and that wait for a generation place back, and the rows promised to the trainer."""
 
     def __init__(self, num_generations: int):
         self.k = num_generations
         self.generating: set[int] = set()  # group ids
         self.waiting_for_feedback: set[int] = set()
+        self.waiting_for_place: set[int] = set()
         self.rows_handed = 0
         self._handed_row_ends: deque[int] = deque()  # per trajectory handed over, `rows_handed` after its rows
 
     def __contains__(self, group_id: int) -> bool:
-        return group_id in self.generating or group_id in self.waiting_for_feedback
+        return any(group_id in held for held in (self.generating, self.waiting_for_feedback, self.waiting_for_place))
 
     def open(self, group_id: int):
         self.generating.add(group_id)
@@ -284,17 +289,21 @@ class Trajectories:
         self.generating.discard(group_id)
         self.waiting_for_feedback.add(group_id)
 
-    def from_feedback(self, group_id: int):
-        """Its feedback came (or the request ended): it takes a generation place back at once, so that a regeneration
-        waits for no new prompt (new prompts wait until fewer than the budget's places are held)."""
+    def feedback_done(self, group_id: int):
+        """Its feedback came (or the request ended): the slot is free, and it waits for a generation place, before any
+        new prompt (`may_open_trajectory` counts it as held)."""
         self.waiting_for_feedback.discard(group_id)
+        self.waiting_for_place.add(group_id)
+
+    def take_place(self, group_id: int):
+        self.waiting_for_place.discard(group_id)
         self.generating.add(group_id)
 
     def close(self, group_id: int, rows: int):
         """The trajectory leaves the rollout process with `rows` rows; its place is free once the trainer has taken
         them (the rollout queue is first in, first out)."""
-        self.generating.discard(group_id)
-        self.waiting_for_feedback.discard(group_id)
+        for held in (self.generating, self.waiting_for_feedback, self.waiting_for_place):
+            held.discard(group_id)
         self.rows_handed += rows
         self._handed_row_ends.append(self.rows_handed)
 
@@ -307,4 +316,5 @@ class Trajectories:
     @property
     def promised_rows(self) -> int:
         """The rows the open trajectories will hand over, and those handed over already."""
-        return (len(self.generating) + len(self.waiting_for_feedback)) * self.k + self.rows_handed
+        held = len(self.generating) + len(self.waiting_for_feedback) + len(self.waiting_for_place)
+        return held * self.k + self.rows_handed
