@@ -236,8 +236,10 @@ def unresolved_citations(root: Path, package: Path, design: Path) -> list[str]:
     ]
 
 
-def test_design_decisions_are_numbered_1_to_12():
-    assert DECISION_HEADING.findall(strip_fences(DESIGN.read_text())) == [str(n) for n in range(1, 13)]
+def test_design_decisions_are_numbered_from_1_in_order():
+    numbers = DECISION_HEADING.findall(strip_fences(DESIGN.read_text()))
+    assert len(numbers) >= 13  # 13: the asynchronous pipeline's two ages
+    assert numbers == [str(n) for n in range(1, len(numbers) + 1)]
 
 
 def test_every_cited_decision_has_a_heading():
