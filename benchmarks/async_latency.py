@@ -7,8 +7,8 @@ the scripted provider's sleep set to L (the dataset column `feedback_seconds`). 
 `async_overhead.py`'s (a randomly initialised Qwen2 from `trl_mulferl.tiny`, each run in a process of its own):
 
 - `async_mulferl`: `AsyncMulFeRLTrainer` against a `vllm serve` of vLLM's CPU build, at its defaults: generation
-  places `max(max_staleness - 1, 1)` x prompts per step (the JSON's `budget`), feedback slots the prompts of
-  `max_feedback_age` steps (the JSON's `feedback_slots`);
+  places `max(max_staleness - 1, 1)` x prompts per step (the JSON's `budget`), feedback slots the prompts of the
+  steps `max_feedback_age` leaves beyond the places, one step under it (the JSON's `feedback_slots`);
 - `mulferl`: the synchronous `MulFeRLTrainer`, generating with TRL's vLLM colocate mode;
 - `async_grpo`: TRL's `AsyncGRPOTrainer` against the same server, the compute reference. It calls no feedback
   provider, so it runs once per round and that run is recorded under every L (`"async_grpo_runs_once_per_round"`).

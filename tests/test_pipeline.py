@@ -47,11 +47,12 @@ def test_the_openai_providers_requests_per_group_are_its_reviews_and_merge():
 
 
 def test_the_default_feedback_slots_fill_max_feedback_age_beyond_the_places_within_the_request_bound():
-    # max_feedback_age 10, max_staleness 4: places hold 3 steps of prompts, slots 10 - 3 - 1 = 6.
-    assert default_feedback_slots(10, 4, 16, 1) == 6 * 16  # the latency sweep's layout: 96 slots
-    assert default_feedback_slots(10, 4, 512, 5) == DEFAULT_FEEDBACK_REQUESTS // 5  # the paper's scale: 51 groups
+    # max_feedback_age 12, max_staleness 4: places hold 3 steps of prompts, slots 12 - 3 - 1 = 8.
+    assert default_feedback_slots(12, 4, 16, 1) == 8 * 16  # the latency sweep's layout: 128 slots
+    assert default_feedback_slots(10, 4, 16, 1) == 6 * 16
+    assert default_feedback_slots(12, 4, 512, 5) == DEFAULT_FEEDBACK_REQUESTS // 5  # the paper's scale: 51 groups
     assert default_feedback_slots(0, 4, 4, 1) == 4  # max_feedback_age 0 still asks for a step's prompts
-    assert default_feedback_slots(10, 4, 1, 1000) == 1
+    assert default_feedback_slots(12, 4, 1, 1000) == 1
 
 
 def test_a_trajectory_opens_only_within_the_budget_and_the_runs_need():
@@ -205,9 +206,9 @@ def test_the_config_sizes_the_budget_the_feedback_slots_and_the_queue(tmp_path):
     )
     assert config.max_staleness == 4
     assert config.max_open_trajectories == 3 * 4
-    assert config.max_feedback_age == 10
-    assert config.feedback_max_concurrency == 6 * 4  # the prompts of 10 - 3 - 1 steps
-    assert config.queue_maxsize == 1024  # TRL's, above what the places and slots hand over, (12 + 24) x 2
+    assert config.max_feedback_age == 12
+    assert config.feedback_max_concurrency == 8 * 4  # the prompts of 12 - 3 - 1 steps
+    assert config.queue_maxsize == 1024  # TRL's, above what the places and slots hand over, (12 + 32) x 2
     config = AsyncMulFeRLConfig(
         str(tmp_path), **CPU, num_generations=2, max_open_trajectories=5, feedback_max_concurrency=3
     )

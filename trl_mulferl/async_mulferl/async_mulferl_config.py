@@ -68,9 +68,10 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
 
     The rollout process is a pipeline with a budget: a prompt's trajectory (turn 0, its feedback turns and
     regenerations) holds one of `max_open_trajectories` generation places while it is generated and its rows wait
-    for the trainer, and one of `feedback_max_concurrency` feedback slots while it waits for feedback; a new prompt
-    starts only when a generation place is free and while the run still takes its rows (a run starts no prompt it
-    does not train, beyond a part of one step's under a token budget). Regenerations go first: one request of `n=K`
+    for the trainer, and one of `feedback_max_concurrency` feedback slots while it waits for feedback (then a generation
+    place again, ahead of new prompts); a new prompt starts only when a generation place is free and while the run
+    still takes its rows (a run starts no prompt it does not train, beyond a part of one step's under a token
+    budget). Regenerations go first: one request of `n=K`
     per group with vLLM's request priority, which `vllm serve --scheduling-policy priority` honours, on connections
     of their own. Two ages are bounded apart: `max_staleness` (TRL's) bounds the trained tokens' age, counted from
     the policy that sampled them, turn 0 or a regeneration, whose log-probs the importance ratio uses;
@@ -98,12 +99,14 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         },
     )
     max_feedback_age: int = field(
-        default=10,
+        default=12,
         metadata={
             "help": "Policy versions (optimizer steps) from the attempt a feedback critiques to the regeneration with "
             "it, at most; a trajectory past it ends before its feedback request or its regeneration "
             "(mulferl/pipeline/expired_feedback). It bounds the feedback's relevance, not the trained tokens' age "
-            "(max_staleness, from the regeneration)."
+            "(max_staleness, from the regeneration). 12: the feedback slots it leaves beyond the generation places "
+            "hide a feedback round trip of up to 8 steps, and on the learning benchmark's task the rescue rate was "
+            "flat over 40 steps of age (benchmarks/feedback_age.py, docs/design.md decision 13)."
         },
     )
     feedback_max_concurrency: int | None = field(
