@@ -16,8 +16,8 @@ age grows:
 
 Per (seed, t, a): `rescue` (the share of the wrong answers of version t that version t + a gets right with their
 feedback), `without_feedback` (the share of the same (sum, sample) that version t + a gets right from scratch, in a
-draw of its own), and `lift` = rescue - without_feedback, what the feedback itself buys at that age. The table pools bases and seeds by
-age, with the per-seed 95% interval of the lift's change from age 0.
+draw of its own), and `lift` = rescue - without_feedback, what the feedback itself buys at that age. The table pools
+bases and seeds by age, with the per-seed 95% interval of the lift's change from age 0.
 
     OMP_NUM_THREADS=1 python benchmarks/feedback_age.py --json benchmarks/feedback_age.json
     OMP_NUM_THREADS=1 python benchmarks/feedback_age.py --learning-rate 3e-4 --json benchmarks/feedback_age_lr3e-4.json
@@ -36,11 +36,11 @@ import time
 from pathlib import Path
 from statistics import fmean
 
+from learning import seed_interval  # the learning benchmark's seed-level 95% interval (benchmarks/learning.py)
+
 
 AGES = [0, 2, 5, 10, 15, 20, 30, 40]
 BASES = [0, 25, 50]
-# 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
-T_QUANTILE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
 def train_snapshots(
@@ -124,7 +124,8 @@ def measure(seed: int, args, work_dir: Path):
     redrawn = {version: run(version, draw=1) for version in versions}
     rows = []
     for base in bases:
-        wrong = {key for key, right in standing(fresh[base], 0).items() if not right}
+        at_base = standing(fresh[base], 0)
+        wrong = {key for key, right in at_base.items() if not right}
         for age in ages:
             revised = run(
                 base + age,
@@ -140,7 +141,7 @@ def measure(seed: int, args, work_dir: Path):
                     "base": base,
                     "age": age,
                     "wrong_at_base": len(wrong),
-                    "pass_at_1_base": 1 - len(wrong) / len(standing(fresh[base], 0)),
+                    "pass_at_1_base": 1 - len(wrong) / len(at_base),
                     "pass_at_1_later": fmean(plain.values()),
                     "rescue": fmean(after[key] for key in wrong) if wrong else math.nan,
                     "without_feedback": fmean(plain[key] for key in wrong) if wrong else math.nan,
@@ -148,15 +149,6 @@ def measure(seed: int, args, work_dir: Path):
             )
             rows[-1]["lift"] = rows[-1]["rescue"] - rows[-1]["without_feedback"]
     return rows, train_seconds
-
-
-def interval(values: list[float]) -> dict:
-    mean = fmean(values)
-    if len(values) < 2:
-        return {"mean": mean, "low": math.nan, "high": math.nan}
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    half = T_QUANTILE[len(values) - 1] * std / math.sqrt(len(values))
-    return {"mean": mean, "low": mean - half, "high": mean + half}
 
 
 def summarize(rows: list[dict], ages: list[int]) -> dict:
@@ -172,7 +164,7 @@ def summarize(rows: list[dict], ages: list[int]) -> dict:
         at_age = [r for r in rows if r["age"] == age]
         table[age] = {name: fmean(r[name] for r in at_age) for name in ("rescue", "without_feedback", "lift")}
         table[age]["pass_at_1_change"] = fmean(r["pass_at_1_later"] - r["pass_at_1_base"] for r in at_age)
-        table[age]["lift_change"] = interval([seed_mean(s, age, "lift") - seed_mean(s, 0, "lift") for s in seeds])
+        table[age]["lift_change"] = seed_interval([seed_mean(s, age, "lift") - seed_mean(s, 0, "lift") for s in seeds])
     return table
 
 

@@ -11,15 +11,16 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "feedback_age.py"
 
 
-def load_script():
+def load_script(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # as when run: it imports benchmarks/learning.py
     spec = importlib.util.spec_from_file_location("feedback_age", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_the_summary_pools_bases_and_takes_the_lifts_change_per_seed():
-    feedback_age = load_script()
+def test_the_summary_pools_bases_and_takes_the_lifts_change_per_seed(monkeypatch):
+    feedback_age = load_script(monkeypatch)
 
     def row(seed, base, age, rescue, without, before=0.5, later=0.5):
         return {

@@ -68,12 +68,11 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
 
     The rollout process is a pipeline with a budget: a prompt's trajectory (turn 0, its feedback turns and
     regenerations) holds one of `max_open_trajectories` generation places while it is generated and its rows wait
-    for the trainer, and one of `feedback_max_concurrency` feedback slots while it waits for feedback (then a generation
-    place again, ahead of new prompts); a new prompt starts only when a generation place is free and while the run
-    still takes its rows (a run starts no prompt it does not train, beyond a part of one step's under a token
-    budget). Regenerations go first: one request of `n=K`
-    per group with vLLM's request priority, which `vllm serve --scheduling-policy priority` honours, on connections
-    of their own. Two ages are bounded apart: `max_staleness` (TRL's) bounds the trained tokens' age, counted from
+    for the trainer, and one of `feedback_max_concurrency` feedback slots while it waits for feedback (then a
+    generation place again, ahead of new prompts); a new prompt starts only when a generation place is free and while
+    the run still takes its rows (a run starts no prompt it does not train, beyond a part of one step's under a token
+    budget). Regenerations go first: one request of `n=K` per group with vLLM's request priority, which `vllm serve
+    --scheduling-policy priority` honours, on connections of their own. Two ages are bounded apart: `max_staleness` (TRL's) bounds the trained tokens' age, counted from
     the policy that sampled them, turn 0 or a regeneration, whose log-probs the importance ratio uses;
     `max_feedback_age` bounds the age of the attempt a feedback critiques when the group is regenerated with it, and
     a trajectory past it ends before its feedback request or its regeneration.
