@@ -128,6 +128,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
 
     import trl_mulferl.mulferl.mulferl_trainer as mulferl_trainer
     from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
+    from trl_mulferl.core.metrics import REWARD_ROWS
     from trl_mulferl.mulferl.turn_loop import TurnLoop
 
     torch.set_num_threads(settings["threads"])
@@ -261,9 +262,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
     with generation_backend:
         trainer.train()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    logged_reward_rows = [
-        entry["mulferl/reward_rows"] for entry in trainer.state.log_history if "mulferl/reward_rows" in entry
-    ]
+    logged_reward_rows = [entry[REWARD_ROWS] for entry in trainer.state.log_history if REWARD_ROWS in entry]
     send(
         "done",
         peak_rss_mib=peak / 2**20,

@@ -28,6 +28,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback, T
 from transformers.utils import logging as transformers_logging
 
 from ..cli import add_config_option, parse_arguments
+from ..core.metrics import REWARD_ROWS
 from .addition import addition_reward, difficulty, make_splits
 from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, prompt_messages, warm_start
 
@@ -148,8 +149,8 @@ def signal_share(entry: dict) -> float:
 
 def rollouts_per_step(entry: dict, settings: dict) -> float:
     """Completions sampled in a step: K per prompt for GRPO and iGRPO (drafts included), and for MulFeRL every turn's."""
-    if "mulferl/reward_rows" in entry:
-        return entry["mulferl/reward_rows"]
+    if REWARD_ROWS in entry:
+        return entry[REWARD_ROWS]
     return settings["per_device_train_batch_size"]
 
 
