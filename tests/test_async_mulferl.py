@@ -979,9 +979,11 @@ def test_the_budget_bounds_open_trajectories_with_a_slow_provider(tmp_path, vllm
 
 @pytest.mark.vllm
 def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vllm_server, async_model_dir):
-    """The server runs 64 sequences at once; 384 turn-0 rollouts (TRL's own request) are queued, 6 waves of them, then
-    one regenerated group (its K rollouts in one request): it is served in the next wave, and comes back before half
-    the turn-0 rollouts queued before it (first come, first served, it would come back after all of them)."""
+    """The server runs 64 sequences at once; 768 turn-0 rollouts (TRL's own request) are queued, 12 waves of them, and
+    once the server holds every one, one regenerated group (its K rollouts in one request): it is served in the next
+    wave, and comes back before half the turn-0 rollouts still waiting when it was sent (first come, first served,
+    it would come back after all of them). A warm server serves waves within a second (CI's did three): a fixed
+    sleep before the regeneration let them finish first, so the test counts only the rollouts still waiting."""
     import asyncio
     import multiprocessing
 
@@ -1030,17 +1032,27 @@ def test_a_regeneration_is_served_before_turn_0_work_queued_with_it(tmp_path, vl
                 await coroutine
                 return time.monotonic()
 
-            turn0 = [asyncio.ensure_future(timed(loop._generate_one_turn(prompt_ids))) for _ in range(384)]
-            await asyncio.sleep(1.0)  # the turn-0 requests reach the server's queue first
+            turn0 = [asyncio.ensure_future(timed(loop._generate_one_turn(prompt_ids))) for _ in range(768)]
+            while sum(request.done() for request in turn0) + await requests_on_server(session) < len(turn0):
+                await asyncio.sleep(0.01)
+            waiting = [request for request in turn0 if not request.done()]
             regenerated = await loop._generate_group_turn(prompt_ids)
             served = time.monotonic()
             assert len(regenerated) == K and all(ids for ids, _ in regenerated)
             await loop._regeneration_session.close()
-            return await asyncio.gather(*turn0), served
+            await asyncio.gather(*turn0)
+            return [request.result() for request in waiting], served
 
-    turn0_served, regeneration_served = asyncio.run(serve())
-    before = sum(served < regeneration_served for served in turn0_served)
-    assert before < len(turn0_served) / 2, (before, len(turn0_served))
+    async def requests_on_server(session) -> int:
+        async with session.get(f"{vllm_server.url}/metrics") as response:
+            lines = (await response.text()).splitlines()
+        gauges = ("vllm:num_requests_running", "vllm:num_requests_waiting")
+        return sum(round(float(line.split()[-1])) for line in lines if line.startswith(gauges))
+
+    waiting_served, regeneration_served = asyncio.run(serve())
+    assert len(waiting_served) >= 5 * 64, len(waiting_served)
+    before = sum(served < regeneration_served for served in waiting_served)
+    assert before < len(waiting_served) / 2, (before, len(waiting_served))
 
 
 def gated_provider(prompt, completions, rewards, step_file, gate_steps, **columns):
