@@ -182,7 +182,10 @@ def test_partner_pass_of_its_own_equals_the_joined_forward(
     """One process and DDP back-propagate the partners in a pass of their own, so that no graph holds both sequences
     of every pair: right after TRL's loss forward, a chunk at a time, with the positives' scores from that forward
     (one process), or before it, with the positives' scores from a no-grad forward (DDP). Either way the gradient,
-    the returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run."""
+    the returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run. With the
+    permutation, the reference's side of each score is forwarded beside the policy's, in a tensor of the same shape
+    (the joined forward takes it from generation, where this batch is made)."""
+    monkeypatch.setattr(MulFeRLTrainer, "_fco_partner_pass", "joined")
     trainer, batch = train_one_fco_step(
         tmp_path,
         tiny_tokenizer,
@@ -198,10 +201,10 @@ def test_partner_pass_of_its_own_equals_the_joined_forward(
 
     def run(partner_pass: str):
         monkeypatch.setattr(MulFeRLTrainer, "_fco_partner_pass", partner_pass)
-        forwards = []  # (with grad, rows) of every forward of the model
+        forwards = []  # (with grad, input shape) of every forward of the model
 
         def counted(self, model, input_ids, *args, **kwargs):
-            forwards.append((torch.is_grad_enabled(), input_ids.size(0)))
+            forwards.append((torch.is_grad_enabled(), tuple(input_ids.shape)))
             return original(self, model, input_ids, *args, **kwargs)
 
         monkeypatch.setattr(GRPOTrainer, "_get_per_token_logps_and_entropies", counted)
@@ -216,12 +219,18 @@ def test_partner_pass_of_its_own_equals_the_joined_forward(
 
     rows, partners = batch["prompt_ids"].size(0), int(batch["mulferl_partner_forwarded"].sum())
     assert partners == rows == 4  # every row is an FCO positive with a partner
-    assert joined_forwards == [(True, rows + partners)]
-    if partner_pass == "after":  # a quarter of the micro-batch's rows at a time
-        assert own_forwards == [(True, rows)] + [(True, 1)] * partners
+    assert [(grad, shape[0]) for grad, shape in joined_forwards] == [(True, rows + partners)]
+    with_grad = sorted(shape for grad, shape in own_forwards if grad)
+    no_grad = sorted(shape for grad, shape in own_forwards if not grad)
+    assert sum(shape[0] for shape in with_grad) == rows + partners  # each row and each partner forwarded once
+    if partner_pass == "after":  # the partners a quarter of the micro-batch's rows at a time
+        assert sorted(shape[0] for shape in with_grad)[:partners] == [1] * partners
+    if pairing == "permutation":  # a reference forward of every policy forward's shape, and the positives' (DDP)
+        positives = [shape for grad, shape in own_forwards[:2] if not grad] if partner_pass == "first" else []
+        assert no_grad == sorted(with_grad + positives)
+        assert len(positives) == (2 if partner_pass == "first" else 0)
     else:
-        no_grad_positives = [(False, partners)] if pairing == "permutation" else []
-        assert own_forwards == [*no_grad_positives, (True, partners), (True, rows)]
+        assert no_grad == []
     torch.testing.assert_close(own_loss, joined_loss, rtol=1e-6, atol=1e-7)  # the pair loss counted once
     assert own_metrics.keys() == joined_metrics.keys() >= {"mulferl/fco/loss", "mulferl/fco/score_gap"}
     for key, values in joined_metrics.items():
@@ -238,9 +247,10 @@ def test_one_process_chooses_the_partner_pass_after_the_loss_forward(tmp_path, t
 
 
 def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """With the permutation pairing the policy's side of every score comes from the loss's own forward: generation
-    forwards only the reference (negatives and, with beta = 0, positives); the all-pairs surrogate also the policy."""
-    for pairing, expected_policy_forwards in (("permutation", 0), ("all", 2)):
+    """With the permutation pairing both sides of every score come from the loss's forwards, so generation forwards
+    nothing; the all-pairs surrogate forwards the policy and the reference (negatives, and positives with beta = 0)
+    for its coefficients."""
+    for pairing, expected_policy_forwards, expected_reference_forwards in (("permutation", 0, 0), ("all", 2, 2)):
         trainer = make_trainer(
             tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, fco_pairing=pairing
         )
@@ -266,7 +276,10 @@ def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_to
         trainer._generate_and_score_completions = generate
         trainer.train()
         assert logged(trainer, "mulferl/route/fco") == [1.0]
-        assert (sum(forwards), len(forwards) - sum(forwards)) == (expected_policy_forwards, 2)
+        assert (sum(forwards), len(forwards) - sum(forwards)) == (
+            expected_policy_forwards,
+            expected_reference_forwards,
+        )
 
 
 def test_fco_trains_and_widens_the_score_gap(tmp_path, tiny_tokenizer, tiny_model_dir):

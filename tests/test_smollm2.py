@@ -168,6 +168,43 @@ def test_first_fco_step_scores_policy_against_itself(fco_step):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("max_completion_length", [12, 48])
+def test_first_fco_step_scores_zero_in_bf16_over_two_micro_batches(
+    tmp_path, smollm2_dir, tokenizer, max_completion_length
+):
+    """Under bf16 (MulFeRLConfig's default) a row's log-probs depend on the shape of the batch it is forwarded in: a
+    partner forwarded alone in the loss against a reference forwarded in 4 rows at generation gave a gap of -0.044
+    (12 tokens) and +0.111 (48). The reference's side now comes from a forward of the same tensors as the policy's.
+    4 prompts in two micro-batches of 4 rows, most completions clipped."""
+    problems = [
+        *PROBLEMS,
+        ("What is 7 times 8?", "56"),
+        ("A train goes 60 miles an hour for 3 hours. How far?", "180"),
+    ]
+    dataset = Dataset.from_list([{"prompt": make_conversation(p), "solution": a} for p, a in problems])
+    settings = {"max_completion_length": max_completion_length, "gradient_accumulation_steps": 2, "bf16": True}
+    trainer = MulFeRLTrainer(
+        model=smollm2_dir,
+        reward_funcs=marker_reward,
+        args=MulFeRLConfig(
+            output_dir=str(tmp_path),
+            max_feedback_turns=1,
+            fco_weight=0.01,
+            **{**SMOLLM2_TRAINING, "per_device_train_batch_size": 4, **settings},
+        ),
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        feedback_provider=marker_provider,
+    )
+    trainer.train()
+    assert logged(trainer, "mulferl/route/fco") == [1.0]
+    assert logged(trainer, "mulferl/fco/pairs") == [len(problems) * K]
+    assert logged(trainer, "completions/clipped_ratio")[0] >= 0.5
+    assert logged(trainer, "mulferl/fco/score_gap")[0] == pytest.approx(0.0, abs=1e-5)
+    assert logged(trainer, "mulferl/fco/loss")[0] == pytest.approx(math.log(2.0), abs=1e-5)
+
+
+@pytest.mark.slow
 def test_lora_step_with_feedback_and_fco(tmp_path, smollm2_dir, tokenizer):
     from peft import LoraConfig
 

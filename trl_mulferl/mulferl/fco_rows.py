@@ -2,8 +2,11 @@
 partner negative, and the loss scores both.
 
 At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
-sequence of its pair, and the reference's side of both scores (no grad). In the loss, the policy's side of every score
-comes from a training forward:
+sequence of its pair. In the loss, the policy's side of every score comes from a training forward, and the reference's
+side from a no-grad forward of the same tensors (`fco_reference_in_loss`): under bf16 a row's log-probs depend on the
+shape of the batch it is forwarded in, so both sides of a score see one shape, and at the first step every score is 0.
+Where that cannot be (the all-pairs surrogate's coefficients, the partners joined into the loss's forward), the
+reference's side is scored at generation, in chunks of `per_device_train_batch_size` rows as TRL scores its own:
 
 - `fco_pairing="permutation"` (default): pair j is (positive j, negative pi(j)), one row each, and its loss
   `-log sigmoid(tau * (s+ - s- - margin))` is computed exactly, with autograd, at every iteration.
@@ -17,6 +20,8 @@ own (`partner_term`), and the loss's term then takes their scores detached, so p
 one process right after the loss's forward (whose positive scores they need), a quarter of the micro-batch at a time;
 under DDP before it, with the positives' scores from a no-grad forward.
 """
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -32,22 +37,35 @@ from .lockstep import padded
 PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
 
 
-def reference_logps(trainer, forward: dict) -> torch.Tensor:
-    """Per-token log-probs of the frozen reference (TRL's forward), as TRL scores its KL."""
+def reference_logps(trainer, forward: dict, policy_model=None) -> torch.Tensor:
+    """Per-token log-probs of the frozen reference (TRL's forward), as TRL scores its KL.
+
+    Args:
+        policy_model: Under PEFT, the module whose adapter-free forward is the reference: `trainer.model` by default;
+            the unwrapped model inside the loss, where a forward through DDP's wrapper would be a collective.
+    """
     if trainer.ref_model is not None:
         return trainer._get_per_token_logps_and_entropies(trainer.ref_model, **forward)[0]
     # PEFT: the adapter-free base model, or TRL's frozen "ref" copy of an adapter passed in trained.
     unwrapped = trainer.accelerator.unwrap_model(trainer.model)
     with use_adapter(unwrapped, adapter_name="ref" if "ref" in unwrapped.peft_config else None):
-        return trainer._get_per_token_logps_and_entropies(trainer.model, **forward)[0]
+        return trainer._get_per_token_logps_and_entropies(policy_model or trainer.model, **forward)[0]
+
+
+def fco_reference_in_loss(trainer) -> bool:
+    """Whether the reference's side of the FCO scores is forwarded in the loss, beside the policy's (permutation,
+    outside DeepSpeed and FSDP), rather than at generation."""
+    return trainer.args.fco_pairing == "permutation" and trainer._fco_partner_pass != "joined"
 
 
 def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> torch.Tensor | None:
     """No-grad per-token log-probs of `rows` of `sequences` (the reference's, or the policy's with `policy`).
 
-    Every process forwards as many rows as `trainer.lockstep` says (dummies: row 0); None when it forwards none.
+    Every process forwards as many rows as `trainer.lockstep` says (dummies: row 0), in whole chunks of
+    `per_device_train_batch_size` rows, the shape of TRL's own forwards; None when it forwards none.
     """
-    num_forwarded = trainer.lockstep.forward_rows(len(rows))
+    batch_size = trainer.args.per_device_train_batch_size
+    num_forwarded = math.ceil(trainer.lockstep.forward_rows(len(rows)) / batch_size) * batch_size
     if num_forwarded == 0:
         return None
     selected = torch.tensor(padded(rows, num_forwarded), device=sequences["prompt_ids"].device)
@@ -55,7 +73,7 @@ def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> tor
         "input_ids": torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)[selected],
         "attention_mask": torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)[selected],
         "logits_to_keep": sequences["completion_ids"].size(1),
-        "batch_size": trainer.args.per_device_train_batch_size,
+        "batch_size": batch_size,
     }
     with torch.no_grad(), disable_gradient_checkpointing(trainer.model, trainer.args.gradient_checkpointing_kwargs):
         if policy:
@@ -111,12 +129,14 @@ def add_fco_rows(trainer, output: dict, rollout):
 
     fco_rows = [row for group in fco_groups for row in range(group * group_size, (group + 1) * group_size)]
     normalization = args.fco_score_normalization
-    reference = output.get("ref_per_token_logps")  # TRL's, when beta != 0
-    if reference is None:
-        reference = forward_rows(trainer, output, fco_rows, policy=False)
-    else:
-        reference = reference[fco_rows]
-    partner_reference = forward_rows(trainer, partners, fco_rows, policy=False)
+    reference_at_generation = not fco_reference_in_loss(trainer)
+    if reference_at_generation:
+        reference = output.get("ref_per_token_logps")  # TRL's, when beta != 0
+        if reference is None:
+            reference = forward_rows(trainer, output, fco_rows, policy=False)
+        else:
+            reference = reference[fco_rows]
+        partner_reference = forward_rows(trainer, partners, fco_rows, policy=False)
     if args.fco_pairing == "all":
         policy = output.get("old_per_token_logps")  # TRL's forward for vLLM's importance sampling
         policy = forward_rows(trainer, output, fco_rows, policy=True) if policy is None else policy[fco_rows]
@@ -129,10 +149,11 @@ def add_fco_rows(trainer, output: dict, rollout):
         return
     rows = torch.tensor(fco_rows, device=device)
     has_tokens = positive_mask[rows].sum(dim=1) > 0
-    ref_scores = sequence_logp(reference, positive_mask[rows], normalization)
-    partner_ref_scores = sequence_logp(partner_reference, partners["score_mask"][rows], normalization)
-    output["mulferl_fco_ref_score"][rows] = ref_scores
-    output["mulferl_partner_ref_score"][rows] = partner_ref_scores
+    if reference_at_generation:
+        ref_scores = sequence_logp(reference, positive_mask[rows], normalization)
+        partner_ref_scores = sequence_logp(partner_reference, partners["score_mask"][rows], normalization)
+        output["mulferl_fco_ref_score"][rows] = ref_scores
+        output["mulferl_partner_ref_score"][rows] = partner_ref_scores
     if args.fco_pairing == "all":
         scores = sequence_logp(policy, positive_mask[rows], normalization) - ref_scores
         partner_scores = (
@@ -179,19 +200,31 @@ def partner_rows(inputs) -> torch.Tensor:
     return inputs["mulferl_partner_forwarded"].nonzero().squeeze(1)
 
 
-def positive_scores(args, inputs, logps: torch.Tensor, rows=slice(None)) -> torch.Tensor:
+def positive_scores(
+    args, inputs, logps: torch.Tensor, rows=slice(None), reference: torch.Tensor | None = None
+) -> torch.Tensor:
     """The scores `s = log pi - log pi_ref` of the micro-batch's `rows` (all by default) from the policy's per-token
-    log-probs of those rows, `(len(rows), T)`."""
-    mask = (inputs["completion_mask"] * inputs.get("tool_mask", 1))[rows]
-    return sequence_logp(logps, mask, args.fco_score_normalization) - inputs["mulferl_fco_ref_score"][rows]
+    log-probs of those rows, `(len(rows), T)`, and the reference's from the same forward shape (`reference`, same
+    shape) or, without it, from generation."""
+    return _scores(
+        args, inputs, "fco", (inputs["completion_mask"] * inputs.get("tool_mask", 1))[rows], logps, rows, reference
+    )
 
 
-def partner_scores(args, inputs, partner_logps: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+def partner_scores(
+    args, inputs, partner_logps: torch.Tensor, rows: torch.Tensor | None = None, reference: torch.Tensor | None = None
+) -> torch.Tensor:
     """The scores of the partners of `rows` (by default `partner_rows(inputs)`) from the policy's per-token log-probs
-    of them, `(P, T')` (P may be 0)."""
+    of them, `(P, T')` (P may be 0), and the reference's as in `positive_scores`."""
     rows = partner_rows(inputs) if rows is None else rows
-    mask = inputs["mulferl_partner_score_mask"][rows]
-    return sequence_logp(partner_logps, mask, args.fco_score_normalization) - inputs["mulferl_partner_ref_score"][rows]
+    return _scores(args, inputs, "partner", inputs["mulferl_partner_score_mask"][rows], partner_logps, rows, reference)
+
+
+def _scores(args, inputs, side: str, mask, logps, rows, reference) -> torch.Tensor:
+    normalization = args.fco_score_normalization
+    if reference is None:
+        return sequence_logp(logps, mask, normalization) - inputs[f"mulferl_{side}_ref_score"][rows]
+    return sequence_logp(logps, mask, normalization) - sequence_logp(reference, mask, normalization)
 
 
 def surrogate(coefficients: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:

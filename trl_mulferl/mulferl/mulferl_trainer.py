@@ -26,6 +26,7 @@ from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
     PARTNER_KEYS,
     add_fco_rows,
+    fco_reference_in_loss,
     fco_term,
     forward_rows,
     join_partners,
@@ -33,11 +34,13 @@ from .fco_rows import (
     partner_scores,
     partner_term,
     positive_scores,
+    reference_logps,
 )
 from .lockstep import Lockstep
 from .metrics import log_rollout
 from .mulferl_config import MulFeRLConfig
 from .turn_loop import GenerationBatch, Rollout, Rows, TurnLoop
+from .width_buckets import row_lengths, width_buckets
 
 
 logger = logging.getLogger(__name__)
@@ -59,6 +62,7 @@ class _LossForward:
     inputs: dict
     partners: dict[str, torch.Tensor] | None
     logps: torch.Tensor | None = None
+    reference_logps: torch.Tensor | None = None  # of the rows whose FCO score the loss takes, from the same shapes
     partner_logps: torch.Tensor | None = None
     partner: torch.Tensor | None = None  # the partners' scores, detached, after a pass of their own
 
@@ -229,6 +233,9 @@ class MulFeRLTrainer(GRPOTrainer):
         if self.args.feedback_replay:
             grpo_rows = self._replay_advantages(output, rollout, grpo_rows)
         output["mulferl_grpo_rows"] = grpo_rows.float()
+        # Per row, for the loss's micro-batches: whether a row of this generation batch holds a feedback prefill.
+        holds_prefill = bool(rollout.prefill_lengths.keys() - rollout.replayed)
+        output["mulferl_width_buckets"] = torch.full_like(output["mulferl_grpo_rows"], float(holds_prefill))
         self._log_trained_advantages(output["advantages"])
         if self.args.fco_enabled:
             add_fco_rows(self, output, rollout)
@@ -351,8 +358,8 @@ class MulFeRLTrainer(GRPOTrainer):
             if self._fco_partner_pass == "first":
                 positive = None
                 if self.args.fco_pairing == "permutation":
-                    logps = forward_rows(self, inputs, rows.tolist(), policy=True)
-                    positive = positive_scores(self.args, inputs, logps, rows)
+                    logps, reference = (forward_rows(self, inputs, rows.tolist(), policy) for policy in (True, False))
+                    positive = positive_scores(self.args, inputs, logps, rows, reference)
                 forward.partner = self._backward_fco_partners(model, inputs, partners, positive)
             else:
                 forward.partners = partners  # for the loss's forward
@@ -369,7 +376,8 @@ class MulFeRLTrainer(GRPOTrainer):
             partner = partner_scores(
                 self.args, inputs, forward.logps.new_zeros(0, 1) if partner_logps is None else partner_logps
             )
-        term, logged = fco_term(self.args, inputs, positive_scores(self.args, inputs, forward.logps), partner)
+        scores = positive_scores(self.args, inputs, forward.logps, reference=forward.reference_logps)
+        term, logged = fco_term(self.args, inputs, scores, partner)
         self._fco_window.add(self.accelerator, *logged)
         if self.accelerator.sync_gradients:
             self._fco_window.flush(self._metrics["train"])
@@ -389,13 +397,17 @@ class MulFeRLTrainer(GRPOTrainer):
         unwrapped = self.accelerator.unwrap_model(model)
         scores = []
         for chunk in torch.arange(len(rows), device=rows.device).split(chunk_size or len(rows)):
-            logps = self._get_per_token_logps_and_entropies(
-                unwrapped,
-                torch.cat([partners["prompt_ids"][chunk], partners["completion_ids"][chunk]], dim=1),
-                torch.cat([partners["prompt_mask"][chunk], partners["completion_mask"][chunk]], dim=1),
-                partners["completion_ids"].size(1),
-            )[0]
-            partner = partner_scores(args, inputs, logps, rows[chunk])
+            forward = {
+                "input_ids": torch.cat([partners["prompt_ids"][chunk], partners["completion_ids"][chunk]], dim=1),
+                "attention_mask": torch.cat([partners["prompt_mask"][chunk], partners["completion_mask"][chunk]], 1),
+                "logits_to_keep": partners["completion_ids"].size(1),
+            }
+            logps = self._get_per_token_logps_and_entropies(unwrapped, **forward)[0]
+            reference = None
+            if fco_reference_in_loss(self):
+                with torch.no_grad():
+                    reference = reference_logps(self, forward, policy_model=unwrapped)
+            partner = partner_scores(args, inputs, logps, rows[chunk], reference)
             self.accelerator.backward(
                 partner_term(args, inputs, partner, None if positive is None else positive[chunk], rows[chunk])
             )
@@ -418,19 +430,21 @@ class MulFeRLTrainer(GRPOTrainer):
             input_ids, attention_mask, width = join_partners(
                 input_ids, attention_mask, logits_to_keep, forward.partners, self._tokenizer.pad_token_id
             )
-        else:
-            width = logits_to_keep
-        logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
-            model, input_ids, attention_mask, width, *args, **kwargs
-        )
-        if joined:
+            logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, width, *args, **kwargs
+            )
             forward.partner_logps = logps[num_rows:, : forward.partners["completion_ids"].size(1)]
             logps = logps[:num_rows, :logits_to_keep]
             entropies = None if entropies is None else entropies[:num_rows, :logits_to_keep]
+        else:
+            logps, entropies, aux_loss = self._forward_loss_rows(
+                model, forward, input_ids, attention_mask, logits_to_keep, *args, **kwargs
+            )
         forward.logps = logps
         if partner_pass == "after":
             rows = partner_rows(forward.inputs)
-            positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows)
+            reference = None if forward.reference_logps is None else forward.reference_logps[rows]
+            positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows, reference)
             chunk_size = math.ceil(num_rows / _PARTNER_CHUNKS_PER_MICRO_BATCH)
             forward.partner = self._backward_fco_partners(
                 model, forward.inputs, forward.partners, positive, chunk_size
@@ -451,3 +465,69 @@ class MulFeRLTrainer(GRPOTrainer):
                 grpo_rows, forward.inputs["ref_per_token_logps"], logps.detach()
             )
         return logps, entropies, aux_loss
+
+    def _forward_loss_rows(
+        self, model, forward: _LossForward, input_ids, attention_mask, logits_to_keep, *args, **kwargs
+    ):
+        """TRL's loss forward of a micro-batch: one forward per width bucket (decision 14) after a feedback turn, else
+        one; and, for the rows whose FCO score the loss takes, the reference's log-probs from forwards of the same
+        tensors (`forward.reference_logps`)."""
+        inputs = forward.inputs
+        scored = set()
+        if "mulferl_partner_forwarded" in inputs and fco_reference_in_loss(self):
+            scored = set(partner_rows(inputs).tolist())
+        bucketed = self._forwards_in_width_buckets(inputs, kwargs)
+        if not bucketed and not scored:
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
+            )
+        num_rows, prompt_width = input_ids.size(0), input_ids.size(1) - logits_to_keep
+        buckets = [list(range(num_rows))]
+        if bucketed:
+            prompt_lengths, completion_lengths = row_lengths(attention_mask, logits_to_keep)
+            buckets = width_buckets(prompt_lengths, completion_lengths)
+        unwrapped = self.accelerator.unwrap_model(model)
+        # Positions outside a bucket's width are padding, out of the loss's mask: the old log-probs there make the
+        # ratio 1, as TRL's own forward does at the first iteration.
+        old = inputs.get("old_per_token_logps")
+        logps = (
+            input_ids.new_zeros(input_ids.size(0), logits_to_keep, dtype=torch.float32) if old is None else old.clone()
+        )
+        entropies = reference = aux_loss = None
+        for index, rows in enumerate(buckets):
+            index_rows = torch.tensor(rows, device=input_ids.device)
+            width, columns = logits_to_keep, slice(None)
+            if bucketed:
+                width = max(max(completion_lengths[row] for row in rows), 1)
+                columns = slice(prompt_width - max(prompt_lengths[row] for row in rows), prompt_width + width)
+            chunk = {
+                "input_ids": input_ids[index_rows][:, columns],
+                "attention_mask": attention_mask[index_rows][:, columns],
+                "logits_to_keep": width,
+            }
+            # DDP syncs buffers in each forward through its wrapper (a collective, so once per micro-batch on every
+            # process); the other buckets run through the module it wraps, into the same backward.
+            chunk_logps, chunk_entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+                model if index == 0 else unwrapped, chunk["input_ids"], chunk["attention_mask"], width, *args, **kwargs
+            )
+            logps = logps.to(chunk_logps.dtype)
+            logps[index_rows, :width] = chunk_logps
+            if chunk_entropies is not None:
+                entropies = chunk_entropies.new_zeros(logps.shape) if entropies is None else entropies
+                entropies[index_rows, :width] = chunk_entropies
+            if scored.intersection(rows):
+                with torch.no_grad():
+                    chunk_reference = reference_logps(self, chunk, policy_model=unwrapped)
+                reference = torch.zeros_like(logps, requires_grad=False) if reference is None else reference
+                reference[index_rows, :width] = chunk_reference
+        forward.reference_logps = reference
+        return logps, entropies, aux_loss
+
+    def _forwards_in_width_buckets(self, inputs, kwargs) -> bool:
+        """Whether the loss forward runs per width bucket: after a feedback turn, where one micro-step may hold several
+        forwards and they are not collectives (not DeepSpeed or FSDP), for a text-only model without an auxiliary
+        loss."""
+        flags = ("compute_entropy", "compute_aux_loss")
+        images = any(value is not None for key, value in kwargs.items() if key not in flags)
+        plain = not (self.is_deepspeed_enabled or self.is_fsdp_enabled or images or kwargs.get("compute_aux_loss"))
+        return plain and bool(inputs["mulferl_width_buckets"].any())
