@@ -472,19 +472,20 @@ def markdown(summary: dict, steps: int) -> str:
         lines += [
             "",
             "| variant | seeds | held-out pass@1 | difference to GRPO | difference to its baseline | with feedback "
-            "| 100 or more | signal | FCO | escape rate, first / last 50 steps |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| 100 or more | signal | FCO | escape rate, turn 1 / 2 | turn 1's, first / last 50 steps |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, variant in summary["variants"].items():
             baseline = variant.get("difference_vs_baseline")
             windows = variant.get("escape_rate_by_window", {})
             escape = " / ".join(f"{window[0]:.2f}" for window in windows.values() if window) or "-"
+            by_turn = " / ".join(f"{rate:.2f}" for rate in variant.get("escape_rate", [])) or "-"
             fco = f"{variant['routes']['fco']:.2f}" if "routes" in variant else "-"
             lines.append(
                 f"| {name} | {', '.join(map(str, variant['seeds']))} | {cell(variant['pass@1'])} | "
                 f"{cell(variant['difference_vs_GRPO'])} | {cell(baseline) if baseline else '-'} | "
                 f"{variant['pass@1_with_feedback']:.3f} | {variant['pass@1_by_difficulty']['hundreds']:.3f} | "
-                f"{variant['signal_share']:.2f} | {fco} | {escape} |"
+                f"{variant['signal_share']:.2f} | {fco} | {by_turn} | {escape} |"
             )
     lines += ["", *per_seed_table(summary), "", *curve_table(summary)]
     return "\n".join(lines)

@@ -50,6 +50,8 @@ class Regime:
     num_generations: int = 4
     reward_seconds_per_row: float = 0.0
     feedback_seconds_per_request: float = 0.0
+    completion_length: int | None = None  # the run's `--completion-length` when None
+    feedback_words: int = 0  # words of advice added to the scripted feedback (a realistic critique's length)
 
 
 REGIMES = {
@@ -61,6 +63,8 @@ REGIMES = {
         scripts=((MIXED,),) * 2 + ((FAILED, MIXED),) + ((FAILED, FAILED, MIXED),), reward_seconds_per_row=0.02
     ),
     "slow_feedback": Regime(scripts=((FAILED, MIXED),) * 16, num_generations=2, feedback_seconds_per_request=0.5),
+    # A critique longer than the completions (a prefill of 98 tokens on 40): the loss forward's width buckets.
+    "long_feedback": Regime(scripts=((MIXED,),) * 2 + ((FAILED, MIXED),) * 2, completion_length=40, feedback_words=10),
 }
 MAX_FEEDBACK_TURNS = 2
 
@@ -143,6 +147,8 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
             counts[key] = 0
         for key in ("policy_forwards", "policy_rows", "reference_forwards", "reference_rows"):
             counts[key] = 0
+        for key in ("loss_tokens", "loss_padded_tokens"):
+            counts[key] = 0
         for key in ("reward_s", "generation_s", "feedback_s", "forward_s", "fco_scoring_s"):
             counts[key] = 0.0
 
@@ -163,20 +169,22 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
 
     def scripted_provider(prompt, completions, rewards, **columns):
         time.sleep(regime.feedback_seconds_per_request)
-        return f"Issue: ROUND{turn_of(completions[0]) + 1} is still wrong. Fix steps: 1. Retry."
+        advice = " check" * regime.feedback_words
+        return f"Issue: ROUND{turn_of(completions[0]) + 1} is still wrong. Fix steps: 1. Retry{advice}."
 
     rows = [
         {"prompt": make_conversation(f"Question {case}: what is {case} + {case}?"), "case": case}
         for case in range(len(regime.scripts))
     ]
     dataset = Dataset.from_list(rows)  # one step is one pass over the prompts: every step routes alike
+    completion_length = regime.completion_length or settings["completion_length"]
     common = {
         "output_dir": str(Path(model_dir).parent / f"out-{name}"),
         "per_device_train_batch_size": len(rows) * k,
         "num_generations": k,
-        "max_completion_length": settings["completion_length"],
+        "max_completion_length": completion_length,
         # vLLM's sampling parameters call it min_tokens
-        "generation_kwargs": {"min_tokens" if settings["vllm"] else "min_new_tokens": settings["completion_length"]},
+        "generation_kwargs": {"min_tokens" if settings["vllm"] else "min_new_tokens": completion_length},
         "max_steps": settings["warmup_steps"] + settings["steps"],
         "learning_rate": 1e-6,
         "beta": settings["beta"],
@@ -220,7 +228,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
         TurnLoop.ask_for_feedback, mulferl_trainer.add_fco_rows = timed_feedback, timed_fco_rows
 
     generate_single_turn = trainer._generate_single_turn
-    get_logps = trainer._get_per_token_logps_and_entropies
+    get_logps = GRPOTrainer._get_per_token_logps_and_entropies
 
     def counted_generation(prompt_ids, *args, **kwargs):
         start = time.perf_counter()
@@ -230,17 +238,21 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
         counts["generated_tokens"] += sum(len(ids) for ids in completion_ids)
         return completion_ids, logprobs
 
-    def counted_forward(model, input_ids, *args, **kwargs):
+    def counted_forward(self, model, input_ids, attention_mask, *args, **kwargs):
         start = time.perf_counter()
-        result = get_logps(model, input_ids, *args, **kwargs)
+        result = get_logps(self, model, input_ids, attention_mask, *args, **kwargs)
         counts["forward_s"] += time.perf_counter() - start
         kind = "reference" if model is trainer.ref_model and model is not None else "policy"
         counts[f"{kind}_forwards"] += 1
         counts[f"{kind}_rows"] += input_ids.size(0)
+        if torch.is_grad_enabled():  # the loss's forwards: the positions they compute that are padding
+            counts["loss_tokens"] += int(attention_mask.sum())
+            counts["loss_padded_tokens"] += attention_mask.numel() - int(attention_mask.sum())
         return result
 
     trainer._generate_single_turn = counted_generation
-    trainer._get_per_token_logps_and_entropies = counted_forward
+    # Every forward of the model, MulFeRL's width buckets included (they call GRPOTrainer's forward).
+    GRPOTrainer._get_per_token_logps_and_entropies = counted_forward
 
     def send(kind: str, **payload):
         print(MESSAGE + json.dumps({"kind": kind, **payload}), flush=True)
@@ -413,6 +425,8 @@ def checks(results: dict) -> list[tuple[str, str, str]]:
     for name, r in results.items():
         if name == "none_failed":
             check_time(name, "step time ratio <= 1.05", 1.05, r)
+        if name == "long_feedback":
+            check_time(name, "step time ratio <= token ratio + 0.1", r["token_ratio"] + 0.1, r)
         if name in ("solve_at_1", "fail_every_turn"):
             calls = {"solve_at_1": 2, "fail_every_turn": 3}[name]
             check(
@@ -441,7 +455,8 @@ def checks(results: dict) -> list[tuple[str, str, str]]:
 def print_table(results: dict):
     header = (
         f"{'regime':<16} {'trainer':<8} {'step ms':>8} {'x GRPO':>7} {'CPU ms':>8} {'x GRPO':>7} {'gen tokens':>10} {'x GRPO':>7} {'gen calls':>9} "
-        f"{'policy fwd':>10} {'ref fwd':>8} {'reward rows':>11} {'feedback ms/turn':>16} {'peak RSS MiB':>12} {'x GRPO':>7}"
+        f"{'policy fwd':>10} {'ref fwd':>8} {'loss pad':>8} {'reward rows':>11} {'feedback ms/turn':>16} "
+        f"{'peak RSS MiB':>12} {'x GRPO':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -459,13 +474,15 @@ def print_table(results: dict):
                 f"{s['reference_forwards']:.0f}/{s['reference_rows']:.0f}",
             )
             feedback = f"{1000 * s['feedback_s_per_turn']:.0f}" if is_mulferl and s["feedback_turns"] else "-"
+            padding = f"{s['loss_padded_tokens'] / max(s['loss_tokens'], 1):.2f}"
             print(
                 f"{regime if name == 'grpo' else '':<16} {name:<8} {1000 * s['step_s']:>8.0f} {ratios[0]:>7.2f} "
                 f"{1000 * s['cpu_s']:>8.0f} {ratios[1]:>7.2f} {s['generated_tokens']:>10.0f} {ratios[2]:>7.2f} "
-                f"{s['generation_calls']:>9.0f} {forwards[0]:>10} {forwards[1]:>8} {s['reward_rows']:>11.0f} "
+                f"{s['generation_calls']:>9.0f} {forwards[0]:>10} {forwards[1]:>8} {padding:>8} {s['reward_rows']:>11.0f} "
                 f"{feedback:>16} {s['peak_rss_mib']:>12.0f} {ratios[3]:>7.2f}"
             )
-    print("\npolicy fwd / ref fwd: calls/rows of `_get_per_token_logps_and_entropies` per step (medians).")
+    print("\npolicy fwd / ref fwd: calls/rows of the model's forwards per step (medians).")
+    print("loss pad: padding positions of the loss's forwards (with grad) per real token they hold.")
     print("x GRPO of peak RSS: ratio of the peak's increase over the process's footprint after imports.")
 
 

@@ -1,5 +1,6 @@
 """The loss forward in width buckets (decision 14): the rows that carry a feedback prefill are not padded into the
-others, and the loss, its gradient and every logged metric equal those of the padded forward."""
+others, the rows without a loss are not forwarded, and the loss, its gradient and every logged metric equal those of
+the padded forward (the entropy: over the rows forwarded)."""
 
 import itertools
 from collections import defaultdict
@@ -19,7 +20,7 @@ from tests.test_trainer import (
     scripted_reward,
 )
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
-from trl_mulferl.mulferl.width_buckets import row_lengths, width_buckets
+from trl_mulferl.mulferl.width_buckets import row_lengths, rows_with_a_loss, width_buckets
 
 
 def positions(prompt_lengths, completion_lengths, buckets) -> int:
@@ -78,9 +79,7 @@ def test_a_prefill_row_gets_a_bucket_of_its_own():
 def three_turn_trainer(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
     """The seven scripted prompts of `test_three_turn_oracle_routes_every_branch` (every route, up to two feedback
     turns, so rows of three widths) in one micro-batch, with a KL term."""
-    dataset = Dataset.from_list(
-        [{"prompt": f"Question {kind}?", "kind": kind} for kind in SCRIPTED_REWARDS]
-    )
+    dataset = Dataset.from_list([{"prompt": f"Question {kind}?", "kind": kind} for kind in SCRIPTED_REWARDS])
     settings = {**TINY_TRAINING, "per_device_train_batch_size": K * len(SCRIPTED_REWARDS), "max_steps": 1}
     peft_config = overrides.pop("peft_config", None)
     return MulFeRLTrainer(
@@ -95,14 +94,15 @@ def three_turn_trainer(tmp_path, tiny_tokenizer, tiny_model_dir, **overrides):
 
 
 def loss_forward(trainer, batch, buckets: bool):
-    """The loss, gradients, logged metrics and model forwards (with grad, input shape) of one micro-batch, in width
-    buckets or padded."""
+    """The loss, gradients, logged metrics and model forwards (with grad, input shape, entropies) of one micro-batch,
+    in width buckets or padded."""
     batch = dict(batch, mulferl_width_buckets=torch.full_like(batch["mulferl_width_buckets"], float(buckets)))
     forwards, original = [], GRPOTrainer._get_per_token_logps_and_entropies
 
     def counted(self, model, input_ids, *args, **kwargs):
-        forwards.append((torch.is_grad_enabled(), tuple(input_ids.shape)))
-        return original(self, model, input_ids, *args, **kwargs)
+        result = original(self, model, input_ids, *args, **kwargs)
+        forwards.append((torch.is_grad_enabled(), tuple(input_ids.shape), result[1]))
+        return result
 
     metrics = trainer._metrics["train"] = defaultdict(list)
     trainer.model.train()
@@ -143,14 +143,24 @@ def test_width_buckets_equal_the_padded_forward(tmp_path, tiny_tokenizer, tiny_m
     loss, gradients, metrics, forwards = bucketed
     padded_loss, padded_gradients, padded_metrics, padded_forwards = padded
     assert batch["mulferl_width_buckets"].all()
-    assert len([shape for grad, shape in forwards if grad]) > len([shape for grad, shape in padded_forwards if grad])
-    assert sum(shape[0] * shape[1] for grad, shape in forwards if grad) < sum(
-        shape[0] * shape[1] for grad, shape in padded_forwards if grad
-    )
+    trained = rows_with_a_loss(batch)
+    assert 0 < len(trained) < batch["prompt_ids"].size(0)  # the solved, unresolved and unscorable rows have none
+    with_grad = [shape for grad, shape, _ in forwards if grad]
+    padded_with_grad = [shape for grad, shape, _ in padded_forwards if grad]
+    num_rows = batch["prompt_ids"].size(0)
+    assert [rows for rows, _ in padded_with_grad].count(num_rows) == 1  # the padded loss forward (and FCO partners')
+    assert sum(rows for rows, _ in padded_with_grad) - sum(rows for rows, _ in with_grad) == num_rows - len(trained)
+    assert sum(rows * width for rows, width in with_grad) < sum(rows * width for rows, width in padded_with_grad)
     torch.testing.assert_close(loss, padded_loss, rtol=1e-5, atol=1e-7)
     assert metrics.keys() == padded_metrics.keys() >= {"kl", "entropy", "clip_ratio/region_mean"}
     for key, values in padded_metrics.items():
-        assert metrics[key] == pytest.approx(values, rel=1e-5, abs=1e-6), key
+        if key != "entropy":
+            assert metrics[key] == pytest.approx(values, rel=1e-5, abs=1e-6), key
+    # The entropy logged is the forwarded rows' mean.
+    mask = (batch["completion_mask"] * batch["tool_mask"]).bool()
+    mask[[row for row in range(len(mask)) if row not in trained]] = False
+    padded_entropies = next(entropies for grad, shape, entropies in padded_forwards if grad and shape[0] == num_rows)
+    assert metrics["entropy"] == [pytest.approx(padded_entropies[mask].mean().item(), rel=1e-5)]
     assert len(gradients) == len(padded_gradients) > 0
     assert sum(g.abs().sum() for g in padded_gradients) > 1e-4
     for gradient, padded_gradient in zip(gradients, padded_gradients, strict=True):

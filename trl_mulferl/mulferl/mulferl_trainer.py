@@ -40,7 +40,7 @@ from .lockstep import Lockstep
 from .metrics import log_rollout
 from .mulferl_config import MulFeRLConfig
 from .turn_loop import GenerationBatch, Rollout, Rows, TurnLoop
-from .width_buckets import row_lengths, width_buckets
+from .width_buckets import row_lengths, rows_with_a_loss, width_buckets
 
 
 logger = logging.getLogger(__name__)
@@ -469,9 +469,9 @@ class MulFeRLTrainer(GRPOTrainer):
     def _forward_loss_rows(
         self, model, forward: _LossForward, input_ids, attention_mask, logits_to_keep, *args, **kwargs
     ):
-        """TRL's loss forward of a micro-batch: one forward per width bucket (decision 14) after a feedback turn, else
-        one; and, for the rows whose FCO score the loss takes, the reference's log-probs from forwards of the same
-        tensors (`forward.reference_logps`)."""
+        """TRL's loss forward of a micro-batch: after a feedback turn, one forward per width bucket of the rows that
+        carry a loss (decision 14), else one of every row; and, for the rows whose FCO score the loss takes, the
+        reference's log-probs from forwards of the same tensors (`forward.reference_logps`)."""
         inputs = forward.inputs
         scored = set()
         if "mulferl_partner_forwarded" in inputs and fco_reference_in_loss(self):
@@ -482,10 +482,19 @@ class MulFeRLTrainer(GRPOTrainer):
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
         num_rows, prompt_width = input_ids.size(0), input_ids.size(1) - logits_to_keep
-        buckets = [list(range(num_rows))]
+        forwarded = list(range(num_rows))
         if bucketed:
             prompt_lengths, completion_lengths = row_lengths(attention_mask, logits_to_keep)
-            buckets = width_buckets(prompt_lengths, completion_lengths)
+            if self._forwards_only_rows_with_a_loss:
+                forwarded = rows_with_a_loss(inputs)
+            if (
+                not forwarded
+            ):  # DDP all-reduces in the backward of a forward through its wrapper: one row, the shortest
+                forwarded = [min(range(num_rows), key=lambda row: prompt_lengths[row] + completion_lengths[row])]
+            lengths = [prompt_lengths[row] for row in forwarded], [completion_lengths[row] for row in forwarded]
+            buckets = [[forwarded[index] for index in bucket] for bucket in width_buckets(*lengths)]
+        else:
+            buckets = [forwarded]
         unwrapped = self.accelerator.unwrap_model(model)
         # Positions outside a bucket's width are padding, out of the loss's mask: the old log-probs there make the
         # ratio 1, as TRL's own forward does at the first iteration.
@@ -520,8 +529,20 @@ class MulFeRLTrainer(GRPOTrainer):
                     chunk_reference = reference_logps(self, chunk, policy_model=unwrapped)
                 reference = torch.zeros_like(logps, requires_grad=False) if reference is None else reference
                 reference[index_rows, :width] = chunk_reference
+        skipped = sorted(set(range(num_rows)) - set(forwarded))
+        if skipped and entropies is not None:
+            # TRL logs the entropy's mean over every row's tokens: the rows not forwarded take the others' mean.
+            scored = (inputs["completion_mask"] * inputs.get("tool_mask", 1)).bool()
+            scored[skipped] = False
+            entropies[skipped] = entropies[scored].mean() if scored.any() else 0.0
         forward.reference_logps = reference
         return logps, entropies, aux_loss
+
+    @property
+    def _forwards_only_rows_with_a_loss(self) -> bool:
+        """Whether the loss forward leaves out the rows without a loss (outside the GRPO route and FCO: advantage 0,
+        KL 0, so their gradient is 0): not where every row's entropy enters the loss (TRL's entropy mask or bonus)."""
+        return self._skips_rows_outside_grpo and self.top_entropy_quantile == 1.0 and not self._entropy_bonus_enabled
 
     def _forwards_in_width_buckets(self, inputs, kwargs) -> bool:
         """Whether the loss forward runs per width bucket: after a feedback turn, where one micro-step may hold several

@@ -1,5 +1,5 @@
 """Width classes of the loss forward (decision 14): a row that carries a feedback prefill is forwarded beside rows of
-its own width, not padded into every row of its micro-batch.
+its own width, not padded into every row of its micro-batch, and a row without a loss is not forwarded.
 
 A regenerated row holds its prefill inside its completion (masked out of the loss), so one feedback turn would widen
 the whole micro-batch to the prefill's width. The rows are sorted by completion length and cut into contiguous
@@ -13,6 +13,16 @@ import torch
 # A bucket costs one forward (kernel launches, a pass over the weights), so a few percent of padding is cheaper.
 PADDING_SHARE = 0.1
 MAX_BUCKETS = 4
+
+
+def rows_with_a_loss(inputs: dict) -> list[int]:
+    """The rows of a micro-batch that the loss trains: GRPO rows (replayed ones included) and FCO rows, positives or
+    carriers of a partner."""
+    trained = inputs["mulferl_grpo_rows"] != 0
+    for key in ("mulferl_fco_weight", "mulferl_fco_coefficient", "mulferl_partner_forwarded"):
+        if key in inputs:
+            trained = trained | (inputs[key] != 0)
+    return trained.nonzero().squeeze(1).tolist()
 
 
 def row_lengths(attention_mask: torch.Tensor, completion_width: int) -> tuple[list[int], list[int]]:
