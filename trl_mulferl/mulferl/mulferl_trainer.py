@@ -473,11 +473,11 @@ class MulFeRLTrainer(GRPOTrainer):
         carry a loss (decision 14), else one of every row; and, for the rows whose FCO score the loss takes, the
         reference's log-probs from forwards of the same tensors (`forward.reference_logps`)."""
         inputs = forward.inputs
-        scored = set()
+        reference_rows = set()
         if "mulferl_partner_forwarded" in inputs and fco_reference_in_loss(self):
-            scored = set(partner_rows(inputs).tolist())
+            reference_rows = set(partner_rows(inputs).tolist())
         bucketed = self._forwards_in_width_buckets(inputs, kwargs)
-        if not bucketed and not scored:
+        if not bucketed and not reference_rows:
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
@@ -487,9 +487,8 @@ class MulFeRLTrainer(GRPOTrainer):
             prompt_lengths, completion_lengths = row_lengths(attention_mask, logits_to_keep)
             if self._forwards_only_rows_with_a_loss:
                 forwarded = rows_with_a_loss(inputs)
-            if (
-                not forwarded
-            ):  # DDP all-reduces in the backward of a forward through its wrapper: one row, the shortest
+            if not forwarded:
+                # DDP all-reduces in the backward of a forward through its wrapper: the shortest row, for nothing.
                 forwarded = [min(range(num_rows), key=lambda row: prompt_lengths[row] + completion_lengths[row])]
             lengths = [prompt_lengths[row] for row in forwarded], [completion_lengths[row] for row in forwarded]
             buckets = [[forwarded[index] for index in bucket] for bucket in width_buckets(*lengths)]
@@ -524,7 +523,7 @@ class MulFeRLTrainer(GRPOTrainer):
             if chunk_entropies is not None:
                 entropies = chunk_entropies.new_zeros(logps.shape) if entropies is None else entropies
                 entropies[index_rows, :width] = chunk_entropies
-            if scored.intersection(rows):
+            if reference_rows.intersection(rows):
                 with torch.no_grad():
                     chunk_reference = reference_logps(self, chunk, policy_model=unwrapped)
                 reference = torch.zeros_like(logps, requires_grad=False) if reference is None else reference
@@ -532,9 +531,9 @@ class MulFeRLTrainer(GRPOTrainer):
         skipped = sorted(set(range(num_rows)) - set(forwarded))
         if skipped and entropies is not None:
             # TRL logs the entropy's mean over every row's tokens: the rows not forwarded take the others' mean.
-            scored = (inputs["completion_mask"] * inputs.get("tool_mask", 1)).bool()
-            scored[skipped] = False
-            entropies[skipped] = entropies[scored].mean() if scored.any() else 0.0
+            forwarded_tokens = (inputs["completion_mask"] * inputs.get("tool_mask", 1)).bool()
+            forwarded_tokens[skipped] = False
+            entropies[skipped] = entropies[forwarded_tokens].mean() if forwarded_tokens.any() else 0.0
         forward.reference_logps = reference
         return logps, entropies, aux_loss
 
