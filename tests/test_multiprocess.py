@@ -15,6 +15,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -97,13 +98,18 @@ def launch_pair(script: Path, engine: str, arguments: list[str], env: dict, time
         env["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
     if engine == "fsdp1":
         env["ACCELERATE_TORCH_DEVICE"] = "cpu"  # else FSDP1 finds "cpu" and "cpu:0" inconsistent
+    launch = subprocess.Popen(
+        command + arguments, cwd=CONFIGS, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:  # a timeout, not a hang: a rank that skips a collective the other runs blocks forever
-        result = subprocess.run(
-            command + arguments, cwd=CONFIGS, env=env, capture_output=True, text=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired as error:
-        return f"timed out after {timeout} s (a hang?):\n{(error.stderr or b'')[-6000:]!r}"
-    return "" if result.returncode == 0 else f"exit status {result.returncode}:\n{result.stderr[-6000:]}"
+        _, stderr = launch.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # SIGTERM, which the launcher passes on to the ranks (each runs in a session of its own): after a SIGKILL they
+        # would wait on in their collectives, holding the rendezvous port that the next launch needs.
+        launch.terminate()
+        _, stderr = launch.communicate()
+        return f"timed out after {timeout} s (a hang?):\n{stderr[-6000:]}"
+    return "" if launch.returncode == 0 else f"exit status {launch.returncode}:\n{stderr[-6000:]}"
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +301,8 @@ COLLECTIVE_GENERATION = {"zero3", "fsdp2"}  # where `generate` is collective (th
 # Where `generate` is collective the failing rank must still join it; elsewhere DDP stands for ZeRO-2.
 SELF_TOKENIZATION_ENGINES = ("ddp", "zero3", "fsdp2")
 EPISODES_REFUSED = "Feedback turns (max_feedback_turns=1) cannot regenerate tool episodes"
+# Seconds a launch may take besides its collectives' waits: to its first training step (15 s on 2 cores), and its exit.
+START_UP = 60
 
 
 class MatrixLaunches:
@@ -398,16 +406,20 @@ def test_matrix_self_feedback_failing_on_one_process_and_uneven_evaluation(matri
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", SELF_TOKENIZATION_ENGINES)
-def test_matrix_self_feedback_failing_to_tokenize_on_one_process(matrix, engine):
-    """At step 1 rank 1's chat template rejects its 2 review requests: its groups end unresolved and training goes on.
-    Where `generate` is collective, rank 1 still joins that step's `generate` with the dummy request, as rank 0 (no
-    request of its own) does at both steps."""
+def test_matrix_self_feedback_failing_to_tokenize_on_one_process_and_capped_feedback(matrix, engine):
+    """`max_feedback_groups_per_step=1`: each step rank 1's 2 failed groups and rank 0's none are gathered (a
+    collective at every turn, on both processes), and one of rank 1's is asked; the other is capped. At step 1 rank 1's
+    chat template rejects its review request: both its groups end unresolved and training goes on. Where `generate` is
+    collective, rank 1 still joins that step's `generate` with the dummy request, as rank 0 (no request of its own)
+    does at both steps."""
     results = matrix.result(engine, "self_tokenization")
-    logs = check_matrix_cell(engine, results)
-    assert [entry["mulferl/feedback/requests"] for entry in logs] == [2.0, 2.0]
-    assert logs[0]["mulferl/feedback/errors"] == 2.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    logs = check_matrix_cell(engine, results, ROUTE_KEYS + ("mulferl/feedback/capped_groups",))
+    assert [entry["mulferl/feedback/capped_groups"] for entry in logs] == [1.0, 1.0]
+    assert [entry["mulferl/feedback/requests"] for entry in logs] == [1.0, 1.0]
+    assert logs[0]["mulferl/feedback/errors"] == 1.0 and logs[0]["mulferl/route/unresolved"] == 0.5
+    assert logs[1]["mulferl/route/unresolved"] >= 0.25  # the capped group, at least
     # The conversations of each tokenization, in order (0: the dummy request); rank 1's first one fails.
-    expected = [[0, 0], [2, 0, 2]] if engine in COLLECTIVE_GENERATION else [[], [2, 2]]
+    expected = [[0, 0], [1, 0, 1]] if engine in COLLECTIVE_GENERATION else [[], [1, 1]]
     assert [result["conversations_per_tokenization"] for result in results] == expected
 
 
@@ -461,6 +473,36 @@ def test_matrix_environment_factory(matrix, engine):
     assert [{key: entry[key] for key in expected} for entry in logs] == [expected] * 2
     assert results[0]["tried"] == [["0"]] * 4
     assert results[1]["tried"] == [["7"], ["7"], ["5"], ["5"]]
+
+
+@pytest.mark.slow
+def test_a_process_skipping_a_collective_fails_the_zero2_launch_within_the_collective_timeout(tmp_path):
+    """Rank 1 skips the FCO window's all-reduce and waits in ZeRO-2's gradient reduction, on DeepSpeed's own process
+    group, while rank 0 comes late to the window's, on the default group. Every group waits the run's `ddp_timeout`,
+    DeepSpeed's too (torch gives a group made without a timeout 30 minutes), so the launch fails at once."""
+    from tests.scripts.two_process_training import TIMEOUT
+
+    start = time.monotonic()
+    outcome = launch_pair(MATRIX, "zero2", [str(tmp_path), "fco_window_skipped"], {}, TIMEOUT + START_UP)
+    print(f"the launch stopped after {time.monotonic() - start:.0f} s: {outcome[:200]}")
+    assert outcome.startswith("exit status")
+    error = (tmp_path / "fco_window_skipped" / "error_rank1.txt").read_text()
+    assert "zero/stage_1_and_2.py" in error  # in ZeRO-2's reduction
+    assert f"Timed out waiting {TIMEOUT * 1000}ms" in error  # gloo's words: that group's own timeout ended the wait
+
+
+@pytest.mark.parametrize("config_name", ["MulFeRLConfig", "IGRPOConfig", "AsyncMulFeRLConfig"])
+def test_the_process_groups_made_after_a_config_wait_its_ddp_timeout(monkeypatch, tmp_path, config_name):
+    """torch's default timeout, which the default group of a CPU run and DeepSpeed's groups are made with."""
+    from torch.distributed import distributed_c10d
+
+    import trl_mulferl
+
+    for name in ("default_pg_timeout", "default_pg_nccl_timeout"):
+        monkeypatch.setattr(distributed_c10d, name, getattr(distributed_c10d, name))  # torch's again after the test
+    getattr(trl_mulferl, config_name)(str(tmp_path), use_cpu=True, bf16=False, num_generations=2, ddp_timeout=90)
+    for backend in ("gloo", "nccl"):
+        assert distributed_c10d._get_default_timeout(backend) == timedelta(seconds=90)
 
 
 def test_evaluation_shares_are_padded_with_dummies_that_are_dropped():

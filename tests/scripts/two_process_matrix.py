@@ -10,9 +10,10 @@ a scripted policy plays the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
   `feedback_replay`, and `EvaluationCallback` on 1 problem, so that rank 1 has none.
 - `self`: self-feedback, FCO with the all-pairs pairing, rank 1's provider failing at step 1 (its groups end
   unresolved), and `EvaluationCallback` on 3 problems one per `generate`: 2 calls on rank 0 against 1.
-- `self_tokenization`: self-feedback, FCO off, rank 1's chat template failing on its review requests at step 1 (its
-  groups end unresolved; where `generate` is collective it still joins rank 0's with the dummy request). Each process
-  records the conversations of each tokenization.
+- `self_tokenization`: self-feedback, FCO off, rank 1's chat template failing on its review request at step 1 (its
+  groups end unresolved; where `generate` is collective it still joins rank 0's with the dummy request), and
+  `max_feedback_groups_per_step=1`: each step one of rank 1's 2 failed groups is asked, by a draw from the counts
+  gathered from both processes (rank 0 has none). Each process records the conversations of each tokenization.
 - `fco_chunks` (launched where forwards are collective): groups fail at turn 0 and are solved by the column
   provider, both of rank 1's 2 at every step, none of rank 0's at step 1 and 1 at step 2, so FCO's reference forwards
   take 4 rows on rank 1 and 0, then 2, on rank 0: with `per_device_train_batch_size=2`, 2 chunks against 0, then 1,
@@ -22,6 +23,8 @@ a scripted policy plays the tool episodes. Runs (each into `OUTPUT_DIR/<run>/`):
 - `environment`: `environment_factory` with the environment's own feedback (scripted), or its refusal.
 - `igrpo`: `IGRPOTrainer` with rewards that differ between ranks (the vLLM launch's; the other engines run it in
   two_process_training.py).
+- `fco_window_skipped` (launched alone: it must fail): the column provider's training in which rank 1 skips the FCO
+  window's all-reduce, out of step on purpose; each rank writes `error_rank{r}.txt`, the error that stopped it.
 
 With `--vllm` (in `.venv-vllm`, launched by tests/test_vllm.py under ZeRO-3) every run generates through vLLM
 colocate (TRL's `external_launcher`, one engine per process, tests/vllm_cpu.py). All runs load one policy folder, the
@@ -38,6 +41,8 @@ moved, how many problems each evaluation answered (dummies included), the vLLM g
 
 import json
 import sys
+import time
+import traceback
 from pathlib import Path
 
 import torch
@@ -233,7 +238,9 @@ def self_feedback(run_dir: Path, engine_kwargs: dict):
 
 
 def self_tokenization(run_dir: Path, engine_kwargs: dict):
-    trainer = self_feedback_trainer(run_dir, engine_kwargs, max_new_tokens=8, fco_weight=0.0)
+    trainer = self_feedback_trainer(
+        run_dir, engine_kwargs, max_new_tokens=8, fco_weight=0.0, max_feedback_groups_per_step=1
+    )
     rank = trainer.args.process_index
     tokenized, conversations_per_call = self_feedback_module._tokenized, []
 
@@ -328,17 +335,43 @@ def column_tools(run_dir: Path, engine_kwargs: dict):
     if trainer is not None:
         scripted(trainer, tokenizer, hinted_multiply_script)
     else:  # the column provider alone, with the stopping policy
-        args = config(run_dir, TINY_TRAINING, engine_kwargs)
-        dataset = make_dataset(num_prompts=8).add_column("privileged_context", [f"Write {SERVER_FEEDBACK}."] * 8)
-        trainer = MulFeRLTrainer(
-            model=model_dir(run_dir, args, tokenizer, build_stopping_model, name="stopping_model"),
-            reward_funcs=rank_dependent(rank, lambda c: [float(SERVER_FEEDBACK in t) for t in texts(c)]),
-            args=args,
-            train_dataset=dataset,
-            processing_class=tokenizer,
-            feedback_provider=ColumnFeedbackProvider(),
-        )
+        trainer = column_trainer(run_dir, engine_kwargs)
     train(trainer, run_dir, rank)
+
+
+def column_trainer(run_dir: Path, engine_kwargs: dict) -> MulFeRLTrainer:
+    """The column provider with the stopping policy: rank 1's groups fail, get the column's hint and are solved."""
+    args = config(run_dir, TINY_TRAINING, engine_kwargs)
+    tokenizer = build_tiny_tokenizer()
+    dataset = make_dataset(num_prompts=8).add_column("privileged_context", [f"Write {SERVER_FEEDBACK}."] * 8)
+    return MulFeRLTrainer(
+        model=model_dir(run_dir, args, tokenizer, build_stopping_model, name="stopping_model"),
+        reward_funcs=rank_dependent(args.process_index, lambda c: [float(SERVER_FEEDBACK in t) for t in texts(c)]),
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        feedback_provider=ColumnFeedbackProvider(),
+    )
+
+
+def fco_window_skipped(run_dir: Path, engine_kwargs: dict):
+    """Rank 1 skips the FCO window's all-reduce, on purpose, and goes on to the engine's gradient reduction (ZeRO-2's:
+    on DeepSpeed's own process group); rank 0 comes to the window's all-reduce (on the default group) 30 s late, so
+    that rank 1's wait ends first, at the timeout of DeepSpeed's group. Each rank records the error that stopped it in
+    `error_rank{r}.txt`, with its traceback."""
+    trainer = column_trainer(run_dir, engine_kwargs)
+    rank, add = trainer.args.process_index, trainer._fco_window.add
+
+    def late_add(*args):
+        time.sleep(30)
+        add(*args)
+
+    trainer._fco_window.add = late_add if rank == 0 else lambda *args: None
+    try:
+        trainer.train()
+    except RuntimeError:
+        (run_dir / f"error_rank{rank}.txt").write_text(traceback.format_exc())
+        raise
 
 
 def environment(run_dir: Path, engine_kwargs: dict):
@@ -382,6 +415,7 @@ RUNS = {
     "column_tools": column_tools,
     "environment": environment,
     "igrpo": igrpo,
+    "fco_window_skipped": fco_window_skipped,
 }
 
 

@@ -4,6 +4,7 @@ from dataclasses import MISSING, dataclass, field
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
 from ..core.validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
+from ..mulferl.lockstep import set_collective_timeout
 from ..mulferl.mulferl_config import (
     MaskedFeedbackURL,
     MulFeRLConfig,
@@ -155,6 +156,7 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     def __post_init__(self):
         default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
+        set_collective_timeout(self.ddp_timeout_delta)  # before TrainingArguments makes the default group
         super().__post_init__()
         if self.max_feedback_turns < 0:
             raise ValueError(f"max_feedback_turns must be >= 0, got {self.max_feedback_turns}.")

@@ -9,6 +9,7 @@ from ..core.validation import (
     default_activation_checkpointing,
     gradient_checkpointing_field,
 )
+from ..mulferl.lockstep import set_collective_timeout
 
 
 logger = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class IGRPOConfig(GRPOConfig):
     def __post_init__(self):
         default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "(G, Stage 2 completions per prompt) for GRPO advantages")
+        set_collective_timeout(self.ddp_timeout_delta)  # before TrainingArguments makes the default group
         super().__post_init__()
         if self.num_drafts < 1:
             raise ValueError(f"num_drafts (N, Stage 1 drafts per prompt) must be >= 1, got {self.num_drafts}.")

@@ -9,6 +9,7 @@ from ..core.validation import (
     default_activation_checkpointing,
     gradient_checkpointing_field,
 )
+from .lockstep import set_collective_timeout
 
 
 FCO_PAIRINGS = ("permutation", "all")
@@ -407,6 +408,7 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
     def __post_init__(self):
         default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
+        set_collective_timeout(self.ddp_timeout_delta)  # before TrainingArguments makes the default group
         super().__post_init__()
 
         if self.max_feedback_turns < 0:
