@@ -21,6 +21,7 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import MulFeRLTrainer, make_generator, sample_fco_pairs
+from trl_mulferl.mulferl import fco_rows, mulferl_trainer
 from trl_mulferl.mulferl.fco_rows import fco_term, forward_rows, partner_term
 
 
@@ -159,6 +160,7 @@ def test_partner_term_and_the_detached_fco_term_split_the_fco_gradient(pairing):
         assert main.item() == pytest.approx(by_hand, rel=1e-6)
 
 
+@pytest.mark.parametrize("reference", ["generation", "loss"])
 @pytest.mark.parametrize(
     ("pairing", "partner_pass", "gradient_checkpointing"),
     [
@@ -177,15 +179,26 @@ def test_partner_term_and_the_detached_fco_term_split_the_fco_gradient(pairing):
     ],
 )
 def test_partner_pass_of_its_own_equals_the_joined_forward(
-    tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch, pairing, partner_pass, gradient_checkpointing
+    tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch, pairing, partner_pass, gradient_checkpointing, reference
 ):
     """One process and DDP back-propagate the partners in a pass of their own, so that no graph holds both sequences
     of every pair: right after TRL's loss forward, a chunk at a time, with the positives' scores from that forward
     (one process), or before it, with the positives' scores from a no-grad forward (DDP). Either way the gradient,
-    the returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run. With the
-    permutation, the reference's side of each score is forwarded beside the policy's, in a tensor of the same shape
-    (the joined forward takes it from generation, where this batch is made)."""
+    the returned loss and the logged FCO metrics equal those of the joined forward DeepSpeed and FSDP run. The
+    reference's side of the scores comes from generation (float32), or, as in reduced precision under the
+    permutation, from a no-grad forward of each policy forward's tensors (the joined forward takes it from generation,
+    where this batch is made)."""
     monkeypatch.setattr(MulFeRLTrainer, "_fco_partner_pass", "joined")
+    if reference == "loss":
+        in_loss = fco_rows.fco_reference_in_loss  # its precision condition, forced on
+
+        def reference_in_loss(trainer):
+            with pytest.MonkeyPatch.context() as precision:
+                precision.setattr(trainer.args, "bf16", True)
+                return in_loss(trainer)
+
+        monkeypatch.setattr(fco_rows, "fco_reference_in_loss", reference_in_loss)
+        monkeypatch.setattr(mulferl_trainer, "fco_reference_in_loss", reference_in_loss)
     trainer, batch = train_one_fco_step(
         tmp_path,
         tiny_tokenizer,
@@ -225,12 +238,13 @@ def test_partner_pass_of_its_own_equals_the_joined_forward(
     assert sum(shape[0] for shape in with_grad) == rows + partners  # each row and each partner forwarded once
     if partner_pass == "after":  # the partners a quarter of the micro-batch's rows at a time
         assert sorted(shape[0] for shape in with_grad)[:partners] == [1] * partners
-    if pairing == "permutation":  # a reference forward of every policy forward's shape, and the positives' (DDP)
-        positives = [shape for grad, shape in own_forwards[:2] if not grad] if partner_pass == "first" else []
-        assert no_grad == sorted(with_grad + positives)
+    # DDP's pass: a no-grad forward of the positives (and of their reference, in the loss)
+    positives = [shape for grad, shape in own_forwards[:2] if not grad] if partner_pass == "first" else []
+    if pairing == "permutation" and reference == "loss":  # a reference forward of every policy forward's shape
         assert len(positives) == (2 if partner_pass == "first" else 0)
+        assert no_grad == sorted(with_grad + positives)
     else:
-        assert no_grad == []
+        assert no_grad == positives[:1] * (pairing == "permutation")
     torch.testing.assert_close(own_loss, joined_loss, rtol=1e-6, atol=1e-7)  # the pair loss counted once
     assert own_metrics.keys() == joined_metrics.keys() >= {"mulferl/fco/loss", "mulferl/fco/score_gap"}
     for key, values in joined_metrics.items():
@@ -247,12 +261,13 @@ def test_one_process_chooses_the_partner_pass_after_the_loss_forward(tmp_path, t
 
 
 def test_permutation_fco_needs_no_policy_forward_at_generation(tmp_path, tiny_tokenizer, tiny_model_dir):
-    """With the permutation pairing both sides of every score come from the loss's forwards, so generation forwards
-    nothing; the all-pairs surrogate forwards the policy and the reference (negatives, and positives with beta = 0)
-    for its coefficients."""
-    for pairing, expected_policy_forwards, expected_reference_forwards in (("permutation", 0, 0), ("all", 2, 2)):
+    """With the permutation pairing the policy's side of every score comes from the loss's own forward: generation
+    forwards only the reference (negatives and, with beta = 0, positives), and under bf16 not even that (both sides
+    come from the loss's forwards); the all-pairs surrogate also the policy, for its coefficients."""
+    cases = (("permutation", False, 0, 2), ("permutation", True, 0, 0), ("all", False, 2, 2), ("all", True, 2, 2))
+    for pairing, bf16, expected_policy_forwards, expected_reference_forwards in cases:
         trainer = make_trainer(
-            tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, fco_pairing=pairing
+            tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, max_steps=1, fco_pairing=pairing, bf16=bf16
         )
         forwards, generating = [], []  # whether each generation-time forward was the policy's
         original_forward, original_generate = (

@@ -2,11 +2,12 @@
 partner negative, and the loss scores both.
 
 At generation time every FAILED -> SOLVED prompt draws its pairs; row j (positive j) gets its partner, the negative
-sequence of its pair. In the loss, the policy's side of every score comes from a training forward, and the reference's
-side from a no-grad forward of the same tensors (`fco_reference_in_loss`): under bf16 a row's log-probs depend on the
-shape of the batch it is forwarded in, so both sides of a score see one shape, and at the first step every score is 0.
-Where that cannot be (the all-pairs surrogate's coefficients, the partners joined into the loss's forward), the
-reference's side is scored at generation, in chunks of `per_device_train_batch_size` rows as TRL scores its own:
+sequence of its pair. In the loss, the policy's side of every score comes from a training forward. In reduced
+precision the reference's side comes from a no-grad forward of the same tensors (`fco_reference_in_loss`): under bf16
+a row's log-probs depend on the shape of the batch it is forwarded in, so both sides of a score see one shape, and at
+the first step every score is 0. Elsewhere (float32, the all-pairs surrogate's coefficients, the partners joined into
+the loss's forward) the reference's side is scored at generation, in chunks of `per_device_train_batch_size` rows as
+TRL scores its own:
 
 - `fco_pairing="permutation"` (default): pair j is (positive j, negative pi(j)), one row each, and its loss
   `-log sigmoid(tau * (s+ - s- - margin))` is computed exactly, with autograd, at every iteration.
@@ -53,9 +54,14 @@ def reference_logps(trainer, forward: dict, policy_model=None) -> torch.Tensor:
 
 
 def fco_reference_in_loss(trainer) -> bool:
-    """Whether the reference's side of the FCO scores is forwarded in the loss, beside the policy's (permutation,
-    outside DeepSpeed and FSDP), rather than at generation."""
-    return trainer.args.fco_pairing == "permutation" and trainer._fco_partner_pass != "joined"
+    """Whether the reference's side of the FCO scores is forwarded in the loss, beside the policy's, rather than at
+    generation: in reduced precision (bf16, fp16, TF32 autocast or weights), where a row's log-probs depend on the
+    shape of the batch it is forwarded in, under the permutation pairing outside DeepSpeed and FSDP. In float32 the
+    two shapes agree to rounding, and generation's forward costs less (TRL's own reference when beta > 0)."""
+    args = trainer.args
+    weights = trainer.accelerator.unwrap_model(trainer.model).dtype
+    reduced = args.bf16 or args.fp16 or bool(args.tf32) or weights != torch.float32
+    return reduced and args.fco_pairing == "permutation" and trainer._fco_partner_pass != "joined"
 
 
 def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> torch.Tensor | None:

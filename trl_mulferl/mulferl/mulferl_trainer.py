@@ -358,7 +358,10 @@ class MulFeRLTrainer(GRPOTrainer):
             if self._fco_partner_pass == "first":
                 positive = None
                 if self.args.fco_pairing == "permutation":
-                    logps, reference = (forward_rows(self, inputs, rows.tolist(), policy) for policy in (True, False))
+                    logps = forward_rows(self, inputs, rows.tolist(), policy=True)
+                    reference = (
+                        forward_rows(self, inputs, rows.tolist(), False) if fco_reference_in_loss(self) else None
+                    )
                     positive = positive_scores(self.args, inputs, logps, rows, reference)
                 forward.partner = self._backward_fco_partners(model, inputs, partners, positive)
             else:
