@@ -53,8 +53,8 @@ SMOLLM2_TRAINING = {
 DEFAULT_SYSTEM_PROMPT = "You are a helpful AI assistant named SmolLM"
 
 
-def problems_dataset() -> Dataset:
-    return Dataset.from_list([{"prompt": make_conversation(p), "solution": answer} for p, answer in PROBLEMS])
+def problems_dataset(problems=PROBLEMS) -> Dataset:
+    return Dataset.from_list([{"prompt": make_conversation(p), "solution": answer} for p, answer in problems])
 
 
 def test_make_smollm2_names_the_install_command_when_the_package_is_absent(monkeypatch, tmp_path):
@@ -99,13 +99,13 @@ def record_generations(trainer) -> list[tuple[list[list[int]], list[list[int]]]]
     return calls
 
 
-def marker_trainer(tmp_path, smollm2_dir, tokenizer, **overrides) -> MulFeRLTrainer:
+def marker_trainer(tmp_path, smollm2_dir, tokenizer, problems=PROBLEMS, **overrides) -> MulFeRLTrainer:
     """Every group fails at turn 0 (SmolLM2 never writes the marker) and succeeds under the marker's feedback: FCO."""
     return MulFeRLTrainer(
         model=smollm2_dir,
         reward_funcs=marker_reward,
         args=MulFeRLConfig(output_dir=str(tmp_path), max_feedback_turns=1, **{**SMOLLM2_TRAINING, **overrides}),
-        train_dataset=problems_dataset(),
+        train_dataset=problems_dataset(problems),
         processing_class=tokenizer,
         feedback_provider=marker_provider,
     )
@@ -181,20 +181,9 @@ def test_first_fco_step_scores_zero_in_bf16_over_two_micro_batches(
         ("What is 7 times 8?", "56"),
         ("A train goes 60 miles an hour for 3 hours. How far?", "180"),
     ]
-    dataset = Dataset.from_list([{"prompt": make_conversation(p), "solution": a} for p, a in problems])
     settings = {"max_completion_length": max_completion_length, "gradient_accumulation_steps": 2, "bf16": True}
-    trainer = MulFeRLTrainer(
-        model=smollm2_dir,
-        reward_funcs=marker_reward,
-        args=MulFeRLConfig(
-            output_dir=str(tmp_path),
-            max_feedback_turns=1,
-            fco_weight=0.01,
-            **{**SMOLLM2_TRAINING, "per_device_train_batch_size": 4, **settings},
-        ),
-        train_dataset=dataset,
-        processing_class=tokenizer,
-        feedback_provider=marker_provider,
+    trainer = marker_trainer(
+        tmp_path, smollm2_dir, tokenizer, problems, fco_weight=0.01, per_device_train_batch_size=4, **settings
     )
     trainer.train()
     assert logged(trainer, "mulferl/route/fco") == [1.0]
