@@ -6,8 +6,7 @@ sequence of its pair. In the loss, the policy's side of every score comes from a
 precision the reference's side comes from a no-grad forward of the same tensors (`fco_reference_in_loss`): under bf16
 a row's log-probs depend on the shape of the batch it is forwarded in, so both sides of a score see one shape, and at
 the first step every score is 0. Elsewhere (float32, the all-pairs surrogate's coefficients, the partners joined into
-the loss's forward) the reference's side is scored at generation, in chunks of `per_device_train_batch_size` rows as
-TRL scores its own:
+the loss's forward) the reference's side is scored at generation:
 
 - `fco_pairing="permutation"` (default): pair j is (positive j, negative pi(j)), one row each, and its loss
   `-log sigmoid(tau * (s+ - s- - margin))` is computed exactly, with autograd, at every iteration.
@@ -21,8 +20,6 @@ own (`partner_term`), and the loss's term then takes their scores detached, so p
 one process right after the loss's forward (whose positive scores they need), a quarter of the micro-batch at a time;
 under DDP before it, with the positives' scores from a no-grad forward.
 """
-
-import math
 
 import torch
 import torch.nn.functional as F
@@ -67,11 +64,9 @@ def fco_reference_in_loss(trainer) -> bool:
 def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> torch.Tensor | None:
     """No-grad per-token log-probs of `rows` of `sequences` (the reference's, or the policy's with `policy`).
 
-    Every process forwards as many rows as `trainer.lockstep` says (dummies: row 0), in whole chunks of
-    `per_device_train_batch_size` rows, the shape of TRL's own forwards; None when it forwards none.
+    Every process forwards as many rows as `trainer.lockstep` says (dummies: row 0); None when it forwards none.
     """
-    batch_size = trainer.args.per_device_train_batch_size
-    num_forwarded = math.ceil(trainer.lockstep.forward_rows(len(rows)) / batch_size) * batch_size
+    num_forwarded = trainer.lockstep.forward_rows(len(rows))
     if num_forwarded == 0:
         return None
     selected = torch.tensor(padded(rows, num_forwarded), device=sequences["prompt_ids"].device)
@@ -79,7 +74,7 @@ def forward_rows(trainer, sequences: dict, rows: list[int], policy: bool) -> tor
         "input_ids": torch.cat([sequences["prompt_ids"], sequences["completion_ids"]], dim=1)[selected],
         "attention_mask": torch.cat([sequences["prompt_mask"], sequences["completion_mask"]], dim=1)[selected],
         "logits_to_keep": sequences["completion_ids"].size(1),
-        "batch_size": batch_size,
+        "batch_size": trainer.args.per_device_train_batch_size,
     }
     with torch.no_grad(), disable_gradient_checkpointing(trainer.model, trainer.args.gradient_checkpointing_kwargs):
         if policy:
