@@ -266,7 +266,8 @@ def main(argv=None):
     for criterion, met, numbers in found:
         print(f"[{'met' if met else 'NOT MET'}] {criterion}: {numbers}")
     if args.json:
-        result = {"settings": settings, "methods": summary, "checks": [list(check) for check in found]}
+        run_settings = {key: value for key, value in settings.items() if key != "work_dir"}  # a path of this machine
+        result = {"settings": run_settings, "methods": summary, "checks": [list(check) for check in found]}
         args.json.write_text(json.dumps(result, indent=2) + "\n")
 
 

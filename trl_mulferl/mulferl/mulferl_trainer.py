@@ -397,7 +397,7 @@ class MulFeRLTrainer(GRPOTrainer):
                 else None.
         """
         args, rows = self.args, partner_rows(inputs)
-        unwrapped = self.accelerator.unwrap_model(model)
+        unwrapped, reference_in_loss = self.accelerator.unwrap_model(model), fco_reference_in_loss(self)
         scores = []
         for chunk in torch.arange(len(rows), device=rows.device).split(chunk_size or len(rows)):
             forward = {
@@ -407,7 +407,7 @@ class MulFeRLTrainer(GRPOTrainer):
             }
             logps = self._get_per_token_logps_and_entropies(unwrapped, **forward)[0]
             reference = None
-            if fco_reference_in_loss(self):
+            if reference_in_loss:
                 with torch.no_grad():
                     reference = reference_logps(self, forward, policy_model=unwrapped)
             partner = partner_scores(args, inputs, logps, rows[chunk], reference)
