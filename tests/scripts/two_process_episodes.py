@@ -10,11 +10,10 @@ import json
 import sys
 from pathlib import Path
 
-import torch
-
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.launched import exit_launched_process  # noqa: E402
 from tests.test_agentic import AGENT_TRAINING, LockEnv, ScriptedPolicy, lock_dataset, lock_script  # noqa: E402
 from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
@@ -51,4 +50,4 @@ def main(output_dir: Path):
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
-    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank
+    exit_launched_process()

@@ -45,13 +45,13 @@ import time
 import traceback
 from pathlib import Path
 
-import torch
 from datasets import Dataset
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fault_server import FaultServer  # noqa: E402
+from tests.launched import exit_launched_process  # noqa: E402
 from tests.scripts.stopping_policy import build_stopping_model  # noqa: E402
 from tests.scripts.two_process_training import TIMEOUT, engine_facts, full_parameters, set_up_engine  # noqa: E402
 from tests.scripts.two_process_training import igrpo as igrpo_training  # noqa: E402
@@ -431,4 +431,4 @@ if __name__ == "__main__":
                 RUNS[run_name](run_dir, engine_kwargs)
         else:
             RUNS[run_name](run_dir, engine_kwargs)
-    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank
+    exit_launched_process()

@@ -20,6 +20,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.launched import exit_launched_process  # noqa: E402
 from tests.test_self_feedback import injected_feedback_reward  # noqa: E402
 from tests.test_trainer import TINY_TRAINING, make_dataset  # noqa: E402
 from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
@@ -95,4 +96,4 @@ def main(output_dir: Path, engine: str):
 
 if __name__ == "__main__":
     main(Path(os.environ["MULFERL_TEST_OUTPUT"]), os.environ.get("MULFERL_TEST_ENGINE", "ddp"))
-    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank
+    exit_launched_process()

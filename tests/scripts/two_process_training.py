@@ -29,6 +29,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.launched import exit_launched_process  # noqa: E402
 from tests.test_trainer import MARKER, TINY_TRAINING, completion_texts, make_dataset  # noqa: E402
 from tests.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from trl_mulferl import IGRPOConfig, IGRPOTrainer, MulFeRLConfig, MulFeRLTrainer  # noqa: E402
@@ -238,5 +239,4 @@ if __name__ == "__main__":
         run_dir = Path(output_dir) / run_name
         run_dir.mkdir(parents=True, exist_ok=True)
         RUNS[run_name](run_dir, engine_kwargs, resume)
-    # Shut the process group down before exit: left to the interpreter's teardown, gloo's threads can abort a rank.
-    torch.distributed.destroy_process_group()
+    exit_launched_process()

@@ -12,11 +12,10 @@ import json
 import sys
 from pathlib import Path
 
-import torch
-
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.launched import exit_launched_process  # noqa: E402
 from tests.scripts.two_process_training import FCO, STEPS, engine_facts, full_parameters, set_up_engine  # noqa: E402
 from tests.test_trainer import MARKER, TINY_TRAINING, completion_texts, make_dataset  # noqa: E402
 from tests.tiny import build_tiny_tokenizer  # noqa: E402
@@ -70,4 +69,4 @@ if __name__ == "__main__":
     output, engine_kwargs, shared_engines = Path(sys.argv[1]), set_up_engine(), SharedEngines()
     for name in sys.argv[2:]:
         train(output, name, shared_engines, engine_kwargs)
-    torch.distributed.destroy_process_group()  # before exit: at the interpreter's teardown gloo can abort a rank
+    exit_launched_process()
