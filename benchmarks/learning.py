@@ -20,6 +20,7 @@ import fcntl
 import json
 import math
 import os
+import random
 import shlex
 import sys
 import time
@@ -28,8 +29,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from statistics import fmean
 
-from trl_mulferl.demo.addition import KINDS
-from trl_mulferl.demo.compare import METHODS, ROUTES, training_settings
+from trl_mulferl.demo.compare import FEEDBACK_REPLAY, METHODS, ROUTES, training_settings
+from trl_mulferl.demo.tasks import TASKS
 
 
 # MulFeRL settings besides the recipe's, as overrides of MulFeRLConfig fields, and of the run itself: "feedback"
@@ -52,14 +53,29 @@ VARIANTS = {
     # `feedback_replay`: the prompts trained after feedback are trained without it (Critique-GRPO's shaping, or not)
     "feedback replay": {"feedback_replay": True},
     "feedback replay, plain ratio": {"feedback_replay": True, "feedback_replay_shaping": None},
+    "feedback replay, plain ratio, one turn": {**FEEDBACK_REPLAY, "max_feedback_turns": 1},
     # an own plan makes responses about 15 tokens longer
     "own plan": {"warm_start": "own plan", "max_completion_length": 64},
     "GRPO, own plan": {"method": "GRPO", "warm_start": "own plan", "max_completion_length": 64},
+}
+# The named sets of MulFeRL settings the "MulFeRL" run of every seed trains with (`--preset`): the paper's defaults,
+# and the preset fixed for the confirmation protocol (benchmarks/README.md): `feedback_replay` with the advantages
+# over the group before and after feedback, as the demo's, and one feedback turn (a second one rescued 0.02 of the
+# groups on the development seeds, benchmarks/learning_cost.json, at the cost of a regeneration).
+PRESETS = {"paper": {}, "replay, one turn": VARIANTS["feedback replay, plain ratio, one turn"]}
+# The controls of the protocol (`--controls`), on every seed, each a change to the preset's run: its feedback made
+# uninformative or another prompt's, or GRPO given as many generated rollouts per prompt in a larger group ("matched":
+# the preset's rollouts per prompt on that seed, rounded) over the same steps.
+CONTROLS = {
+    "vague feedback": {"feedback": "vague"},
+    "shuffled feedback": {"feedback": "shuffled"},
+    "GRPO, larger K": {"method": "GRPO", "num_generations": "matched"},
 }
 # The run a variant is also compared with, on its own seeds, when it starts from another warm start than GRPO's.
 VARIANT_BASELINES = {"own plan": "GRPO, own plan"}
 # The arguments a job's result depends on: a saved result made with others is not reused.
 RUN_SETTINGS = (
+    "task",
     "steps",
     "num_generations",
     "prompts_per_step",
@@ -69,9 +85,10 @@ RUN_SETTINGS = (
     "samples",
     "quick",
     "curve_every",
+    "split",  # the curve's points are evaluated on it
 )
 # Every run is evaluated on both held-out splits (training does not depend on them): settings are chosen on the
-# validation sums, the table is read on the test sums. Pass@1 through training (`--curve-every`) is on validation only.
+# validation sums, the table is read on the test sums. Pass@1 through training (`--curve-every`) is on `--split` only.
 SPLITS = ("validation", "test")
 # 97.5% quantiles of Student's t, by degrees of freedom (the seed-level 95% intervals).
 T_QUANTILE = {
@@ -82,11 +99,27 @@ T_QUANTILE = {
 
 def vague_feedback(prompt, completions, rewards, **columns) -> str:
     """Feedback that says only that the answers are wrong: what MulFeRL gets from a reviewer that finds nothing."""
-    return "Issue: the answers are wrong. Fix steps: 1. Work the sum again carefully."
+    return "Your answer is wrong, try again."
+
+
+class ShuffledFeedback:
+    """Another prompt's feedback: the task's provider asked about this group, its answer kept, and one of the last
+    `memory` answers it gave about other prompts returned instead (none yet: no feedback, the group is unresolved).
+    A step has few failed groups, often one, so the other prompt is drawn from recent steps as well as this one."""
+
+    def __init__(self, provider, seed: int, memory: int = 16):
+        self.provider, self.rng, self.memory, self.answers = provider, random.Random(seed), memory, []
+
+    async def __call__(self, prompt, completions, rewards, **columns) -> str | None:
+        answer = await self.provider(prompt, completions, rewards, **columns)
+        others = [text for other, text in self.answers if other != prompt]
+        if answer is not None:
+            self.answers = [*self.answers, (prompt, answer)][-self.memory :]
+        return self.rng.choice(others) if others else None
 
 
 def warm_start_dir(args, seed: int, own_plan: bool = False) -> Path:
-    return args.work_dir / f"seed-{seed}" / ("warm-start-own-plan" if own_plan else "warm-start")
+    return args.work_dir / args.task / f"seed-{seed}" / ("warm-start-own-plan" if own_plan else "warm-start")
 
 
 def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
@@ -94,10 +127,10 @@ def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
     for it."""
     import torch
 
-    from trl_mulferl.demo.addition import make_splits
     from trl_mulferl.demo.warm_start import WarmStartConfig, warm_start
 
     torch.set_num_threads(1)
+    task = TASKS[args.task]
     config = WarmStartConfig(seed=seed, own_plan=own_plan)
     if args.quick:
         quick = {"hidden_size": 32, "num_layers": 1, "steps": 4, "batch_size": 8, "warmup_steps": 1}
@@ -106,18 +139,17 @@ def warm_start_job(args, seed: int, own_plan: bool = False) -> str:
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / f"{directory.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return warm_start(directory, make_splits(seed).train, config, log=None)
+        return warm_start(directory, task.make_splits(seed).train, config, log=None, task=task)
 
 
-def without_mixed_groups_after_feedback(group_size: int):
-    """The addition reward, except that a group answered after the checker's feedback whose rewards are mixed gets
+def without_mixed_groups_after_feedback(task_reward, group_size: int):
+    """The task's reward, except that a group answered after the checker's feedback whose rewards are mixed gets
     none (unscorable), so MulFeRL trains it with no loss: feedback then trains through FCO alone. A group is K
     consecutive rows of one reward call, as the trainer scores them on one process."""
     from trl_mulferl.core.rewards import completion_text
-    from trl_mulferl.demo.addition import addition_reward
 
     def reward(prompts, completions, **kwargs) -> list[float | None]:
-        rewards = addition_reward(prompts, completions, **kwargs)
+        rewards = task_reward(prompts, completions, **kwargs)
         for start in range(0, len(rewards), group_size):
             group = rewards[start : start + group_size]
             after_feedback = CHECKER_REPORT_HEAD in completion_text(completions[start])
@@ -125,7 +157,7 @@ def without_mixed_groups_after_feedback(group_size: int):
                 rewards[start : start + group_size] = [None] * group_size
         return rewards
 
-    reward.__name__ = "addition_reward"  # the name TRL logs rewards under
+    reward.__name__ = task_reward.__name__  # the name TRL logs rewards under
     return reward
 
 
@@ -141,19 +173,28 @@ def escape_rates_by_window(history: list[dict], max_turns: int, window: int) -> 
     return {"first": escape_rates(history[:window], max_turns), "last": escape_rates(history[-window:], max_turns)}
 
 
+def all_failed_share_by_window(history: list[dict], prompts_per_step: int, window: int) -> dict[str, float]:
+    """The share of turn-0 groups in which every rollout failed, over the run's first and last `window` steps (the
+    task's calibration: 30-50% at the start)."""
+    return {
+        name: sum(e["mulferl/turn_0/failed_groups"] for e in steps) / (len(steps) * prompts_per_step)
+        for name, steps in (("first", history[:window]), ("last", history[-window:]))
+    }
+
+
 def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps: int, eval_steps: list[int]) -> dict:
     """Train one run, evaluate it at `eval_steps`, and return its metrics (also written to the work folder)."""
     import torch
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from transformers.utils import logging as transformers_logging
 
-    from trl_mulferl.demo.addition import addition_reward, make_splits
     from trl_mulferl.demo.compare import make_trainer, summarize_run, training_problems
     from trl_mulferl.demo.warm_start import evaluate_policy
 
     transformers_logging.set_verbosity_error()
     torch.set_num_threads(1)
-    splits = make_splits(seed)
+    task = TASKS[args.task]
+    splits = task.make_splits(seed)
     overrides = dict(overrides)
     feedback = overrides.pop("feedback", "checker")
     own_plan = overrides.pop("warm_start", "standard") == "own plan"
@@ -164,6 +205,7 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
     settings = {**training_settings(args, seed), "output_dir": str(args.work_dir / "trainer"), "max_steps": max_steps}
     max_new_tokens = overrides.get("max_completion_length", args.max_completion_length)
     evaluation = {"samples": args.samples, "max_new_tokens": max_new_tokens, "seed": seed, "own_plan": own_plan}
+    evaluation["task"] = task
     evaluations, eval_seconds = {split: {} for split in SPLITS}, [0.0]
     compared_steps = {args.steps, max_steps}  # the others are points of the validation curve
 
@@ -172,15 +214,23 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
             if state.global_step in eval_steps:
                 start = time.perf_counter()
                 step = str(state.global_step)  # as JSON keeps it
-                for split in SPLITS if state.global_step in compared_steps else SPLITS[:1]:
+                for split in SPLITS if state.global_step in compared_steps else (args.split,):
                     held_out = getattr(splits, split)[: args.held_out]
                     evaluations[split][step] = evaluate_policy(model, tokenizer, held_out, **evaluation)
                     evaluations[split][step]["train_wall_time_s"] = start - run_start - eval_seconds[0]
+                    # prompt and generated tokens of every turn so far, MulFeRL's regenerations included
+                    evaluations[split][step]["train_tokens"] = state.num_input_tokens_seen
                 eval_seconds[0] += time.perf_counter() - start
 
-    dataset = training_problems(splits.train, per_difficulty=100, own_plan=own_plan)
-    provider = vague_feedback if feedback == "vague" else None
-    reward = addition_reward if feedback_turn_grpo else without_mixed_groups_after_feedback(args.num_generations)
+    dataset = training_problems(splits.train, per_difficulty=100, own_plan=own_plan, task=task)
+    provider = {
+        "checker": task.checker_provider(),
+        "vague": vague_feedback,
+        "shuffled": ShuffledFeedback(task.checker_provider(), seed),
+    }[feedback]
+    reward = task.reward
+    if not feedback_turn_grpo:
+        reward = without_mixed_groups_after_feedback(task.reward, settings["num_generations"])
     trainer = make_trainer(method, model_dir, tokenizer, dataset, settings, overrides, provider, reward)
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(Evaluate())
@@ -191,6 +241,7 @@ def run_job(args, seed: int, name: str, method: str, overrides: dict, max_steps:
     history = result.pop("history")
     if "escape_rate" in result:
         result["escape_rate_by_window"] = escape_rates_by_window(history, trainer.args.max_feedback_turns, 50)
+        result["all_failed_share_by_window"] = all_failed_share_by_window(history, args.prompts_per_step, 50)
     run_options = {"feedback": feedback, "warm_start": "own plan" if own_plan else "standard", "method": method}
     result.update(seed=seed, name=name, overrides=overrides | run_options, evaluations=evaluations)
     result.update(feedback_turn_grpo=feedback_turn_grpo, matched_steps=args.steps)
@@ -202,15 +253,16 @@ def warm_start_evaluation(args, seed: int, own_plan: bool = False) -> dict:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from trl_mulferl.demo.addition import make_splits
     from trl_mulferl.demo.warm_start import evaluate_policy
 
     torch.set_num_threads(1)
+    task = TASKS[args.task]
     model_dir = warm_start_dir(args, seed, own_plan)
-    splits = make_splits(seed)
+    splits = task.make_splits(seed)
     model, tokenizer = AutoModelForCausalLM.from_pretrained(model_dir), AutoTokenizer.from_pretrained(model_dir)
     max_new_tokens = VARIANTS["own plan"]["max_completion_length"] if own_plan else args.max_completion_length
     evaluation = {"samples": args.samples, "max_new_tokens": max_new_tokens, "seed": seed, "own_plan": own_plan}
+    evaluation["task"] = task
     result = {
         split: evaluate_policy(model, tokenizer, getattr(splits, split)[: args.held_out], **evaluation)
         for split in SPLITS
@@ -245,12 +297,10 @@ def cached(path: Path, job, args, *job_args, own_plan: bool = False):
 
 def seed_job(args, seed: int) -> dict:
     """Warm start, MulFeRL, then GRPO and iGRPO to MulFeRL's rollout budget, evaluated at its step count too."""
-    folder = args.work_dir / f"seed-{seed}" / "runs"
+    folder = args.work_dir / args.task / f"seed-{seed}" / "runs"
     warm_start_job(args, seed)
     results = {"warm_start": cached(folder / "warm_start.json", warm_start_evaluation, args, seed)}
-    mulferl_steps = evaluation_steps(args, args.steps)
-    mulferl = cached(folder / "MulFeRL.json", run_job, args, seed, "MulFeRL", "MulFeRL", {}, args.steps, mulferl_steps)
-    results["MulFeRL"] = mulferl
+    results["MulFeRL"] = mulferl = preset_run(args, seed)
     rollouts_per_grpo_step = args.prompts_per_step * args.num_generations
     matched = max(args.steps, math.ceil(mulferl["rollouts"] / rollouts_per_grpo_step))
     for method in (m for m in args.methods if m != "MulFeRL"):
@@ -261,6 +311,29 @@ def seed_job(args, seed: int) -> dict:
     return {name: on_split(result, args.split) for name, result in results.items()}
 
 
+def preset_run(args, seed: int) -> dict:
+    """The seed's MulFeRL run with the preset's settings, made once (a job that needs it waits for it)."""
+    folder = args.work_dir / args.task / f"seed-{seed}" / "runs"
+    file_name = "MulFeRL.json" if args.preset == "paper" else f"MulFeRL, {args.preset}.json".replace(" ", "_")
+    job = (seed, "MulFeRL", "MulFeRL", PRESETS[args.preset], args.steps, evaluation_steps(args, args.steps))
+    return cached(folder / file_name.replace(",", ""), run_job, args, *job)
+
+
+def control_job(args, seed: int, name: str) -> dict:
+    """A control of the preset on one seed (`CONTROLS`), evaluated at the preset's step count."""
+    warm_start_job(args, seed)
+    control = dict(CONTROLS[name])
+    overrides = control if control.get("method") == "GRPO" else {**PRESETS[args.preset], **control}
+    if overrides.get("num_generations") == "matched":
+        rollouts_per_prompt = preset_run(args, seed)["rollouts"] / (args.steps * args.prompts_per_step)
+        group_size = max(2, round(rollouts_per_prompt))
+        overrides |= {"num_generations": group_size, "per_device_train_batch_size": group_size * args.prompts_per_step}
+    folder = args.work_dir / args.task / f"seed-{seed}" / "runs"
+    file_name = f"control, {name}, {args.preset}.json".replace(" ", "_").replace(",", "")
+    job = (seed, name, "MulFeRL", overrides, args.steps, evaluation_steps(args, args.steps))
+    return on_split(cached(folder / file_name, run_job, args, *job), args.split)
+
+
 def evaluation_steps(args, steps: int) -> list[int]:
     """The steps a run is evaluated at: its last, and every `--curve-every` steps before (pass@1 through training)."""
     curve = range(args.curve_every, steps, args.curve_every) if args.curve_every else []
@@ -268,7 +341,7 @@ def evaluation_steps(args, steps: int) -> list[int]:
 
 
 def variant_job(args, seed: int, name: str, overrides: dict) -> dict:
-    folder = args.work_dir / f"seed-{seed}" / "runs"
+    folder = args.work_dir / args.task / f"seed-{seed}" / "runs"
     own_plan = overrides.get("warm_start") == "own plan"
     warm_start_job(args, seed, own_plan)
     file_name = name.replace(" ", "_").replace(",", "") + ".json"
@@ -299,16 +372,19 @@ def evaluation_at(run: dict, budget: str) -> dict:
     return run["evaluations"][str(max(map(int, run["evaluations"])))]
 
 
-def summarize_variant(per_seed: dict, runs_by_seed: dict, baseline: dict | None = None) -> dict:
+def summarize_variant(
+    per_seed: dict, runs_by_seed: dict, kinds: tuple, baseline: dict | None = None, budget: str = "matched_steps"
+) -> dict:
     """A variant over the seeds it ran on: its held-out pass@1 after MulFeRL's steps (with the interval over held-out
-    sums when it ran on one seed) and its difference to GRPO's at the same steps, within each seed; also to the
-    `baseline` variant's runs (by seed) when it has one."""
+    problems when it ran on one seed) and its difference to GRPO's, within each seed, at the same steps or (`budget`
+    "matched_rollouts", the controls') at the preset's rollouts; also to the `baseline` runs (by seed) when it has
+    them, at the same steps."""
     runs = list(runs_by_seed.values())
     evaluations = [evaluation_at(run, "matched_steps") for run in runs]
     pass_at_1 = [e["no_feedback"]["mean"] for e in evaluations]
 
-    def difference_to(runs_of: dict) -> dict:
-        other = [evaluation_at(runs_of[seed], "matched_steps")["no_feedback"]["mean"] for seed in runs_by_seed]
+    def difference_to(runs_of: dict, budget: str = "matched_steps") -> dict:
+        other = [evaluation_at(runs_of[seed], budget)["no_feedback"]["mean"] for seed in runs_by_seed]
         return seed_interval([p - o for p, o in zip(pass_at_1, other, strict=True)])
 
     summary = {
@@ -316,14 +392,15 @@ def summarize_variant(per_seed: dict, runs_by_seed: dict, baseline: dict | None 
         "overrides": runs[0]["overrides"],
         "pass@1": evaluations[0]["no_feedback"] if len(runs) == 1 else seed_interval(pass_at_1),
         "pass@1_per_seed": pass_at_1,
-        "difference_vs_GRPO": difference_to({seed: per_seed[seed]["GRPO"] for seed in runs_by_seed}),
+        "difference_vs_GRPO": difference_to({seed: per_seed[seed]["GRPO"] for seed in runs_by_seed}, budget),
         "pass@1_with_feedback": fmean([e["feedback"]["mean"] for e in evaluations]),
         "pass@1_by_difficulty": {
-            kind: fmean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in KINDS
+            kind: fmean([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations]) for kind in kinds
         },
         "signal_share": fmean([run["signal_share"] for run in runs]),
         "curve": curve(runs),
         "wall_time_s": fmean([run["wall_time_s"] for run in runs]),
+        "rollouts": [run["rollouts"] for run in runs],
     }
     if baseline is not None and set(runs_by_seed) <= set(baseline):
         summary["difference_vs_baseline"] = difference_to(baseline)
@@ -354,16 +431,17 @@ def curve(runs: list[dict]) -> dict[str, dict[str, float]]:
     }
 
 
-def summarize(per_seed: dict, variants: dict) -> dict:
+def summarize(per_seed: dict, variants: dict, kinds: tuple, controls: dict | None = None) -> dict:
     """Means over seeds with Student-t 95% intervals; differences to GRPO are taken within each seed."""
     seeds = list(per_seed.values())
     methods = [m for m in METHODS if m in seeds[0]]
-    summary = {"seeds": list(per_seed), "methods": methods, "warm_start": {}, "difference_vs_GRPO": {}}
+    summary = {"seeds": list(per_seed), "methods": methods, "kinds": list(kinds)}
+    summary |= {"warm_start": {}, "difference_vs_GRPO": {}}
     for setting in ("no_feedback", "feedback"):
         summary["warm_start"][setting] = seed_interval([s["warm_start"][setting]["mean"] for s in seeds])
     summary["warm_start"]["no_feedback_by_difficulty"] = {
         kind: seed_interval([s["warm_start"]["no_feedback_by_difficulty"].get(kind, math.nan) for s in seeds])
-        for kind in KINDS
+        for kind in kinds
     }
     for method in methods:
         runs = [s[method] for s in seeds]
@@ -376,7 +454,7 @@ def summarize(per_seed: dict, variants: dict) -> dict:
             }
             result[budget]["no_feedback_by_difficulty"] = {
                 kind: seed_interval([e["no_feedback_by_difficulty"].get(kind, math.nan) for e in evaluations])
-                for kind in KINDS
+                for kind in kinds
             }
         result["signal_share"] = seed_interval([r["signal_share"] for r in runs])
         result["steps_to_matched_rollouts"] = [r["steps"] for r in runs]
@@ -407,9 +485,18 @@ def summarize(per_seed: dict, variants: dict) -> dict:
                 ]
             )
     summary["variants"] = {
-        name: summarize_variant(per_seed, runs, variants.get(VARIANT_BASELINES.get(name)))
+        name: summarize_variant(per_seed, runs, kinds, variants.get(VARIANT_BASELINES.get(name)))
         for name, runs in variants.items()
     }
+    preset = {seed: per_seed[seed]["MulFeRL"] for seed in per_seed}
+    summary["controls"] = {
+        name: summarize_variant(per_seed, runs, kinds, preset, "matched_rollouts")
+        for name, runs in (controls or {}).items()
+    }
+    grpo, mulferl = (
+        [evaluation_at(s[m], "matched_rollouts")["train_wall_time_s"] for s in seeds] for m in ("GRPO", "MulFeRL")
+    )
+    summary["wall_time_ratio_at_matched_rollouts"] = seed_interval([m / g for m, g in zip(mulferl, grpo, strict=True)])
     return summary
 
 
@@ -425,6 +512,7 @@ def markdown(summary: dict, steps: int) -> str:
     warm = summary["warm_start"]
     mulferl = summary["MulFeRL"]
     methods = summary["methods"]
+    kinds = summary["kinds"]
     only_mulferl = ["-" if m != "MulFeRL" else None for m in methods]  # cells of MulFeRL's own metrics
     lines = [
         row("", methods),
@@ -443,9 +531,9 @@ def markdown(summary: dict, steps: int) -> str:
             [cell(summary[m]["matched_steps"]["feedback"]) for m in methods],
         ),
         row(
-            f"  by kind, {steps} steps: no carry / carry / 100 or more",
+            f"  by kind, {steps} steps: {' / '.join(kinds)}",
             [
-                " / ".join(f"{summary[m]['matched_steps']['no_feedback_by_difficulty'][k]['mean']:.2f}" for k in KINDS)
+                " / ".join(f"{summary[m]['matched_steps']['no_feedback_by_difficulty'][k]['mean']:.2f}" for k in kinds)
                 for m in methods
             ],
         ),
@@ -472,7 +560,7 @@ def markdown(summary: dict, steps: int) -> str:
         lines += [
             "",
             "| variant | seeds | held-out pass@1 | difference to GRPO | difference to its baseline | with feedback "
-            "| 100 or more | signal | FCO | escape rate, turn 1 / 2 | turn 1's, first / last 50 steps |",
+            f"| {kinds[-1]} | signal | FCO | escape rate, turn 1 / 2 | turn 1's, first / last 50 steps |",
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, variant in summary["variants"].items():
@@ -484,11 +572,37 @@ def markdown(summary: dict, steps: int) -> str:
             lines.append(
                 f"| {name} | {', '.join(map(str, variant['seeds']))} | {cell(variant['pass@1'])} | "
                 f"{cell(variant['difference_vs_GRPO'])} | {cell(baseline) if baseline else '-'} | "
-                f"{variant['pass@1_with_feedback']:.3f} | {variant['pass@1_by_difficulty']['hundreds']:.3f} | "
+                f"{variant['pass@1_with_feedback']:.3f} | {variant['pass@1_by_difficulty'][kinds[-1]]:.3f} | "
                 f"{variant['signal_share']:.2f} | {fco} | {by_turn} | {escape} |"
             )
     lines += ["", *per_seed_table(summary), "", *curve_table(summary)]
-    return "\n".join(lines)
+    return "\n".join([*protocol_table(summary), *lines])
+
+
+def protocol_table(summary: dict) -> list[str]:
+    """The protocol's rows (benchmarks/README.md): the preset and its controls against GRPO at matched rollouts."""
+    if not summary["controls"]:
+        return []
+
+    def cell(value: dict) -> str:
+        return f"{value['mean']:.3f} ({value['low']:.3f} to {value['high']:.3f})"
+
+    grpo, preset = summary["GRPO"]["matched_rollouts"], summary["MulFeRL"]["matched_steps"]
+    lines = [
+        "| run | held-out pass@1 | with one turn of feedback | difference to GRPO at matched rollouts "
+        "| difference to the preset |",
+        "|---|---|---|---|---|",
+        f"| GRPO, more steps to the preset's rollouts | {cell(grpo['no_feedback'])} | {cell(grpo['feedback'])} | - | - |",
+        f"| preset | {cell(preset['no_feedback'])} | {cell(preset['feedback'])} | "
+        f"{cell(summary['difference_vs_GRPO']['MulFeRL, matched rollouts'])} | - |",
+    ]
+    for name, control in summary["controls"].items():
+        lines.append(
+            f"| {name} | {cell(control['pass@1'])} | {control['pass@1_with_feedback']:.3f} | "
+            f"{cell(control['difference_vs_GRPO'])} | {cell(control['difference_vs_baseline'])} |"
+        )
+    ratio = summary["wall_time_ratio_at_matched_rollouts"]
+    return [*lines, "", f"Training time, the preset's over GRPO's at matched rollouts: {cell(ratio)}.", ""]
 
 
 def per_seed_table(summary: dict) -> list[str]:
@@ -547,7 +661,12 @@ def cpu_time_of_jobs(per_seed: dict, variants: dict) -> float:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", choices=sorted(TASKS), default="addition")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--preset", choices=list(PRESETS), default="paper", help="the MulFeRL run's settings")
+    parser.add_argument(
+        "--controls", nargs="*", default=[], choices=list(CONTROLS), metavar="NAME", help="on every seed"
+    )
     parser.add_argument("--steps", type=int, default=150, help="MulFeRL's steps, the matched step count")
     parser.add_argument("--num-generations", type=int, default=8)
     parser.add_argument("--prompts-per-step", type=int, default=4)
@@ -557,8 +676,8 @@ def main(argv=None):
     parser.add_argument(
         "--methods", nargs="+", choices=METHODS, default=list(METHODS), help="MulFeRL, GRPO and the others to run"
     )
-    parser.add_argument("--held-out", type=int, default=300, help="held-out sums")
-    parser.add_argument("--samples", type=int, default=4, help="answers per held-out sum")
+    parser.add_argument("--held-out", type=int, default=300, help="held-out problems")
+    parser.add_argument("--samples", type=int, default=4, help="answers per held-out problem")
     parser.add_argument("--ablations", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--variants", nargs="*", default=[], choices=[*ABLATIONS, *VARIANTS], metavar="NAME")
     parser.add_argument(
@@ -601,12 +720,18 @@ def main(argv=None):
             for name, (overrides, seeds) in extra.items()
         }
         seed_futures = {seed: pool.submit(seed_job, args, seed) for seed in args.seeds}
+        control_futures = {
+            name: {seed: pool.submit(control_job, args, seed, name) for seed in args.seeds} for name in args.controls
+        }
         per_seed = {seed: future.result() for seed, future in seed_futures.items()}
         variants = {
             name: {seed: f.result() for seed, f in futures.items()} for name, futures in variant_futures.items()
         }
+        controls = {
+            name: {seed: f.result() for seed, f in futures.items()} for name, futures in control_futures.items()
+        }
 
-    summary = summarize(per_seed, variants)
+    summary = summarize(per_seed, variants, TASKS[args.task].kinds, controls)
     table = markdown(summary, args.steps)
     print(table)
     if args.output is not None:
@@ -623,11 +748,14 @@ def main(argv=None):
                 if k not in ("output", "work_dir")
             },
             "wall_time_s": time.perf_counter() - start,  # of this invocation: finished jobs are reused
-            "cpu_time_s_of_all_jobs": cpu_time_of_jobs(per_seed, variants),
+            "cpu_time_s_of_all_jobs": cpu_time_of_jobs(
+                per_seed, variants | {f"control: {n}": r for n, r in controls.items()}
+            ),
             "summary": summary,
             "table": table,
             "per_seed": per_seed,
             "variants": variants,
+            "controls": controls,
         }
         args.output.write_text(json.dumps(report, indent=2) + "\n")
 

@@ -222,3 +222,12 @@ def test_failures_reports():
     assert failures("x*x*x*x", [(100, 0)]) == ["f(100): number too large: more than 6 digits"]
     assert failures("total(1, 1000000, total(1, 1000000, 0))", [(4, 0)]) == ["f(4): step limit: more than 10000 steps"]
     assert failures("-x", [(-4, 4), (4, -4)]) == []
+
+
+def test_a_second_input():
+    """`y` is the second input (0 when a task gives one), and a case's inputs are reported as the call they make."""
+    assert run("x*5+y*2+4", 2, 3) == 20 and run("x*5+y*2+4", 2) == 14
+    assert failures("x*5+y*2+4", [((2, 3), 20), ((3, 1), 20)]) == ["f(3,1): got 21, expected 20"]
+    assert failures("x*5+y*2+4", [((2, 3), 20)]) == []
+    with pytest.raises(ValueError, match="The input y must be at most"):
+        run("y", 0, MAX_MAGNITUDE + 1)

@@ -39,6 +39,26 @@ def test_variant_seeds_must_have_a_grpo_run(capsys):
     assert "--variant-seeds: every variant seed must be one of --seeds" in capsys.readouterr().err
 
 
+def test_shuffled_feedback_is_another_prompts():
+    """The provider is asked about every group; what comes back is an earlier answer about another prompt, none
+    before there is one."""
+    import asyncio
+
+    learning = load_benchmark()
+    asked = []
+
+    async def provider(prompt, completions, rewards, **columns):
+        asked.append(prompt)
+        return f"report on {prompt}"
+
+    shuffled = learning.ShuffledFeedback(provider, seed=0, memory=2)
+    answers = [asyncio.run(shuffled(prompt, ["<thinking>"], [0.0])) for prompt in ("a", "a", "b", "c", "d")]
+    assert asked == ["a", "a", "b", "c", "d"]
+    assert answers[:3] == [None, None, "report on a"]
+    assert answers[3] in ("report on a", "report on b")  # the last two answers kept: about a and b
+    assert answers[4] in ("report on b", "report on c")
+
+
 def test_vague_feedback_names_no_mistake():
     from trl_mulferl.demo.addition import MISTAKE_DIAGNOSES
 
@@ -52,10 +72,10 @@ def test_fco_only_drops_mixed_groups_after_feedback():
     """Groups of K = 2 rows: after the checker's feedback a mixed group gets no rewards (MulFeRL does not train it); a
     group solved after feedback keeps its rewards (FCO), and so does a mixed group at turn 0 (GRPO)."""
     from trl_mulferl.core.schema import feedback_prefill
-    from trl_mulferl.demo.addition import question, response
+    from trl_mulferl.demo.addition import addition_reward, question, response
 
     learning = load_benchmark()
-    reward = learning.without_mixed_groups_after_feedback(group_size=2)
+    reward = learning.without_mixed_groups_after_feedback(addition_reward, group_size=2)
     feedback = "The checker's reports on the 2 failed attempts, most frequent first:\n1. The carry was dropped."
     right, wrong = response(47, 38), response(47, 38, ("dropped_carry",))
     after = [feedback_prefill(feedback) + text.removeprefix(feedback_prefill("")) for text in (right, wrong)]
@@ -129,7 +149,7 @@ def test_learning_benchmark_runs_and_resumes(tmp_path):
             assert runs[method]["steps"] == matched and runs[method]["rollouts"] >= runs["MulFeRL"]["rollouts"]
             assert sorted(map(int, runs[method]["evaluations"])) == sorted({2, matched})
     assert "| held-out pass@1 after 2 steps |" in report["table"]
-    first = (tmp_path / "runs" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime
+    first = (tmp_path / "runs" / "addition" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime
     subprocess.run(command, check=True, env=environment, capture_output=True)
-    assert (tmp_path / "runs" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime == first
+    assert (tmp_path / "runs" / "addition" / "seed-0" / "runs" / "MulFeRL.json").stat().st_mtime == first
     assert json.loads((tmp_path / "learning.json").read_text())["table"] == report["table"]

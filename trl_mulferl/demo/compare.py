@@ -29,8 +29,8 @@ from transformers.utils import logging as transformers_logging
 
 from ..cli import add_config_option, parse_arguments
 from ..core.metrics import REWARD_ROWS
-from .addition import addition_reward, difficulty, make_splits
-from .warm_start import WarmStartConfig, checker_provider, evaluate_policy, prompt_messages, warm_start
+from .addition import addition_reward, make_splits
+from .warm_start import ADDITION, Task, WarmStartConfig, checker_provider, evaluate_policy, warm_start
 
 
 METHODS = ("GRPO", "MulFeRL", "iGRPO")
@@ -63,14 +63,17 @@ ONE_SEED = (
 )
 
 
-def training_problems(pairs: list[tuple[int, int]], per_difficulty: int, own_plan: bool = False) -> Dataset:
-    """`per_difficulty` sums of each kind from `pairs`, interleaved, as a conversational dataset with the reference
-    answer in `solution` (the column the answer-leak guard reads); for an own-plan policy, with its system prompt."""
+def training_problems(problems: list, per_difficulty: int, own_plan: bool = False, task: Task = ADDITION) -> Dataset:
+    """`per_difficulty` problems of each kind from `problems`, interleaved, as a conversational dataset with the
+    reference answer in `solution` (the column the answer-leak guard reads); for an own-plan policy, with its system
+    prompt."""
     by_kind = {}
-    for a, b in pairs:
-        by_kind.setdefault(difficulty(a, b), []).append((a, b))
-    chosen = [pair for group in zip(*(v[:per_difficulty] for v in by_kind.values())) for pair in group]
-    return Dataset.from_list([{"prompt": prompt_messages(a, b, own_plan), "solution": str(a + b)} for a, b in chosen])
+    for problem in problems:
+        by_kind.setdefault(task.kind(problem), []).append(problem)
+    chosen = [problem for group in zip(*(v[:per_difficulty] for v in by_kind.values())) for problem in group]
+    return Dataset.from_list(
+        [{"prompt": task.prompt_messages(problem, own_plan), "solution": task.solution(problem)} for problem in chosen]
+    )
 
 
 def make_trainer(

@@ -1,12 +1,12 @@
-"""A tiny integer language in which a policy writes programs `f(x)`, and a safe interpreter of our own for it.
+"""A tiny integer language in which a policy writes programs `f(x, y)`, and a safe interpreter of our own for it.
 
-The program-synthesis task shows input/output examples and asks for a program such as ``x*3+2``. A program is one
-expression in the integer ``x``::
+The program-synthesis task shows input/output examples and asks for a program such as ``x*3+y*2+1``. A program is
+one expression in the integers ``x`` and ``y`` (a program of one input uses ``x`` alone, and ``y`` is 0)::
 
     expr    := product (('+' | '-') product)*
     product := unary (('*' | '/' | '%') unary)*
     unary   := '-' unary | atom
-    atom    := INT | 'x' | 'i' | '(' expr ')' | call
+    atom    := INT | 'x' | 'y' | 'i' | '(' expr ')' | call
     call    := 'min' '(' expr ',' expr ')' | 'max' '(' expr ',' expr ')' | 'abs' '(' expr ')'
              | 'total' '(' expr ',' expr ',' expr ')'
 
@@ -196,7 +196,7 @@ class _Parser:
             raise self.unexpected()
         if token.text == "i" and not self.loops:
             raise ParseError("'i' outside total(...)", token.position)
-        if token.text in ("x", "i"):
+        if token.text in ("x", "y", "i"):
             self.index += 1
             return (token.text,)
         if token.text not in _ARITIES:
@@ -237,10 +237,10 @@ def _bounded(value: int) -> int:
 
 
 class _Evaluation:
-    """One run of a program on `x`, counting the nodes it evaluates."""
+    """One run of a program on `x` and `y`, counting the nodes it evaluates."""
 
-    def __init__(self, x: int, max_steps: int):
-        self.x = x
+    def __init__(self, x: int, y: int, max_steps: int):
+        self.x, self.y = x, y
         self.max_steps = max_steps
         self.steps = 0
 
@@ -255,6 +255,8 @@ class _Evaluation:
                 return number
             case ("x",):
                 return self.x
+            case ("y",):
+                return self.y
             case ("i",):
                 return i
             case ("negate", operand):
@@ -281,35 +283,39 @@ class _Evaluation:
                 return result
 
 
-def run(program: Program | str, x: int, max_steps: int = MAX_STEPS) -> int:
-    """`program` (parsed first when a string) applied to `x`; raises `ProgramError` (`ParseError`, `RunError`).
+def run(program: Program | str, x: int, y: int = 0, max_steps: int = MAX_STEPS) -> int:
+    """`program` (parsed first when a string) applied to `x` and `y`; raises `ProgramError` (`ParseError`,
+    `RunError`).
 
-    `x` is the task's input, not the program's: one beyond `MAX_MAGNITUDE` is the caller's mistake, a ValueError.
+    The inputs are the task's, not the program's: one beyond `MAX_MAGNITUDE` is the caller's mistake, a ValueError.
     """
     if isinstance(program, str):
         program = parse(program)
-    if abs(x) > MAX_MAGNITUDE:
-        raise ValueError(f"The input x must be at most {MAX_MAGNITUDE} in absolute value, got {x}.")
-    return _Evaluation(x, max_steps).value(program.tree, None)
+    for name, value in (("x", x), ("y", y)):
+        if abs(value) > MAX_MAGNITUDE:
+            raise ValueError(f"The input {name} must be at most {MAX_MAGNITUDE} in absolute value, got {value}.")
+    return _Evaluation(x, y, max_steps).value(program.tree, None)
 
 
-def failures(source: str, cases: list[tuple[int, int]], max_failures: int = 2) -> list[str]:
-    """The interpreter's report on a program and (input, expected) cases: [] when it returns the expected value on
-    every case, one line for a parse error, else a line for each failing case, at most `max_failures`, in case
-    order ("f(4): got 19, expected 21", "f(4): division by zero")."""
+def failures(source: str, cases: list[tuple[int | tuple[int, int], int]], max_failures: int = 2) -> list[str]:
+    """The interpreter's report on a program and (input, expected) cases, an input being `x` or `(x, y)`: [] when
+    it returns the expected value on every case, one line for a parse error, else a line for each failing case, at
+    most `max_failures`, in case order ("f(4): got 19, expected 21", "f(2,3): division by zero")."""
     try:
         program = parse(source)
     except ParseError as error:
         return [str(error)]
     lines = []
-    for x, expected in cases:
+    for inputs, expected in cases:
         if len(lines) == max_failures:
             break
+        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+        call = f"f({','.join(map(str, inputs))})"
         try:
-            got = run(program, x)
+            got = run(program, *inputs)
         except RunError as error:
-            lines.append(f"f({x}): {error.message}")
+            lines.append(f"{call}: {error.message}")
             continue
         if got != expected:
-            lines.append(f"f({x}): got {got}, expected {expected}")
+            lines.append(f"{call}: got {got}, expected {expected}")
     return lines

@@ -30,8 +30,10 @@ import json
 import math
 import random
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -45,13 +47,16 @@ from .addition import (
     DROPPED_CARRY,
     DROPPED_HUNDREDS,
     EXTRA_CARRY,
+    KINDS,
     MISTAKE_DIAGNOSES,
     MISTAKES,
     ONES_SLIP,
     TENS_SLIP,
+    addition_reward,
     continuation,
     diagnose,
     difficulty,
+    make_splits,
     possible_mistakes,
     question,
     response,
@@ -152,8 +157,9 @@ def checker_report(a: int, b: int, responses: list[str]) -> tuple[str, frozenset
 
 
 def checker_provider() -> CheckerFeedbackProvider:
-    """The task's feedback provider: the checker's diagnoses of a failed group, as the warm start was taught them."""
-    return CheckerFeedbackProvider(diagnose, max_reports=MAX_REPORTS)
+    """The addition task's feedback provider: the checker's diagnoses of a failed group, as the warm start was taught
+    them."""
+    return ADDITION.checker_provider()
 
 
 @dataclass
@@ -184,12 +190,66 @@ def sft_example(a: int, b: int, rng: random.Random, own_plan: bool = False) -> E
     return Example(prompt, feedback_prefill(report), " " + continuation(*working(a, b, mistakes, rng)))
 
 
-def tokenizer_corpus(pairs: list[tuple[int, int]], seed: int, own_plan: bool = False) -> list[str]:
+@dataclass(frozen=True)
+class Task:
+    """What the warm start, the evaluation and the learning benchmark need of a task: its problems, the pupil's
+    examples, the feedback provider's checker and the reward. A problem is any hashable value of the task's own.
+
+    Args:
+        name: The task's name (the evaluation rows' benchmark, the warm start's fingerprint).
+        kinds: The kinds of problems, as `kind` names them (the splits hold as many of each).
+        make_splits: `seed -> splits` with `train`, `validation` and `test` lists of problems.
+        kind: `problem -> kind`.
+        prompt_messages: `(problem, own_plan) -> conversation`.
+        solution: `problem -> reference answer` (the `solution` column, which the answer-leak guard reads).
+        problem_id: `problem -> a unique id` (the evaluation's `problem_id`).
+        sft_example: `(problem, rng, own_plan) -> Example`, drawn as the task's pupil answers.
+        check: The checker of the task's `CheckerFeedbackProvider`, `(problem, completion, columns) -> str | None`.
+        reward: The TRL reward function.
+        verify: `(answer, evaluation row) -> bool`, the evaluation's verdict; None scores the rows' `answer_type`.
+        data: What the pupil's examples depend on besides the problems (noise, mix): part of the warm start's
+            fingerprint, so that a change to it makes a new policy.
+        max_reports: The provider's distinct reports per feedback.
+    """
+
+    name: str
+    kinds: tuple[str, ...]
+    make_splits: Callable[[int], Any]
+    kind: Callable[[Any], str]
+    prompt_messages: Callable[[Any, bool], list[dict[str, str]]]
+    solution: Callable[[Any], str]
+    problem_id: Callable[[Any], str]
+    sft_example: Callable[[Any, random.Random, bool], "Example"]
+    check: Callable
+    reward: Callable
+    verify: Callable[[str | None, dict], bool] | None = None
+    data: dict = field(default_factory=dict)
+    max_reports: int = MAX_REPORTS
+
+    def checker_provider(self) -> CheckerFeedbackProvider:
+        """The task's feedback provider, as the warm start was taught to read it."""
+        return CheckerFeedbackProvider(self.check, max_reports=self.max_reports)
+
+    def evaluation_rows(self, problems: list, own_plan: bool = False) -> list[dict]:
+        """Rows for `trl_mulferl.evaluation.runner.evaluate`."""
+        return [
+            {
+                "benchmark": self.name,
+                "problem_id": self.problem_id(problem),
+                "prompt": self.prompt_messages(problem, own_plan),
+                "solution": self.solution(problem),
+                "answer_type": "math",
+            }
+            for problem in problems
+        ]
+
+
+def tokenizer_corpus(task: Task, problems: list, seed: int, own_plan: bool = False) -> list[str]:
     """Text to train the tokenizer on: every kind of example, the chat template's markers and every diagnosis."""
     rng = random.Random(seed)
     texts = []
-    for a, b in pairs:
-        example = sft_example(a, b, rng, own_plan)
+    for problem in problems:
+        example = task.sft_example(problem, rng, own_plan)
         texts += [message["content"] for message in example.prompt] + [example.prefill, example.target]
     markers = ["<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
     return texts + markers + (["<|im_start|>system\n"] if own_plan else [])
@@ -222,8 +282,8 @@ def tokenize_example(tokenizer, example: Example) -> tuple[list[int], list[int]]
     return context + target, [-100] * len(context) + target
 
 
-def fine_tune(model, tokenizer, pairs: list[tuple[int, int]], config: WarmStartConfig, log=print) -> list[float]:
-    """Supervised fine-tuning on `config.steps` batches of fresh examples over `pairs`; returns the loss per step."""
+def fine_tune(model, tokenizer, task: Task, problems: list, config: WarmStartConfig, log=print) -> list[float]:
+    """Supervised fine-tuning on `config.steps` batches of fresh examples of `problems`; returns the loss per step."""
     rng = random.Random(config.seed)
     torch.manual_seed(config.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, betas=(0.9, 0.98), weight_decay=0.01)
@@ -241,7 +301,7 @@ def fine_tune(model, tokenizer, pairs: list[tuple[int, int]], config: WarmStartC
     for step in range(config.steps):
         if not batches:
             count = min(8, config.steps - step)
-            batches = length_buckets(tokenizer, pairs, rng, config.batch_size, count, config.own_plan)
+            batches = length_buckets(tokenizer, task, problems, rng, config.batch_size, count, config.own_plan)
         loss = completion_loss(model, batches.pop(), tokenizer.pad_token_id)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -255,10 +315,13 @@ def fine_tune(model, tokenizer, pairs: list[tuple[int, int]], config: WarmStartC
     return losses
 
 
-def length_buckets(tokenizer, pairs, rng: random.Random, batch_size: int, count: int, own_plan: bool) -> list[list]:
+def length_buckets(
+    tokenizer, task: Task, problems: list, rng: random.Random, batch_size: int, count: int, own_plan: bool
+) -> list[list]:
     """`count` batches of fresh tokenized examples, made of examples of similar length (less padding), shuffled."""
     examples = [
-        tokenize_example(tokenizer, sft_example(*rng.choice(pairs), rng, own_plan)) for _ in range(batch_size * count)
+        tokenize_example(tokenizer, task.sft_example(rng.choice(problems), rng, own_plan))
+        for _ in range(batch_size * count)
     ]
     examples.sort(key=lambda example: len(example[0]))
     batches = [examples[i : i + batch_size] for i in range(0, len(examples), batch_size)]
@@ -279,25 +342,50 @@ def completion_loss(model, batch: list[tuple[list[int], list[int]]], pad_token_i
     return torch.nn.functional.cross_entropy(logits.float(), targets[scored])
 
 
-def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: WarmStartConfig, log=print) -> str:
+def addition_id(pair: tuple[int, int]) -> str:
+    return f"{pair[0]}+{pair[1]}"
+
+
+# Two-digit addition with the checker's diagnoses (`trl_mulferl.demo.addition`): the learning benchmark's first task.
+ADDITION = Task(
+    name="addition",
+    kinds=KINDS,
+    make_splits=make_splits,
+    kind=lambda pair: difficulty(*pair),
+    prompt_messages=lambda pair, own_plan: prompt_messages(*pair, own_plan),
+    solution=lambda pair: str(sum(pair)),
+    problem_id=addition_id,
+    sft_example=lambda pair, rng, own_plan: sft_example(*pair, rng, own_plan),
+    check=diagnose,
+    reward=addition_reward,
+    data={"noise": NOISE, "habit": HUNDREDS_HABIT, "feedback_slip_rate": FEEDBACK_SLIP_RATE, "mix": SFT_MIX},
+)
+
+
+def warm_start(
+    directory: str | Path, problems: list, config: WarmStartConfig, log=print, task: Task = ADDITION
+) -> str:
     """The fine-tuned policy and its tokenizer in `directory` (returned, as a path): made there, or reused when a
-    previous call with the same settings and training sums left it."""
+    previous call with the same settings and training problems left it."""
     directory = Path(directory)
     # The pupil's noise and the example mix make the data as much as the settings do: a change to them is a new policy.
-    data = {"noise": NOISE, "habit": HUNDREDS_HABIT, "feedback_slip_rate": FEEDBACK_SLIP_RATE, "mix": SFT_MIX}
+    data = dict(task.data)
     if config.own_plan:
+        if task is not ADDITION:
+            raise ValueError(f"own_plan is a pupil of the addition task only, not of {task.name!r}.")
         data["own_plan"] = [OWN_PLAN_SYSTEM_PROMPT, GENERIC_PLAN, PLAN_NAMES_A_SLIP, PLAN_NAMES_HUNDREDS]
-    settings = {**asdict(config), "pairs": len(pairs), "data_hash": fingerprint([pairs, data, TEMPLATE])}
+    identity = [problems, data, TEMPLATE] if task is ADDITION else [task.name, problems, data, TEMPLATE]
+    settings = {**asdict(config), "pairs": len(problems), "data_hash": fingerprint(identity)}
     record = directory / "warm_start.json"
     if record.is_file() and json.loads(record.read_text())["settings"] == settings:
         if log is not None:
             log(f"warm start: reusing {directory}")
         return str(directory)
     start, cpu_start = time.perf_counter(), time.process_time()
-    corpus = tokenizer_corpus(pairs, config.seed, config.own_plan)
+    corpus = tokenizer_corpus(task, problems, config.seed, config.own_plan)
     tokenizer = train_tokenizer(corpus, config.vocab_size, template=TEMPLATE)
     model = build_qwen2(tokenizer, hidden_size=config.hidden_size, num_layers=config.num_layers, seed=config.seed)
-    losses = fine_tune(model, tokenizer, pairs, config, log)
+    losses = fine_tune(model, tokenizer, task, problems, config, log)
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     seconds = {"wall_time_s": time.perf_counter() - start, "cpu_time_s": time.process_time() - cpu_start}
@@ -306,37 +394,29 @@ def warm_start(directory: str | Path, pairs: list[tuple[int, int]], config: Warm
 
 
 def fingerprint(value) -> str:
-    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(value, default=asdict).encode()).hexdigest()[:16]
 
 
-def addition_problems(pairs: list[tuple[int, int]], benchmark: str = "addition", own_plan: bool = False) -> list[dict]:
+def addition_problems(pairs: list[tuple[int, int]], own_plan: bool = False) -> list[dict]:
     """Rows for `trl_mulferl.evaluation.runner.evaluate`."""
-    return [
-        {
-            "benchmark": benchmark,
-            "problem_id": f"{a}+{b}",
-            "prompt": prompt_messages(a, b, own_plan),
-            "solution": str(a + b),
-            "answer_type": "math",
-        }
-        for a, b in pairs
-    ]
+    return ADDITION.evaluation_rows(pairs, own_plan)
 
 
 def evaluate_policy(
     model,
     tokenizer,
-    pairs: list[tuple[int, int]],
+    problems: list,
     samples: int,
     max_new_tokens: int,
     seed: int = 0,
     own_plan: bool = False,
+    task: Task = ADDITION,
 ) -> dict:
     """Held-out pass@1 without feedback and after one turn of test-time checker feedback, with 95% intervals.
 
-    `samples` answers per sum at temperature 1 (as in training); every wrong one gets the checker's diagnosis
+    `samples` answers per problem at temperature 1 (as in training); every wrong one gets the task's feedback
     injected as the trainer injects it (`<thinking><feedback>...</feedback>` prefilled) and is answered again.
-    The interval is mean +- 1.96 standard errors over sums (each sum's mean over its samples).
+    The interval is mean +- 1.96 standard errors over problems (each problem's mean over its samples).
     """
     from ..evaluation.backends import TransformersBackend
     from ..evaluation.metrics import standing
@@ -346,24 +426,26 @@ def evaluate_policy(
     with torch.random.fork_rng(devices=[]):  # a run evaluated halfway trains on as if it had not been
         torch.manual_seed(seed)
         records = evaluate(
-            addition_problems(pairs, own_plan=own_plan),
+            task.evaluation_rows(problems, own_plan),
             backend,
             num_samples=samples,
             feedback_turns=1,
-            feedback=FeedbackSettings(checker_provider()),
+            feedback=FeedbackSettings(task.checker_provider()),
             seed=seed,
             show_progress=False,
+            verify=task.verify,
         )
+    kind_of = {task.problem_id(problem): task.kind(problem) for problem in problems}
     result = {}
     for turn, name in enumerate(("no_feedback", "feedback")):
         correct = standing(records, turn)
-        per_sum = {}
+        per_problem = {}
         for (_, problem_id, _), right in correct.items():
-            per_sum.setdefault(problem_id, []).append(right)
-        result[name] = mean_interval([sum(v) / len(v) for v in per_sum.values()])
+            per_problem.setdefault(problem_id, []).append(right)
+        result[name] = mean_interval([sum(v) / len(v) for v in per_problem.values()])
         by_kind = {}
-        for problem_id, values in per_sum.items():
-            by_kind.setdefault(difficulty(*map(int, problem_id.split("+"))), []).extend(values)
+        for problem_id, values in per_problem.items():
+            by_kind.setdefault(kind_of[problem_id], []).extend(values)
         result[f"{name}_by_difficulty"] = {kind: sum(v) / len(v) for kind, v in sorted(by_kind.items())}
     return result
 

@@ -46,8 +46,10 @@ def sample_seed(seed: int, sample: int, turn: int) -> int:
     return seed + 1000 * turn + sample
 
 
-def score(problem: dict, sample: int, turn: int, response: str, require_schema: bool, feedback=None) -> dict:
-    """One record: the sample, its extracted answer and its verdict."""
+def score(
+    problem: dict, sample: int, turn: int, response: str, require_schema: bool, feedback=None, verify=None
+) -> dict:
+    """One record: the sample, its extracted answer and its verdict (`verify(answer, problem)`'s, when given)."""
     from ..core.schema import schema_compliant
     from .verifiers import response_answer, verify_answer
 
@@ -62,7 +64,11 @@ def score(problem: dict, sample: int, turn: int, response: str, require_schema: 
         "response": response,
         "answer": answer,
         "schema_compliant": schema_compliant(response),
-        "verdict": verify_answer(answer, problem["solution"], problem["answer_type"]),
+        "verdict": (
+            verify(answer, problem)
+            if verify is not None
+            else verify_answer(answer, problem["solution"], problem["answer_type"])
+        ),
         "solution": problem["solution"],
         "answer_type": problem["answer_type"],
     }
@@ -121,6 +127,7 @@ def evaluate(
     save: Callable[[list[dict]], Any] | None = None,
     chunk_size: int = 512,
     show_progress: bool = True,
+    verify: Callable[[str | None, dict], bool] | None = None,
 ) -> list[dict]:
     """Answer, score and (with `feedback_turns`) revise every problem; returns the records of these problems, their
     `num_samples` samples and turns up to `feedback_turns`, earlier runs' included.
@@ -138,6 +145,8 @@ def evaluate(
         save: Called with each chunk of new records as soon as it is scored (to append them to a file).
         chunk_size: Samples generated between two saves.
         show_progress: Show a progress bar per turn.
+        verify: `(answer, problem) -> bool`, a task's own verdict on an extracted answer (None for none), e.g. a
+            program run on hidden tests; by default the problem's `solution` is read as its `answer_type`.
     """
     from ..core.schema import inject_feedback
 
@@ -156,7 +165,7 @@ def evaluate(
                     continue
                 responses = backend.generate([make_request(item, text) for item, text in todo], bar.update)
                 new = [
-                    score(item[0], item[1], turn, response, require_schema, text)
+                    score(item[0], item[1], turn, response, require_schema, text, verify)
                     for (item, text), response in zip(todo, responses, strict=True)
                 ]
                 records.update((record_key(record), record) for record in new)
