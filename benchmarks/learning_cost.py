@@ -1,8 +1,9 @@
 """Where the learning benchmark's training time goes: seconds a step, split into generation, feedback, rewards, the
-turn loop's own work and the loss, for GRPO, MulFeRL (defaults) and MulFeRL + `feedback_replay`.
+turn loop's own work and the loss, for GRPO, MulFeRL (defaults), MulFeRL + `feedback_replay` (Critique-GRPO's
+shaping) and the protocol's preset (`learning.py`'s PRESETS: `feedback_replay` with the plain ratio).
 
-The task and settings are `benchmarks/learning.py`'s (two-digit addition from the warm-started policy, K=8, 4 prompts
-a step, the checker's feedback), on one development seed. Each run trains `--steps` steps with no evaluation, alone, in
+The task and settings are `benchmarks/learning.py`'s (`--task`: two-digit addition or programs, from the warm-started
+policy, K=8, 4 prompts a step, the task's feedback), on one development seed. Each run trains `--steps` steps with no evaluation, alone, in
 a process pinned to one core (`--core`), one torch thread; `--rounds` rounds, each running the methods in a rotated
 order, so that a drift of the machine falls on every method alike. The loss part of a step is the step less TRL's
 `_generate_and_score_completions` (generation, rewards, feedback turns, the reference's and old log-probs at
@@ -10,6 +11,7 @@ generation): the forward and backward of the loss, and the optimizer. The loss's
 they compute, against the tokens the loss scores (the completion tokens the model wrote).
 
     python benchmarks/learning_cost.py --json benchmarks/learning_cost.json   # 3 rounds of 40 steps: about 15 min
+    python benchmarks/learning_cost.py --task programs --json benchmarks/learning_cost_programs.json
     python benchmarks/learning_cost.py --steps 2 --rounds 1 --quick           # a smoke run
 """
 
@@ -25,10 +27,16 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from learning import PRESETS  # noqa: E402
+
+
+PRESET = "replay"
 METHODS = {
     "GRPO": ("GRPO", {}),
     "MulFeRL": ("MulFeRL", {}),
     "MulFeRL + replay": ("MulFeRL", {"feedback_replay": True}),
+    "preset": ("MulFeRL", PRESETS[PRESET]),
 }
 MESSAGE = "COST "
 PARTS = ("generation_s", "feedback_s", "reward_s", "turn_loop_s", "loss_s")
@@ -36,15 +44,14 @@ PARTS = ("generation_s", "feedback_s", "reward_s", "turn_loop_s", "loss_s")
 
 def run_method(name: str, settings: dict):
     """One method's run in this process: per-step seconds by part, and the loss's padded and scored tokens."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     import torch
     from learning import warm_start_dir
     from transformers import AutoTokenizer, PrinterCallback, TrainerCallback
     from transformers.utils import logging as transformers_logging
     from trl import GRPOTrainer
 
-    from trl_mulferl.demo.addition import make_splits
     from trl_mulferl.demo.compare import make_trainer, training_problems, training_settings
+    from trl_mulferl.demo.tasks import TASKS
     from trl_mulferl.mulferl.turn_loop import TurnLoop
 
     transformers_logging.set_verbosity_error()
@@ -58,8 +65,10 @@ def run_method(name: str, settings: dict):
         "output_dir": str(Path(args.work_dir) / f"trainer-{name}"),
         "max_steps": args.steps,
     }
-    dataset = training_problems(make_splits(args.seed).train, per_difficulty=100, own_plan=False)
-    trainer = make_trainer(method, model_dir, tokenizer, dataset, run_settings, overrides)
+    task = TASKS[args.task]
+    dataset = training_problems(task.make_splits(args.seed).train, per_difficulty=100, task=task)
+    provider = task.checker_provider()
+    trainer = make_trainer(method, model_dir, tokenizer, dataset, run_settings, overrides, provider, task.reward)
     trainer.remove_callback(PrinterCallback)
     step = {}
 
@@ -180,9 +189,10 @@ def checks(summary: dict) -> list[tuple[str, bool, str]]:
     found = []
     loss = summary["MulFeRL"]["x_GRPO"]["loss_s"]
     found.append(("MulFeRL's loss part <= 1.25 x GRPO's", loss <= 1.25, f"{loss:.2f}"))
-    replay = summary["MulFeRL + replay"]["x_GRPO"]["seconds_per_rollout"]
-    found.append(("replay's training time per generated rollout <= 1.3 x GRPO's", replay <= 1.3, f"{replay:.2f}"))
-    for name in ("MulFeRL", "MulFeRL + replay"):
+    for name in ("MulFeRL + replay", "preset"):
+        ratio = summary[name]["x_GRPO"]["seconds_per_rollout"]
+        found.append((f"{name}: training time per generated rollout <= 1.3 x GRPO's", ratio <= 1.3, f"{ratio:.2f}"))
+    for name in ("MulFeRL", "MulFeRL + replay", "preset"):
         padding = summary[name]["padding_per_scored_token"]
         found.append((f"{name}: loss padding <= 10% of the scored tokens", padding <= 0.1, f"{padding:.3f}"))
     return found
@@ -219,6 +229,7 @@ def print_table(summary: dict):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", choices=("addition", "programs"), default="addition")
     parser.add_argument("--seed", type=int, default=0, help="a development seed (learning.py's seeds 0-19)")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--warmup-steps", type=int, default=2, help="steps left out of the means")
@@ -234,13 +245,13 @@ def main(argv=None):
         run_method(args.run_method, json.loads(args.settings))
         return
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     from learning import warm_start_job
 
     with tempfile.TemporaryDirectory() as temporary:
         work_dir = args.work_dir or Path(temporary)
         # learning.py's defaults: its task, K, prompts per step, completion length and learning rate
         settings = {
+            "task": args.task,
             "seed": args.seed,
             "steps": args.steps,
             "core": args.core,

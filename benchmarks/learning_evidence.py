@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TASK_NAMES = ("addition", "programs")
 # The protocol's preset and controls (benchmarks/README.md); the preset was fixed on the development seeds.
-PRESET = "replay, one turn"
+PRESET = "replay"
 CONTROLS = ("vague feedback", "shuffled feedback", "GRPO, larger K")
 # The bar: the preset's mean gain over GRPO at matched rollouts, the lower end of its 95% interval, and its training
 # time over GRPO's.

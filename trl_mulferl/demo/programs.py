@@ -77,7 +77,7 @@ NOISE = {
     "falling_x": {None: 0.75, WRONG_CONSTANT: 0.10, SLIP_X: 0.025, SLIP_Y: 0.025, MISSING_PRODUCT: 0.10},
     "falling_y": {None: 0.75, WRONG_CONSTANT: 0.10, SLIP_X: 0.025, SLIP_Y: 0.025, MISSING_PRODUCT: 0.10},
 }
-HABIT_RATE = 0.8
+HABIT_RATE = 0.92
 # The share of feedback examples written about attempts whose one mistake is elsewhere than the habit's (a slip of
 # the other coefficient, a missing `*`), not the pupil's usual ones: the pupil fixes what the report points at and
 # keeps its habit, so that the report, not the question alone, decides the fix.
