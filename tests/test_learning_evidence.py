@@ -65,3 +65,20 @@ def test_one_command_runs_the_protocol_on_both_tasks(tmp_path):
         assert f"## {task}" in result.stdout and "| shuffled feedback |" in task_report["table"]
     assert "addition: gain" in result.stdout and "programs: gain" in result.stdout
     assert (tmp_path / "evidence.png").stat().st_size > 10_000
+
+
+def test_task_calibration_runs_on_development_seeds_only(tmp_path):
+    """A barely trained warm start per task: its groups all fail, and the shares are counted from the trainer's own
+    routing metrics; a confirmation seed is refused (calibration is a choice)."""
+    script = ROOT / "benchmarks" / "task_calibration.py"
+    command = [sys.executable, str(script), "--quick", "--seeds", "0", "--steps", "1", "--prompts-per-step", "4"]
+    command += ["--work-dir", str(tmp_path / "runs"), "--json", str(tmp_path / "calibration.json")]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    subprocess.run(command, check=True, env=environment, capture_output=True)
+    results = json.loads((tmp_path / "calibration.json").read_text())["results"]
+    for task in ("addition", "programs"):
+        result = results[task]["0"]
+        assert result["groups"] == 4 and 0 <= result["all_failed"] <= 4
+        assert result["all_failed_share"] == result["all_failed"] / 4 and result["regenerated"] <= result["all_failed"]
+    refused = subprocess.run([*command[:4], "100"], env=environment, capture_output=True, text=True)
+    assert refused.returncode == 2 and "development seeds (0-19) only" in refused.stderr
