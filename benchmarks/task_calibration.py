@@ -27,7 +27,7 @@ def calibrate(task_name: str, seed: int, work_dir: Path, prompts_per_step: int, 
     from transformers import AutoTokenizer, PrinterCallback
     from transformers.utils import logging as transformers_logging
 
-    from trl_mulferl.demo.compare import make_trainer, training_problems
+    from trl_mulferl.demo.compare import escape_rates, make_trainer, training_problems, training_settings
     from trl_mulferl.demo.tasks import TASKS
 
     transformers_logging.set_verbosity_error()
@@ -36,22 +36,14 @@ def calibrate(task_name: str, seed: int, work_dir: Path, prompts_per_step: int, 
     learning_args = Namespace(task=task_name, work_dir=work_dir, quick=quick)
     warm_start_job(learning_args, seed)
     model_dir = str(warm_start_dir(learning_args, seed))
+    # learning.py's training settings at learning rate 0, so that every step samples the warm start
+    run = Namespace(prompts_per_step=prompts_per_step, num_generations=8, max_completion_length=40, learning_rate=0.0)
     settings = {
-        "per_device_train_batch_size": prompts_per_step * 8,
-        "num_generations": 8,
-        "max_completion_length": 40,
-        "learning_rate": 0.0,
+        **training_settings(run, seed),
         "max_steps": steps,
-        "logging_steps": 1,
-        "disable_tqdm": True,
-        "save_strategy": "no",
-        "report_to": "none",
-        "use_cpu": True,
-        "bf16": False,
-        "seed": seed,
         "output_dir": str(work_dir / "calibration-trainer"),
-        "max_feedback_turns": 1,
     }
+    settings["max_feedback_turns"] = 1
     dataset = training_problems(task.make_splits(seed).train, per_difficulty=100, task=task)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     trainer = make_trainer(
@@ -62,14 +54,13 @@ def calibrate(task_name: str, seed: int, work_dir: Path, prompts_per_step: int, 
     history = [entry for entry in trainer.state.log_history if "reward" in entry]
     failed = sum(entry["mulferl/turn_0/failed_groups"] for entry in history)
     reached = sum(entry["mulferl/turn_1/reached_groups"] for entry in history)
-    rescued = reached - sum(entry["mulferl/turn_1/failed_groups"] for entry in history)
     groups = steps * prompts_per_step
     return {
         "groups": groups,
         "all_failed": failed,
         "all_failed_share": failed / groups,
         "regenerated": reached,
-        "rescue_rate": rescued / reached if reached else float("nan"),
+        "rescue_rate": escape_rates(history, 1)[0],
     }
 
 

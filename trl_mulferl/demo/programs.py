@@ -41,7 +41,7 @@ from ..feedback import aggregate_diagnostics
 from ..igrpo.igrpo_config import DEFAULT_DRAFT_TEMPLATE
 from ..igrpo.igrpo_trainer import append_draft
 from .interpreter import failures
-from .warm_start import FEEDBACK_GROUP_SIZES, FEEDBACK_SLIP_RATE, MAX_REPORTS, SFT_MIX, Example, Task
+from .warm_start import FEEDBACK_GROUP_SIZES, FEEDBACK_SLIP_RATE, SFT_MIX, Example, Task
 
 
 EXAMPLE_INPUTS = ((0, 0), (1, 0), (0, 1))
@@ -281,7 +281,8 @@ def interpreter_feedback(
     """What the task's provider answers about these failed responses, cleaned as the trainer cleans feedback before
     injecting it, and the mistakes its report lines point at (`mistakes_pointed_at`): those the pupil then avoids."""
     reports = [interpreter_report(question(function), text) for text, _ in responses]
-    feedback = sanitize_feedback(aggregate_diagnostics(reports, MAX_REPORTS, 300))
+    provider = PROGRAMS.checker_provider()
+    feedback = sanitize_feedback(aggregate_diagnostics(reports, provider.max_reports, provider.max_chars))
     return feedback, mistakes_pointed_at(feedback)
 
 

@@ -374,6 +374,7 @@ def warm_start(
         if task is not ADDITION:
             raise ValueError(f"own_plan is a pupil of the addition task only, not of {task.name!r}.")
         data["own_plan"] = [OWN_PLAN_SYSTEM_PROMPT, GENERIC_PLAN, PLAN_NAMES_A_SLIP, PLAN_NAMES_HUNDREDS]
+    # addition's identity predates tasks: kept as it was, so that its cached warm starts are reused
     identity = [problems, data, TEMPLATE] if task is ADDITION else [task.name, problems, data, TEMPLATE]
     settings = {**asdict(config), "pairs": len(problems), "data_hash": fingerprint(identity)}
     record = directory / "warm_start.json"
