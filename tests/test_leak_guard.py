@@ -19,6 +19,7 @@ from trl_mulferl.feedback import (
     REDACTED,
     FeedbackRequest,
     FeedbackResult,
+    PreparedFeedback,
     final_answer,
     prepare_feedback,
     redact_answer_leak,
@@ -483,6 +484,49 @@ def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_to
     counts = Counter()
     assert step.prepare(None, requests, results, counts) == ["Divide by 2 first.", "Divide by [redacted] first."]
     assert counts["feedback/leaks_redacted"] == 1
+
+
+# Python reads at most 4,300 digits of a str into an int (`sys.get_int_max_str_digits`); the guard reads numbers
+# plain, scaled by a word and as a mixed number.
+HUGE = "9" * 5000
+HUGE_NUMBERS = {"plain": HUGE, "scaled": f"{HUGE} million", "mixed": f"{HUGE} and 1/2"}
+APPLES = "There are {} stars. Split 4 apples among 2 friends: how many does each get?"
+
+
+@pytest.mark.parametrize("number", HUGE_NUMBERS.values(), ids=HUGE_NUMBERS.keys())
+def test_a_problem_with_a_huge_number_gets_its_feedback(number, tiny_tokenizer):
+    problem = APPLES.format(number)  # read before the 2 that the problem states
+    prepared = prepare_feedback("Divide by 2 first.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("Divide by 2 first.", False)  # the problem's 2 is still read
+    prepared = prepare_feedback("The answer is 2.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("The answer is [redacted].", True)
+
+
+@pytest.mark.parametrize("number", HUGE_NUMBERS.values(), ids=HUGE_NUMBERS.keys())
+def test_feedback_with_a_huge_number_is_guarded(number, tiny_tokenizer):
+    prepared = prepare_feedback(f"Compare with {number}. The answer is 42.", "42", tiny_tokenizer, 8192)
+    assert prepared == PreparedFeedback(f"Compare with {number}. The answer is [redacted].", True)
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
+    problem = APPLES.format("\ud800")  # no UTF-8 codec encodes half a surrogate pair
+    prepared = prepare_feedback("Divide by 2 first.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("Divide by 2 first.", False)
+    prepared = prepare_feedback("The answer is 2 \udc00.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("The answer is [redacted] \ufffd.", True)
+    assert redact_answer_leak("Halve \ud800 4: 2.", "2", problem=problem) == ("Halve \ufffd 4: 2.", False)
+
+
+def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
+    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
+    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
+    requests = [FeedbackRequest(problem, ["4"], [0.0], {"solution": "2"}) for problem in problems]
+    results = [FeedbackResult("Divide by 2 first.", 0.1)] * 3
+    counts = Counter()
+    texts = step.prepare(None, requests, results, counts)
+    assert texts == ["Divide by 2 first.", "Divide by 2 first.", "Divide by [redacted] first."]
+    assert (counts["feedback/errors"], counts["feedback/leaks_redacted"]) == (0, 1)
 
 
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):

@@ -14,6 +14,7 @@ from collections import Counter
 import torch
 
 from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, problem_text
+from ..feedback.protocol import MALFORMED, checked_results
 from .losses import drop_empty_pairs
 from .rewards import response_text
 from .routing import make_generator, sample_fco_pairs
@@ -73,15 +74,16 @@ class FeedbackStep:
         self, provider, requests: list[FeedbackRequest], results: list[FeedbackResult], counts: Counter
     ) -> list[str | None]:
         """The text to inject for each request (sanitised, answer leaks redacted, capped: decisions 6 and 8), None
-        where nothing usable came back.
+        where nothing usable came back, or where the result breaks the protocol (`checked_results`).
 
-        Adds to `counts` the requests, errors, redacted leaks and latencies (`feedback/<name>`), and the provider's own
-        counts since its last call (`pop_metrics`: retries, token usage).
+        Adds to `counts` the requests, errors (malformed results among them), malformed results, redacted leaks and
+        latencies (`feedback/<name>`), and the provider's own counts since its last call (`pop_metrics`: retries,
+        token usage).
         """
         if hasattr(provider, "pop_metrics"):
             counts.update(provider.pop_metrics())
         texts = []
-        for request, result in zip(requests, results, strict=True):
+        for request, result in zip(requests, checked_results(provider, requests, results), strict=True):
             text = None
             if result.text is not None:
                 reference = request.columns.get(self.reference_column)
@@ -97,6 +99,7 @@ class FeedbackStep:
                 counts["feedback/leaks_redacted"] += prepared.leaked
             counts["feedback/requests"] += 1
             counts["feedback/errors"] += text is None
+            counts["feedback/malformed_results"] += result.error == MALFORMED
             counts["feedback/latency_sum"] += result.latency_s
             counts["feedback/latency_max"] = max(counts["feedback/latency_max"], result.latency_s)
             texts.append(text)

@@ -233,6 +233,8 @@ _MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
 _ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(?=\d)", re.IGNORECASE)
 # Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
 _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
+# Half of a surrogate pair on its own, which no UTF-8 codec (the tokenizer's, text2num's) accepts.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _normalised(text: str) -> _Normalised:
@@ -256,8 +258,11 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), folded))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
+    # A number longer than a short answer is not rewritten: Python reads at most 4,300 digits into an int.
     pieces = [
-        (match.start(), match.end(), _scaled(*match.groups())) for match in _SCALE_WORD.finditer(normalised.text)
+        (match.start(), match.end(), _scaled(*match.groups()))
+        for match in _SCALE_WORD.finditer(normalised.text)
+        if len(match.group()) <= MAX_CANDIDATE_LENGTH
     ]
     pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
     pieces += [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
@@ -272,6 +277,8 @@ def _normalised(text: str) -> _Normalised:
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
     for match in _MIXED_NUMBER.finditer(normalised.text):
+        if len(match.group()) > MAX_CANDIDATE_LENGTH:
+            continue
         whole, numerator, denominator = map(int, match.groups())
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
     return normalised.rewritten(sorted(pieces))
@@ -355,6 +362,7 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     references = [_reference(text) for text in _reference_texts(reference)]
     if not references:
         return feedback, False
+    feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
     normalised = _normalised(feedback)
     spans = []
     for reference in references:
@@ -379,7 +387,9 @@ def _given(problem: str | None, reference: _Reference) -> bool:
     if reference.half_line is not None and _half_line_spans(text, reference, given=False):
         return True
     if reference.value is not None and any(
-        _close(Fraction(number), reference.value) for number in _PROBLEM_NUMBER.findall(text)
+        _close(Fraction(number), reference.value)
+        for number in _PROBLEM_NUMBER.findall(text)
+        if len(number) <= MAX_CANDIDATE_LENGTH  # no short answer, and past 4,300 digits no int either
     ):
         return True
     for run in _math_runs(text):
@@ -747,6 +757,12 @@ def _variable_value(letter: str) -> float:
     return math.sqrt(2 + ord(letter)) / 3
 
 
+def _without_lone_surrogates(text: str | None) -> str | None:
+    """`text` with each lone surrogate (`_LONE_SURROGATE`) as U+FFFD, the replacement character (the same length);
+    `None` stays `None`."""
+    return None if text is None else _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
     merged = []
     for start, end in sorted(spans):
@@ -790,7 +806,8 @@ def prepare_feedback(
     The text is first cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, more than `max_tokens` tokens hold. The
     guard runs on that raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps it),
     then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and capping. A
-    guard that fails leaves nothing (the group is unresolved) instead of stopping training.
+    guard that fails, or a `text` that is no str, leaves nothing (the group is unresolved) instead of stopping
+    training. Lone surrogates in `text` and `problem` are read as U+FFFD.
 
     Args:
         text: The provider's feedback.
@@ -801,6 +818,13 @@ def prepare_feedback(
             tokens, `schema.control_tokens`).
         problem: The problem statement (see `redact_answer_leak`).
     """
+    if not isinstance(text, str):
+        warn_once(
+            f"prepare_feedback got a feedback text of type {type(text).__name__}; the group is unresolved. Pass the "
+            "provider's text as a str."
+        )
+        return PreparedFeedback(None, False)
+    text, problem = _without_lone_surrogates(text), _without_lone_surrogates(problem)
     if tokenizer is not None:
         text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:
