@@ -1405,10 +1405,11 @@ def stated(case: dict, output: str) -> bool:
     return any(occurrences(part, output) > occurrences(part, case["context"]) for part in case["parts"])
 
 
-def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str]]]:
+def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
     """Repeated units of text that make a redactor work hard, with the answer type of the reference each is timed
-    against: many distinct radical pairs against a pair, fractions, a long list, deep nesting, a wall of numbers. Each
-    seed draws other numbers, so that no result cached from another seed's text applies."""
+    against and what closes the text: many distinct radical pairs against a pair (alone, each in `$...$`, all in one
+    `$...$`, closed or not), fraction and integer pairs, triples, intervals, fractions, a long list, deep nesting, a
+    wall of numbers. Each seed draws other numbers, so that no result cached from another seed's text applies."""
     rng = random.Random(seed)
     pairs = list({(rng.randint(2, 999), rng.randint(2, 999)) for _ in range(600)})
     rng.shuffle(pairs)
@@ -1418,20 +1419,41 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str]]]:
     def draw(low: int, high: int) -> int:
         return rng.randint(low, high)
 
+    def radicals(a: int, b: int) -> str:
+        return f"(\\sqrt{{{a}}}, \\sqrt{{{b}}})"
+
     return {
-        "radical pairs": ("ordered pair", [f"(\\sqrt{{{a}}}, \\sqrt{{{b}}})" for a, b in pairs]),
-        "radical pairs in $": ("ordered pair", [f"$(\\sqrt{{{a}}}, \\sqrt{{{b}}})$" for a, b in pairs]),
-        "negated pairs in $": ("interval", [f"$(-\\sqrt{{{a}}}, \\sqrt{{{b}}})$" for a, b in pairs]),
-        "fractions": ("fraction", [f"$\\frac{{{p}}}{{{q}}}$ +" for p, q in fractions]),
-        "plain fractions": ("fraction", [f"{p}/{q}," for p, q in fractions]),
-        "long list": ("set/list", [f"{k}," for k in range(first, first + 2000)]),
-        "nested fraction": ("expression", [f"\\frac{{{draw(1, 99)}}}{{{draw(1, 99)}+" for _ in range(300)]),
-        "nested parentheses": ("ordered pair", [f"({draw(1, 99)}+(" for _ in range(400)]),
-        "nested roots": ("radical", [f"\\sqrt{{{draw(1, 99)}+" for _ in range(300)]),
-        "wall of numbers": ("small integer", [str(draw(0, 10 ** draw(1, 6))) for _ in range(2000)]),
-        "number words": ("large integer", [int_words(draw(1, 9999)) + "," for _ in range(600)]),
-        "intervals": ("interval", [f"({draw(-99, 0)}, {draw(1, 99)}] \\cup" for _ in range(600)]),
-        "named values": ("tuple", [f"x_{{{k}}} = {draw(-50, 50)}," for k in range(800)]),
+        "radical pairs": ("ordered pair", [radicals(a, b) for a, b in pairs], ""),
+        "radical pairs in $": ("ordered pair", [f"${radicals(a, b)}$" for a, b in pairs], ""),
+        "one $ of radical pairs": (
+            "ordered pair",
+            ["$" + radicals(*pairs[0]) + ","] + [radicals(a, b) + "," for a, b in pairs[1:]],
+            "$",
+        ),
+        "unclosed $ of radical pairs": (
+            "ordered pair",
+            ["$" + radicals(*pairs[0]) + ","] + [radicals(a, b) + "," for a, b in pairs[1:]],
+            "",
+        ),
+        "fraction pairs in $": (
+            "ordered pair",
+            [f"$(\\frac{{{p}}}{{{q}}}, \\frac{{{draw(1, 99)}}}{{{draw(2, 99)}}})$" for p, q in fractions],
+            "",
+        ),
+        "integer pairs in $": ("ordered pair", [f"$({a}, {b})$" for a, b in pairs], ""),
+        "triples in $": ("tuple", [f"$(\\sqrt{{{a}}}, {b}, -\\sqrt{{{a + b}}})$" for a, b in pairs], ""),
+        "negated pairs in $": ("interval", [f"$(-{radicals(a, b)[1:]}$" for a, b in pairs], ""),
+        "intervals in $": ("interval", [f"$(-{a}, \\sqrt{{{b}}}]$" for a, b in pairs], ""),
+        "fractions": ("fraction", [f"$\\frac{{{p}}}{{{q}}}$ +" for p, q in fractions], ""),
+        "plain fractions": ("fraction", [f"{p}/{q}," for p, q in fractions], ""),
+        "long list": ("set/list", [f"{k}," for k in range(first, first + 2000)], ""),
+        "nested fraction": ("expression", [f"\\frac{{{draw(1, 99)}}}{{{draw(1, 99)}+" for _ in range(300)], ""),
+        "nested parentheses": ("ordered pair", [f"({draw(1, 99)}+(" for _ in range(400)], ""),
+        "nested roots": ("radical", [f"\\sqrt{{{draw(1, 99)}+" for _ in range(300)], ""),
+        "wall of numbers": ("small integer", [str(draw(0, 10 ** draw(1, 6))) for _ in range(2000)], ""),
+        "number words": ("large integer", [int_words(draw(1, 9999)) + "," for _ in range(600)], ""),
+        "intervals": ("interval", [f"({draw(-99, 0)}, {draw(1, 99)}] \\cup" for _ in range(600)], ""),
+        "named values": ("tuple", [f"x_{{{k}}} = {draw(-50, 50)}," for k in range(800)], ""),
     }
 
 
@@ -1439,15 +1461,15 @@ def adversarial_texts(count_tokens, max_tokens: int, seed: int = SEED) -> list[t
     """(name, text, answer type of its reference): each text the most units that `count_tokens` says fit in
     `max_tokens` policy tokens, so none is cut before the guard sees all of it."""
     out = []
-    for name, (kind, units) in _adversarial_units(seed).items():
+    for name, (kind, units, closing) in _adversarial_units(seed).items():
         low, high = 1, len(units)
         while low < high:  # the longest prefix within the cap
             middle = (low + high + 1) // 2
-            if count_tokens(" ".join(units[:middle])) <= max_tokens:
+            if count_tokens(" ".join(units[:middle]) + closing) <= max_tokens:
                 low = middle
             else:
                 high = middle - 1
-        out.append((name, " ".join(units[:low]), kind))
+        out.append((name, " ".join(units[:low]) + closing, kind))
     return out
 
 

