@@ -374,7 +374,12 @@ def value_of(latex: str):
         standard_transformations,
     )
 
-    source = convert(latex.replace(",\\!", "").replace("\\!", ""), "sympy")
+    mixed = re.fullmatch(r"(\d+)\s*\\[dt]?frac\{?(\d)\}?\{?(\d+)\}?", latex.strip())
+    if mixed:  # 1\frac{4}{5} is one and four fifths, not a product
+        whole, p, q = (int(n) for n in mixed.groups())
+        return sympy.Integer(whole) + sympy.Rational(p, q)
+    latex = re.sub(r",(?:\\!)?\s*(?=\d{3}(?!\d))", "", latex)  # 11,\! 111 and 58,500 are one number each
+    source = convert(latex.replace("\\!", ""), "sympy")
     if source is None or not source.strip() or "=" in source or "," in source:
         return None
     try:
