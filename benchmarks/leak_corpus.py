@@ -25,9 +25,10 @@ How cases are drawn, all from pure functions of MATH-500's rows and a seed (the 
   digit appended or dropped, a near miss, so that 190 is quoted where the answer is 90), the problem's numbers,
   intermediate values of the worked solution that differ from the answer, step numbers and list markers; none
   states the answer;
-- the frames, and each answer type's rendering styles, are shuffled with the seed and halved: a case whose frame
-  and style are both in the first half is `development`, both in the second half `held_out` (cases are drawn so
-  that every case falls in one split). The rule's authors may read development failures; the held-out split is
+- the frames, and each answer type's rendering styles (arithmetic and approximation styles too), are shuffled with
+  the seed and halved: a leak takes its style's split, and its frame is drawn from the frames of that split, so a
+  `development` case has a development frame and style and a `held_out` case a held-out frame and style; a clean
+  critique takes its clean frame's split. The rule's authors may read development failures; the held-out split is
   reported and never used to change the rule.
 
 `corpus(problems, seed)` returns the cases as dicts; `benchmarks/leak_guard.py --only independent` scores them.
