@@ -508,3 +508,57 @@ def test_worked_solutions_of_math500_are_checked_for_their_answers(shared_data):
         for feedback in (f"The answer is {answer}.", f"You should get \\boxed{{{answer}}} at the end."):
             redacted, leaked = redact_answer_leak(feedback, row["solution"])
             assert leaked and answer not in redacted, (row["unique_id"], feedback, redacted)
+
+
+# Issue L3, item 2: a quoted value that differs from the reference is not a leak, and a part of a value is not the value.
+QUOTED_OTHER_VALUES = [
+    ("You wrote $-\\frac{11}{2}$; check the sign.", "\\frac{11}{2}"),
+    ("You wrote 190^\\circ; the angle is acute.", "90^\\circ"),
+    ("You wrote 58,5000, which has a digit too many.", "58,500"),
+    ("You wrote $3\\sqrt{13}+1$; drop the constant.", "3\\sqrt{13}"),
+    ("You wrote \\frac{14}{3}x where the x cancels.", "\\frac{14}{3}"),
+    ("You wrote 6 - 5i + 2 but the 2 is spurious.", "6 - 5i"),
+    ("Your value $2\\cdot\\frac{3}{56}$ is twice too big.", "\\frac{3}{56}"),
+]
+
+
+@pytest.mark.parametrize(("feedback", "reference"), QUOTED_OTHER_VALUES)
+def test_a_quoted_value_containing_the_reference_is_neither_redacted_nor_cut(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        (
+            "It should be $\\frac{11}{2}$, not $-\\frac{11}{2}$.",
+            "\\frac{11}{2}",
+            "It should be $[redacted]$, not $-\\frac{11}{2}$.",
+        ),
+        ("The angle is 90^\\circ, not 190^\\circ.", "90^\\circ", "The angle is [redacted], not 190^\\circ."),
+    ],
+)
+def test_the_reference_beside_a_quoted_value_is_redacted_alone(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+# Issue L3, item 1: a value after a label or a sentence and before another sentence is no list marker; "1. ... 2. ..."
+# numbers items.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Final: 204. Now verify it.", "204", "Final: [redacted]. Now verify it."),
+        ("Hint: 1440. Work backwards from there.", "1440", "Hint: [redacted]. Work backwards from there."),
+        ("You are close. 204. That is the count.", "204", "You are close. [redacted]. That is the count."),
+        ("Final: 7. Check the units.", "7", "Final: [redacted]. Check the units."),
+        ("Answer: (3). Recheck.", "3", "Answer: [redacted]. Recheck."),
+        (
+            "Fix steps: 1. Add the tens. 2. Carry. 3. Recheck.",
+            "2",
+            "Fix steps: 1. Add the tens. 2. Carry. 3. Recheck.",
+        ),
+        ("Fix steps:\n(1) expand;\n(2) collect terms.", "2", "Fix steps:\n(1) expand;\n(2) collect terms."),
+    ],
+)
+def test_a_value_in_a_list_markers_place_is_a_list_marker_only_in_a_list(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected

@@ -12,6 +12,7 @@ import math
 import numbers
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -96,8 +97,18 @@ _ENUMERATION_BEFORE = re.compile(
 _CHOICE_CUE_BEFORE = re.compile(
     r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick)[\s$*(]*$"
 )
-_LIST_MARKER_BEFORE = re.compile(r"[\n:;.!?][\s*-]*$")
-_LIST_MARKER_AFTER = re.compile(r"[.)]\s+[^\s.]")  # an item follows it: "Spoiler: 7." ends on a value
+# What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
+_OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
+_PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
+_PART_OF_VALUE_AFTER = re.compile(
+    rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
+)
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+_GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
+_GLUED_AFTER = re.compile(r"[A-Za-z0-9]|\.\d")
+_LIST_MARKER = re.compile(
+    r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
+)
 
 # A multiple-choice reference (MATH's `\text{(C)}`), and a half-line one (`(-\infty, 0]`, `(2, \infty)`).
 _CHOICE = re.compile(r"(?:\\text(?:bf)?\s*\{\s*)?\(([A-E])\)(?:\s*\})?|\\text(?:bf)?\s*\{\s*([A-E])\s*\}")
@@ -525,7 +536,11 @@ def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> li
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
-        spans += [match.span() for match in re.finditer(re.escape(reference.text), feedback)]
+        spans += [
+            match.span()
+            for match in re.finditer(re.escape(reference.text), feedback)
+            if _is_whole_value(feedback, *match.span())
+        ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
         for start, end in sides:
@@ -534,11 +549,20 @@ def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> li
             text = feedback[start:end]
             if not (reference.variables or re.search(r"[\d\\]", text)):
                 continue  # a lone variable
+            if _GLUED_BEFORE.search(feedback, 0, start) or _GLUED_AFTER.match(feedback, end):
+                continue  # the end of a word or a part of a value the run stops in: `\frac{14}{3}x here`
             if not is_equation and not _stated_as_result(feedback, start, end, given):
                 continue
             if _states(text, reference):
                 spans.append((start, end))
     return spans
+
+
+def _is_whole_value(text: str, start: int, end: int) -> bool:
+    r"""Whether `text[start:end]` is a whole value, not a part of a larger one: `\frac{11}{2}` of `-\frac{11}{2}`,
+    `90^\circ` of `190^\circ` or `58,500` of `58,5000` is another value, and redacting it would tell the policy how
+    its attempt relates to the answer."""
+    return not (_PART_OF_VALUE_BEFORE.search(text, 0, start) or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 def _math_runs(text: str) -> list[tuple[int, int]]:
@@ -611,13 +635,22 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
         return True
     if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
-    side = text[start:end]
-    is_list_marker = _LIST_MARKER_BEFORE.search(before) is not None and (
-        re.fullmatch(r"\(\d+\)", side) is not None or (side.isdigit() and _LIST_MARKER_AFTER.match(after) is not None)
-    )
-    if is_list_marker or _ENUMERATION_BEFORE.search(before):
+    if start in _list_markers(text) or _ENUMERATION_BEFORE.search(before):
         return False
     return not given
+
+
+@lru_cache(maxsize=64)
+def _list_markers(text: str) -> frozenset[int]:
+    """The starts of the list markers of `text`: a number in a marker's place is one only when the number before or
+    after it marks another item ("1. ... 2. ..."); alone, it is a value ("Final: 204. Now verify it.")."""
+    markers = [
+        (match.start("number") if match.group("number") else match.start() + match.group().index("("), int(number))
+        for match in _LIST_MARKER.finditer(text)
+        for number in [match.group("number") or match.group("parenthesised")]
+    ]
+    numbers = Counter(number for _, number in markers)
+    return frozenset(start for start, number in markers if numbers[number - 1] or numbers[number + 1])
 
 
 def _states(candidate: str, reference: _Reference) -> bool:
