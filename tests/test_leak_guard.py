@@ -562,3 +562,61 @@ def test_the_reference_beside_a_quoted_value_is_redacted_alone(feedback, referen
 )
 def test_a_value_in_a_list_markers_place_is_a_list_marker_only_in_a_list(feedback, reference, expected):
     assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+# Issue L3, item 5: a whole number before a proper fraction is a mixed number, not a product.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is 9/5.", "1\\frac{4}{5}", "It is [redacted]."),
+        ("It is 1.8.", "1\\frac{4}{5}", "It is [redacted]."),
+        ("You wrote 0.8.", "1\\frac{4}{5}", "You wrote 0.8."),
+        ("It is 137.5 inches.", "137 \\frac{1}{2}", "It is [redacted] inches."),
+        ("It is 137 1/2 inches.", "137.5", "It is [redacted] inches."),
+        ("You wrote 68.5 here.", "137 \\frac{1}{2}", "You wrote 68.5 here."),
+        ("So $2\\frac{1}{3}$ cups.", "\\frac{7}{3}", "So $[redacted]$ cups."),
+    ],
+)
+def test_a_mixed_number_is_read_as_its_sum(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+# Issue L3, item 6: references and statements in the notations MATH-500's answers use.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("So $52_8$ is it.", "52_8", "So $[redacted]$ is it."),
+        ("It is 52 in base 8.", "52_8", "It is [redacted] in base 8."),
+        ("In decimal the product is 42.", "52_8", "In decimal the product is [redacted]."),
+        ("You wrote 528 there.", "52_8", "You wrote 528 there."),
+        ("The plane is 10x - 14y + 22z + 8 = 0.", "5x - 7y + 11z + 4 = 0", "The plane is [redacted]."),
+        ("Set the constant to 0 first.", "5x - 7y + 11z + 4 = 0", "Set the constant to 0 first."),
+        ("The value is –5.", "-5", "The value is [redacted]."),
+        ("A range of 3–5 works.", "-5", "A range of 3–5 works."),
+        ("It is x² + 1 here.", "x^2+1", "It is [redacted] here."),
+        ("It is 4½.", "\\frac{9}{2}", "It is [redacted]."),
+        ("It is thirty-five percent.", "35\\%", "It is [redacted]."),
+        ("It is 4.2 x 10^5.", "420000", "It is [redacted]."),
+        ("It is 4.2 × 10⁵.", "420000", "It is [redacted]."),
+        ("It is π.", "\\pi", "It is [redacted]."),
+        ("It is just pi.", "\\pi", "It is just [redacted]."),
+        ("It is 12 times pi.", "12\\pi", "It is [redacted]."),
+        ("It costs 18 dollars and 90 cents.", "\\$18.90", "It costs [redacted]."),
+        ("It is 4,5.", "4.5", "It is [redacted]."),
+        ("The roots 4,5 are wrong.", "45", "The roots 4,5 are wrong."),
+        ("The angle is 90°, not 190°.", "90^\\circ", "The angle is [redacted]°, not 190°."),
+        ("It is 270/7 degrees.", "\\frac{270}7\\text{ degrees}", "It is [redacted] degrees."),
+        ("The area is 864 square inches.", "864 \\mbox{ inches}^2", "The area is [redacted] square inches."),
+        ("The total is 10080.", "10,\\!080", "The total is [redacted]."),
+    ],
+)
+def test_references_and_statements_in_other_notations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+def test_a_base_answer_is_given_only_in_its_base():
+    problem = "Express $555_{10}$ in base $5$."
+    assert redact_answer_leak("Convert 555 to base 5; you get 4210_5.", "4210_{5}", problem=problem)[0] == (
+        "Convert 555 to base 5; you get [redacted]."
+    )
+    assert redact_answer_leak("Keep 555 in mind.", "4210_{5}", problem=problem)[0] == "Keep 555 in mind."

@@ -133,11 +133,22 @@ _INEQUALITY = re.compile(
 # exactly with Fractions for arithmetic, in floating point once a root, pi or a variable is involved. Every variable
 # takes a fixed generic value, so two expressions in the same variables that agree there are taken as equal.
 _FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
+_BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|(\d))\s*(?:\{([^{}]*)\}|(\d))")
 _NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
 _BRACELESS_ROOT = re.compile(r"\\sqrt\s*(\d)")
 _THOUSANDS_SEPARATOR = re.compile(r"(?<=\d)(?:,|\{,\})(?=\d{3}(?!\d))")
 _ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
+# A unit after a number: degrees, a word in `\text{}` with its power (`864 \mbox{ inches}^2`), a dollar or percent sign.
+_UNIT = re.compile(
+    r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]|\\?%"
+    r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
+)
+_BASE_NUMBER = re.compile(r"(?<![\w.])(?P<digits>\d[0-9A-Za-z]*)_\{?(?P<base>\d+)\}?")
+_DIGIT_UNDERSCORE = re.compile(r"\d_")
+_MIXED_FRACTION = re.compile(
+    r"(?<![\d.}^_])(?P<whole>\d+)\s*\\[dt]?frac\s*\{(?P<numerator>\d+)\}\s*\{(?P<denominator>\d+)\}"
+)
+_MIXED_SLASH = re.compile(r"(?<![\d./^_])(?P<whole>\d+)\s+(?P<numerator>\d+)/(?P<denominator>\d+)(?![\d./])")
 _SCIENTIFIC = re.compile(r"(?<=\d)[eE]([-+]?\d+)(?![\w.])")
 _PYTHON_SPELLINGS = {
     "\\boxed": "",
@@ -185,6 +196,11 @@ class _Reference:
     is_collection: bool  # a tuple, interval, set or list of answers
     choice: str | None = None  # the letter of a multiple-choice answer (`\text{(C)}`)
     half_line: tuple[str, Fraction | float] | None = None  # `(-\infty, 0]` as the inequality `("<=", 0)`
+    digits: Fraction | None = None  # the digits of a number in another base (`52_8`: 52), which state it too
+    base: str | None = None  # that number as the problem would write it (`52_8`)
+    # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
+    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
+    equation: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,6 +254,16 @@ _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜ
 _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
+_VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
+# An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
+_DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
+_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty "}
+_MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
+# "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
+_TIMES_WORD = re.compile(
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b|[xX](?=[ ]*10[ ]*\^))[ ]*(?=[\d(√\\]|pi\b|π)", re.IGNORECASE
+)
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
 _MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
@@ -253,8 +279,11 @@ def _normalised(text: str) -> _Normalised:
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
-    pieces = []
+    pieces = [(match.start(), match.end(), _superscript(match.group())) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
     for match in _NON_ASCII.finditer(text):
+        if any(start <= match.start() < end for start, end, _ in pieces):
+            continue
         character = match.group()
         digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
         if unicodedata.category(character) in ("Cf", "Mn"):  # invisible, or a combining mark between digits
@@ -263,17 +292,25 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), str(digit)))
         elif character in _HOMOGLYPHS:
             pieces.append((match.start(), match.end(), _HOMOGLYPHS[character]))
-        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ², ①
+        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ①
             pieces.append((match.start(), match.end(), folded))
+        elif unicodedata.category(character) == "No" and _VULGAR_FRACTION.fullmatch(folded):  # ½, 4½
+            numerator, denominator = _VULGAR_FRACTION.fullmatch(folded).groups()
+            after_digit = text[match.start() - 1 : match.start()].isdigit()
+            pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
+    normalised = _scale_and_percent_words(normalised)
+    normalised = normalised.rewritten(
+        [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    )
+    normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
     pieces = [
-        (match.start(), match.end(), _scaled(*match.groups())) for match in _SCALE_WORD.finditer(normalised.text)
+        (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
+        for match in _MONEY_WORDS.finditer(normalised.text)
     ]
-    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
-    pieces += [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     normalised = normalised.rewritten(sorted(pieces))
-    normalised = normalised.rewritten(_number_words(normalised.text))
     pieces = []
     for match in _FRACTION_WORDS.finditer(normalised.text):
         numerator = match.group("numerator") or "1"
@@ -286,6 +323,27 @@ def _normalised(text: str) -> _Normalised:
         whole, numerator, denominator = map(int, match.groups())
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
     return normalised.rewritten(sorted(pieces))
+
+
+def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
+    """ "3 million" as 3000000 and "percent" as `%`, before the number words ("3 million" stays one number) and after
+    them ("thirty-five percent")."""
+    pieces = [
+        (match.start(), match.end(), _scaled(*match.groups())) for match in _SCALE_WORD.finditer(normalised.text)
+    ]
+    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
+    return normalised.rewritten(sorted(pieces))
+
+
+def _superscript(characters: str) -> str:
+    return "^{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
+
+
+def _symbols(text: str) -> list[tuple[re.Match, str]]:
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞."""
+    return [(match, "-") for match in _DASH_MINUS.finditer(text)] + [
+        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞]", text)
+    ]
 
 
 def _scaled(number: str, scale: str) -> str:
@@ -370,10 +428,11 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     spans = []
     for reference in references:
         given = _given(problem, reference)
-        spans += _leak_spans(normalised.text, reference, given)
+        spans += _leak_spans(normalised.text, reference, given, _given_digits(problem, reference))
         spans += _split_digit_spans(normalised.text, reference)
         spans += _choice_spans(normalised.text, reference)
         spans += _half_line_spans(normalised.text, reference, given)
+        spans += _decimal_comma_spans(normalised.text, reference, given)
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
@@ -401,6 +460,18 @@ def _given(problem: str | None, reference: _Reference) -> bool:
     return False
 
 
+_LONE_VARIABLE = re.compile(r"[A-Za-z](?:\([A-Za-z]\))?")  # `y`, `f(x)`: the left side of an answer `y = 2x + 3`
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,]|\.\d)")
+
+
+def _given_digits(problem: str | None, reference: _Reference) -> bool:
+    """Whether the problem states the digits of a reference in another base (`52` of `52_8`); the value it
+    converts (`Express 555 in base 5`) is given, the digits it asks for are not."""
+    return bool(problem and reference.digits is not None) and any(
+        Fraction(number) == reference.digits for number in _PROBLEM_NUMBER.findall(_normalised(problem).text)
+    )
+
+
 _PROBLEM_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 
 
@@ -426,6 +497,20 @@ def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]
         for match in letter.finditer(feedback)
         if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
         or _stated_as_result(feedback, *match.span(), given=True)
+    ]
+
+
+def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """A decimal comma ("4,5" for 4.5), read only for a reference that is no whole number: "4,5" is as often two
+    numbers."""
+    if not isinstance(reference.value, Fraction) or reference.value.denominator == 1:
+        return []
+    return [
+        match.span()
+        for match in _DECIMAL_COMMA.finditer(feedback)
+        if Fraction(match.group().replace(",", ".")) == abs(reference.value)
+        and _is_whole_value(feedback, *match.span())
+        and (not given or _stated_as_result(feedback, *match.span(), given=True))
     ]
 
 
@@ -488,8 +573,16 @@ def final_answer(reference: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _reference(text: str) -> _Reference:
     sides, _ = _sides(text, 0, len(text))
+    equation = (
+        _equation_values(text) if len(sides) == 2 and not _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) else None
+    )
+    if equation is not None and _variables(text[slice(*sides[-1])]):
+        equation = None  # `y = 2x + 3`: the right side is the answer, as math-verify compares
+    if equation is not None:
+        return _Reference(text, None, _variables(text), False, equation=equation)
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
+    base = _BASE_NUMBER.fullmatch(answer.strip())
     if value is None:  # what only math-verify reads, such as 42^\circ, 42\% or \log_2 8
         gold = _gold(text)
         expression = gold[0] if gold else None
@@ -509,7 +602,41 @@ def _reference(text: str) -> _Reference:
         _is_collection(answer),
         choice=(choice.group(1) or choice.group(2)) if choice else None,
         half_line=_half_line(answer),
+        digits=Fraction(base.group("digits"))
+        if base and value is not None and base.group("digits").isdigit()
+        else None,
+        base=answer.strip() if base and value is not None else None,
     )
+
+
+def _equation_values(text: str) -> tuple[float, float] | None:
+    """The value of an equation's left side minus its right side at the two points; `None` when it is no equation
+    in variables or either side is not plain arithmetic."""
+    sides, _ = _sides(text, 0, len(text))
+    if len(sides) != 2 or not _variables(text):
+        return None
+    differences = []
+    for point in (0, 1):
+        left, right = (_value(text[slice(*side)], point) for side in sides)
+        if left is None or right is None:
+            return None
+        differences.append(float(left - right))
+    return (differences[0], differences[1]) if any(differences) else None
+
+
+def _states_equation(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate` is an equation with the same solutions as the reference's: its difference of sides a
+    multiple of the reference's (`10x - 14y + 22z + 8 = 0` for `5x - 7y + 11z + 4 = 0`)."""
+    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != reference.variables:
+        return False
+    differences = _equation_values(candidate)
+    if differences is None:
+        return False
+    (first, second), (reference_first, reference_second) = differences, reference.equation
+    if not (first and reference_first):
+        return False
+    ratio = first / reference_first
+    return abs(second - ratio * reference_second) <= _RELATIVE_TOLERANCE * max(1.0, abs(second))
 
 
 def _half_line(answer: str) -> tuple[str, Fraction | float] | None:
@@ -529,7 +656,9 @@ def _gold(text: str) -> tuple:
     return tuple(parse(as_latex_answer(text), parsing_timeout=math_verify_timeout()))
 
 
-def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> list[tuple[int, int]]:
+def _leak_spans(
+    feedback: str, reference: _Reference, given: bool = False, given_digits: bool = False
+) -> list[tuple[int, int]]:
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
     stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
@@ -543,15 +672,24 @@ def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> li
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
+        if reference.equation is not None:  # the whole equation states it, none of its sides
+            whole = _trim(feedback, run_start, run_end)
+            if is_equation and _states(feedback[slice(*whole)], reference):
+                spans.append(whole)
+            continue
         for start, end in sides:
             if any(old_start <= start and end <= old_end for old_start, old_end in spans):
                 continue
             text = feedback[start:end]
-            if not (reference.variables or re.search(r"[\d\\]", text)):
+            if not (reference.variables or re.search(r"[\d\\π]|pi", text)):
                 continue  # a lone variable
             if _GLUED_BEFORE.search(feedback, 0, start) or _GLUED_AFTER.match(feedback, end):
                 continue  # the end of a word or a part of a value the run stops in: `\frac{14}{3}x here`
-            if not is_equation and not _stated_as_result(feedback, start, end, given):
+            if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
+                side_given = given_digits  # `52_8` or `52` for the reference `52_8`
+            else:
+                side_given = given
+            if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
             if _states(text, reference):
                 spans.append((start, end))
@@ -655,6 +793,8 @@ def _list_markers(text: str) -> frozenset[int]:
 
 def _states(candidate: str, reference: _Reference) -> bool:
     """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference."""
+    if reference.equation is not None:
+        return _states_equation(candidate, reference)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
         return False
@@ -666,7 +806,7 @@ def _states(candidate: str, reference: _Reference) -> bool:
         return (
             reference.value is not None
             and _variables(candidate) == reference.variables
-            and _close(value, reference.value)
+            and (_close(value, reference.value) or value == reference.digits)
         )
     if (
         _is_collection(candidate) != reference.is_collection
@@ -716,28 +856,38 @@ def _numerically_apart(gold: Any, target: Any) -> bool:
     return abs(gold_value - target_value) > 1e-6 * max(1.0, abs(gold_value))
 
 
-def _value(expression: str) -> Fraction | float | None:
-    """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value), or `None`
-    when it is not plain arithmetic in the spellings rewritten to Python (`\\log_2 8`, `42^\\circ`, intervals)."""
-    text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", expression)
+def _value(expression: str, point: int = 0) -> Fraction | float | None:
+    """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value, at the
+    second of two sets of fixed values with `point=1`), or `None` when it is not plain arithmetic in the spellings
+    rewritten to Python (`\\log_2 8`, intervals). A unit after a number (`42^\\circ`, `5.4 \\text{ cents}`, `\\$36`) is
+    dropped, a number with a base subscript (`52_8`) is read in its base, a whole number before a proper fraction
+    (`1\\frac{4}{5}`, `137 1/2`) is a mixed number."""
+    text = _UNIT.sub("", expression)
+    text = _BASE_NUMBER.sub(_in_base, text)
+    if _DIGIT_UNDERSCORE.search(text):
+        return None  # not a base we read; Python would read `52_80` as 5280
+    text = _MIXED_SLASH.sub(_mixed_number, _MIXED_FRACTION.sub(_mixed_number, text))
+    text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", text)
     text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
     while text != previous:  # innermost fractions first
         previous, text = text, _FRACTION.sub(r"((\1)/(\2))", text)
-    text = _BRACELESS_FRACTION.sub(r"((\1)/(\2))", text)
+    text = _BRACELESS_FRACTION.sub(
+        lambda match: "(({}{})/({}{}))".format(*(group or "" for group in match.groups())), text
+    )
     text = _BRACELESS_ROOT.sub(r"\\sqrt{\1}", _NTH_ROOT.sub(r"((\2)**(1/(\1)))", text))
     for spelling, python in _PYTHON_SPELLINGS.items():
         text = text.replace(spelling, python)
     if "\\" in text or len(text) > 2 * MAX_CANDIDATE_LENGTH:
         return None
     try:
-        value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body)
+        value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body, point)
     except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, Fraction) or (isinstance(value, float) and math.isfinite(value)) else None
 
 
-def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
+def _evaluate(node: ast.AST, point: int = 0) -> Fraction | float | complex | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return Fraction(node.value)
     if isinstance(node, ast.Constant) and type(node.value) is float:  # from its shortest decimal: 0.1 is 1/10
@@ -745,16 +895,16 @@ def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
     if isinstance(node, ast.Name) and node.id == "pi":
         return math.pi
     if isinstance(node, ast.Name) and node.id.isalpha() and node.id.lower() not in _MATH_WORDS:
-        return math.prod(_variable_value(letter) for letter in node.id)  # "xy" is x times y
+        return math.prod(_variable_value(letter, point) for letter in node.id)  # "xy" is x times y
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords:
-        function, argument = _FUNCTIONS.get(node.func.id), _evaluate(node.args[0])
+        function, argument = _FUNCTIONS.get(node.func.id), _evaluate(node.args[0], point)
         return None if function is None or argument is None else function(argument)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = _evaluate(node.operand)
+        operand = _evaluate(node.operand, point)
         return None if operand is None else operand if isinstance(node.op, ast.UAdd) else -operand
     if not isinstance(node, ast.BinOp):
         return None
-    left, right = _evaluate(node.left), _evaluate(node.right)
+    left, right = _evaluate(node.left, point), _evaluate(node.right, point)
     if left is None or right is None:
         return None
     if isinstance(node.op, ast.Add):
@@ -775,9 +925,24 @@ def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
     return None
 
 
-def _variable_value(letter: str) -> float:
-    """A fixed value for each variable, irrational and different for every letter."""
-    return math.sqrt(2 + ord(letter)) / 3
+def _variable_value(letter: str, point: int = 0) -> float:
+    """A fixed value for each variable, irrational and different for every letter (and for each of two points)."""
+    return math.sqrt(2 + ord(letter) + 97 * point) / (3 + point)
+
+
+def _in_base(match: re.Match) -> str:
+    digits, base = match.group("digits"), int(match.group("base"))
+    try:
+        return str(int(digits, base)) if 2 <= base <= 36 else match.group()
+    except ValueError:  # a digit the base does not have
+        return match.group()
+
+
+def _mixed_number(match: re.Match) -> str:
+    whole, numerator, denominator = (int(group) for group in match.group("whole", "numerator", "denominator"))
+    if not 0 < numerator < denominator:
+        return match.group()  # `2\frac{6}{3}` is no mixed number: a product
+    return f"({whole * denominator + numerator}/{denominator})"
 
 
 def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
