@@ -620,3 +620,44 @@ def test_a_base_answer_is_given_only_in_its_base():
         "Convert 555 to base 5; you get [redacted]."
     )
     assert redact_answer_leak("Keep 555 in mind.", "4210_{5}", problem=problem)[0] == "Keep 555 in mind."
+
+
+VECTOR = "\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}"
+
+
+# Issue L3, item 3: a collection is read in any notation: prose lists, assignments, inequalities, other brackets.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("The roots are 3, 5 and 7.", "3, 5, 7", "The roots are [redacted]."),
+        ("The roots are 7, 3, and 5.", "3, 5, 7", "The roots are [redacted]."),
+        ("So x = 15 and y = -29.", "(15,-29)", "So [redacted]."),
+        ("It holds for -2 <= x <= 7.", "x \\in [-2,7]", "It holds for [redacted]."),
+        ("It holds for -2 ≤ x ≤ 7.", "x \\in [-2,7]", "It holds for [redacted]."),
+        ("The set is (5, ∞).", "(5,\\infty)", "The set is [redacted]."),
+        ("So x = 1 ± √19.", "1 \\pm \\sqrt{19}", "So x = [redacted]."),
+        ("The roots are 1 + √19 and 1 - √19.", "1 \\pm \\sqrt{19}", "The roots are [redacted]."),
+        ("The vector is (-2, -14, -7).", VECTOR, "The vector is [redacted]."),
+        ("The vector is $\\langle -2, -14, -7 \\rangle$.", VECTOR, "The vector is $[redacted]$."),
+        ("It is $\\begin{bmatrix} -2 \\\\ -14 \\\\ -7 \\end{bmatrix}$.", VECTOR, "It is $[redacted]$."),
+        ("It is (0,9) ∪ (9,36).", "(0,9) \\cup (9,36)", "It is [redacted]."),
+        ("The roots are 1 ± √5 and -2.", "\\{1\\pm\\sqrt{5},-2\\}", "The roots are [redacted]."),
+    ],
+)
+def test_a_collection_is_read_in_prose_and_other_notations(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("The roots are 1, 3, 5 and 7.", "3, 5, 7"),  # another set: no part of it is redacted
+        ("Check 3 and 5 first.", "3, 5, 7"),
+        ("So x = -29 and y = 15.", "(15,-29)"),
+        ("It holds for -2 < x <= 7.", "x \\in [-2,7]"),
+        ("You wrote (2, 5].", "[2, 5)"),
+        ("The vector is (-2, -14, 7).", VECTOR),
+    ],
+)
+def test_a_different_collection_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

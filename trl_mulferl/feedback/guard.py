@@ -179,7 +179,7 @@ _IMPLICIT_PRODUCT = re.compile(
 _FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "ln": math.log, "exp": math.exp}
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
-_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname)\s*\{[^{}]*\}")
+_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
 _NOT_A_VARIABLE = re.compile(
     r"\\[A-Za-z]+|(?<![A-Za-z])(?:" + "|".join(_MATH_WORDS) + r")(?![A-Za-z])|(?<=\d)[eE](?=[-+]?\d+(?![\w.]))"
 )
@@ -201,6 +201,7 @@ class _Reference:
     # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
     # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
     equation: tuple[float, float] | None = None
+    collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
 
 
 @dataclass(frozen=True)
@@ -258,7 +259,7 @@ _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
-_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty "}
+_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in "}
 _MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
@@ -340,9 +341,9 @@ def _superscript(characters: str) -> str:
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞."""
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪, ∈."""
     return [(match, "-") for match in _DASH_MINUS.finditer(text)] + [
-        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞]", text)
+        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈]", text)
     ]
 
 
@@ -433,6 +434,7 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         spans += _choice_spans(normalised.text, reference)
         spans += _half_line_spans(normalised.text, reference, given)
         spans += _decimal_comma_spans(normalised.text, reference, given)
+        spans += _collection_spans(normalised.text, reference, given)
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
@@ -498,6 +500,37 @@ def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]
         if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
         or _stated_as_result(feedback, *match.span(), given=True)
     ]
+
+
+def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """Collections stated in other shapes than one expression: a prose list of values ("3, 5 and 7", "x = 15 and
+    y = -29", "1 + √19 or 1 - √19"), a matrix or vector environment, angle brackets."""
+    if reference.collection is None:
+        return []
+    candidates = [match.span() for match in _MATRIX.finditer(feedback)]
+    candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
+    runs = _math_runs(feedback)
+    group = runs[:1]
+    for run in [*runs[1:], None]:
+        if run is not None and _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0]):
+            group.append(run)
+            continue
+        if len(group) > 1:
+            candidates.append((group[0][0], group[-1][1]))
+        group = [run]
+    spans = []
+    for start, end in candidates:
+        if end - start > 4 * MAX_CANDIDATE_LENGTH or (given and not _stated_as_result(feedback, start, end, given)):
+            continue
+        text = feedback[start:end]
+        if text.startswith(("\\begin", "<", "\\langle")):
+            collection = _collection(text)
+        else:
+            items = [_items(feedback[run_start:run_end]) for run_start, run_end in runs if start <= run_start < end]
+            collection = None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+        if collection is not None and _same_collection(collection, reference.collection):
+            spans.append((start, end))
+    return spans
 
 
 def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -602,6 +635,7 @@ def _reference(text: str) -> _Reference:
         _is_collection(answer),
         choice=(choice.group(1) or choice.group(2)) if choice else None,
         half_line=_half_line(answer),
+        collection=_collection(answer) if value is None else None,
         digits=Fraction(base.group("digits"))
         if base and value is not None and base.group("digits").isdigit()
         else None,
@@ -808,6 +842,10 @@ def _states(candidate: str, reference: _Reference) -> bool:
             and _variables(candidate) == reference.variables
             and (_close(value, reference.value) or value == reference.digits)
         )
+    if reference.collection is not None or reference.value is not None:
+        collection = _collection(candidate)
+        if collection is not None:  # read item by item: no math-verify needed
+            return reference.collection is not None and _same_collection(collection, reference.collection)
     if (
         _is_collection(candidate) != reference.is_collection
         or _variables(candidate) != reference.variables
@@ -816,6 +854,184 @@ def _states(candidate: str, reference: _Reference) -> bool:
     ):
         return False
     return _math_verify_equal(candidate, reference.text)
+
+
+@dataclass(frozen=True)
+class _Collection:
+    """A collection of values: `kind` "set" (unordered: `3, 5, 7`, `1 \\pm \\sqrt{19}`, `\\{1, -2\\}`), "list" (a prose
+    list, "3, 5 and 7", which states a set or, in its order, a tuple), "bracketed" (a tuple, vector, point or
+    interval, with its `brackets`: `(15,-29)`, `[-2,7]`, `(5,\\infty)`), "matrix" (rows of values) or "union" (of
+    bracketed intervals)."""
+
+    kind: str
+    items: tuple
+    brackets: str = ""
+
+
+_INFINITE = re.compile(rf"([-+]?)\s*{_INFINITY}")
+_COLLECTION_NOISE = re.compile(r"\\(?:left|right|big|Big|bigl|bigr)(?![A-Za-z])|\\[!,;:]|\\q?quad(?![A-Za-z])")
+_ELEMENT_OF = re.compile(r"^\s*[A-Za-z]\s*(?:\\in(?![A-Za-z])|∈)\s*")
+_MATRIX = re.compile(
+    r"\\begin\s*\{\s*([pbBvV]?matrix|array)\s*\}(?:\s*\{[^{}]*\})?(?P<body>.*?)\\end\s*\{\s*\1\s*\}", re.DOTALL
+)
+_ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
+_SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
+_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
+_UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
+_MAX_ITEMS = 16
+_ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
+_LIST_SEPARATOR = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+)", re.IGNORECASE)
+_INEQUALITY_CHAIN = re.compile(
+    r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
+    r"(?P<second><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?P<high>[^<>≤≥]+)"
+)
+
+
+@lru_cache(maxsize=4096)
+def _collection(text: str) -> _Collection | None:
+    """`text` read as a collection of values, or `None` when it is none (one value, an item we cannot evaluate,
+    more than `_MAX_ITEMS` items)."""
+    text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
+    if len(text) > 4 * MAX_CANDIDATE_LENGTH:
+        return None
+    if _UNION.search(text):
+        parts = [_collection(part) for part in _UNION.split(text)]
+        if all(part is not None and part.kind == "bracketed" and len(part.items) == 2 for part in parts):
+            return _Collection("union", tuple(sorted((part.items, part.brackets) for part in parts)))
+        return None
+    chain = _INEQUALITY_CHAIN.fullmatch(text)
+    if chain:  # -2 <= x <= 7: the interval [-2, 7]
+        low, high = _value(chain.group("low")), _value(chain.group("high"))
+        if low is None or high is None:
+            return None
+        brackets = ("(" if "<" == chain.group("first")[-1:] or "lt" in chain.group("first") else "[") + (
+            ")" if "<" == chain.group("second")[-1:] or "lt" in chain.group("second") else "]"
+        )
+        return _Collection("bracketed", (low, high), brackets)
+    matrix = _MATRIX.fullmatch(text)
+    if matrix:
+        rows = [row.split("&") for row in re.split(r"\\\\", matrix.group("body")) if row.strip()]
+        values = [[_value(cell) for cell in row] for row in rows]
+        if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
+            return None
+        if len(rows) == 1 or len(rows[0]) == 1:  # a vector, written as a tuple too
+            return _Collection("bracketed", tuple(value for row in values for value in row), "()")
+        return _Collection("matrix", tuple(tuple(row) for row in values))
+    for pattern, kind, brackets in ((_ANGLE_BRACKETS, "bracketed", "()"), (_SET_BRACES, "set", "")):
+        match = pattern.fullmatch(text)
+        if match:
+            items = _items(match.group("body"))
+            return (
+                None
+                if items is None
+                else _Collection(kind, items if kind == "bracketed" else _sorted(items), brackets)
+            )
+    if text[:1] in "([" and text[-1:] in ")]" and _unmatched_brackets(text[1:-1]) == 0 and _closes_at_end(text):
+        items = _items(text[1:-1], infinite=True)
+        if items is None or len(items) < 2:
+            return None
+        brackets = text[0] + text[-1]
+        if len(items) > 2 or not any(isinstance(item, float) and math.isinf(item) for item in items):
+            if brackets != "()" and len(items) != 2:
+                return None
+        return _Collection("bracketed", items, brackets)
+    if "," in _THOUSANDS_SEPARATOR.sub("", text) or _PLUS_MINUS.search(text):
+        items = _items(text)
+        return None if items is None or len(items) < 2 else _Collection("set", _sorted(items))
+    return None
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the bracket that opens `text` is the one that closes it: `(1,2)`, not `(1)(2)`."""
+    depth = 0
+    for position, character in enumerate(text):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if depth == 0:
+            return position == len(text) - 1
+    return False
+
+
+def _items(text: str, infinite: bool = False) -> tuple | None:
+    """The values of the comma-separated items of `text` (`a \\pm b` two of them), or `None` if one is no value."""
+    items, depth, start = [], 0, 0
+    pieces = []
+    text = text.replace("{,}", "")  # `1{,}000`; a bare comma separates items: `(12,102)`
+    for position, character in enumerate(text):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if character == "," and depth == 0:
+            pieces.append(text[start:position])
+            start = position + 1
+    pieces.append(text[start:])
+    for piece in pieces:
+        piece = piece.strip()
+        sides, _ = _sides(piece, 0, len(piece))  # "x = 15": its value
+        piece = piece[slice(*sides[-1])] if sides else piece
+        infinity = _INFINITE.fullmatch(piece) if infinite else None
+        if infinity:
+            items.append(-math.inf if infinity.group(1) == "-" else math.inf)
+            continue
+        signs = _PLUS_MINUS.split(piece)
+        if len(signs) == 2:
+            values = [_value(f"{signs[0]} + ({signs[1]})"), _value(f"{signs[0]} - ({signs[1]})")]
+        elif len(signs) == 1:
+            values = [_value(piece)]
+        else:
+            return None
+        if any(value is None for value in values):
+            return None
+        items += values
+    return tuple(items) if len(items) <= _MAX_ITEMS else None
+
+
+def _sorted(items: tuple) -> tuple:
+    return tuple(sorted(items, key=float))
+
+
+def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
+    """Whether a collection the feedback states is the reference: the same values, in order unless both are sets,
+    with the same brackets (an open interval and a point look alike; a vector may be a tuple in any brackets)."""
+    if candidate.kind == "list":
+        if reference.kind == "set":
+            return _same_items(_sorted(candidate.items), reference.items)
+        return (
+            reference.kind == "bracketed"
+            and reference.brackets == "()"
+            and _same_items(candidate.items, reference.items)
+        )
+    if candidate.kind != reference.kind:
+        return False
+    if candidate.kind == "matrix":
+        return len(candidate.items) == len(reference.items) and all(
+            _same_items(row, reference_row)
+            for row, reference_row in zip(candidate.items, reference.items, strict=False)
+        )
+    if candidate.kind == "union":
+        return len(candidate.items) == len(reference.items) and all(
+            brackets == reference_brackets and _same_items(items, reference_items)
+            for (items, brackets), (reference_items, reference_brackets) in zip(
+                candidate.items, reference.items, strict=False
+            )
+        )
+    if candidate.kind == "bracketed" and candidate.brackets != reference.brackets:
+        if not (len(reference.items) > 2 and {candidate.brackets, reference.brackets} <= {"()", "[]"}):
+            return False
+    return _same_items(candidate.items, reference.items)
+
+
+def _same_items(items: tuple, reference_items: tuple) -> bool:
+    return (
+        len(items) == len(reference_items)
+        and all(
+            item == reference_item or _close(item, reference_item)
+            for item, reference_item in zip(items, reference_items, strict=False)
+            if not (isinstance(item, float) and math.isinf(item))
+        )
+        and all(
+            (isinstance(item, float) and math.isinf(item))
+            == (isinstance(reference_item, float) and math.isinf(reference_item))
+            for item, reference_item in zip(items, reference_items, strict=False)
+        )
+    )
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
