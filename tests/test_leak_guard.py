@@ -661,3 +661,40 @@ def test_a_collection_is_read_in_prose_and_other_notations(feedback, reference, 
 )
 def test_a_different_collection_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+EVEN_ODD = 'Is $f(g(x))$ even, odd, or neither?  Enter "odd", "even", or "neither".'
+DIRECTION = "Which direction (north, south, east or west) is she facing when she finishes her spin?"
+CONIC = "Determine if the graph of the equation below is a parabola, circle, ellipse, hyperbola, or empty."
+CHOICES = "Find the shape described by the equation z = c. (A) Line (B) Circle (C) Plane (D) Sphere (E) Cylinder"
+
+
+# Issue L3, item 4: text answers stated as the result, choice letters written as choices.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem", "expected"),
+    [
+        ("The function is even.", "\\text{even}", EVEN_ODD, "The function is [redacted]."),
+        ("The function is even.", "\\text{even}", None, "The function is [redacted]."),
+        ("It is an ellipse.", "\\text{ellipse}", CONIC, "It is an [redacted]."),
+        ("She ends up facing due east.", "\\text{east}", DIRECTION, "She ends up facing due [redacted]."),
+        ("It is Evelyn.", "\\text{Evelyn}", "Which student is fastest: Evelyn or Bob?", "It is [redacted]."),
+        ("Try (C) and verify it.", "\\text{(C)}", CHOICES, "Try [redacted] and verify it."),
+        ("Your pick should be (c).", "\\text{(C)}", CHOICES, "Your pick should be [redacted]."),
+        ("The answer: \\textbf{(C)}", "\\text{(C)}", CHOICES, "The answer: [redacted]"),
+    ],
+)
+def test_a_text_answer_or_a_choice_letter_is_redacted(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem"),
+    [
+        ("Decide whether it is even or odd.", "\\text{even}", EVEN_ODD),
+        ("Check north, south, east and west.", "\\text{east}", DIRECTION),
+        ("In part (c) you dropped a sign.", "\\text{(C)}", CHOICES),
+        ("Point C lies on the plane.", "\\text{(C)}", CHOICES),
+    ],
+)
+def test_a_text_answer_among_alternatives_or_a_label_is_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)

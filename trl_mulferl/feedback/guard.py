@@ -95,8 +95,12 @@ _ENUMERATION_BEFORE = re.compile(
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 _CHOICE_CUE_BEFORE = re.compile(
-    r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick)[\s$*(]*$"
+    r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)[\s$*(]*$"
 )
+# Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
+_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
+_TEXT_CUE_BEFORE = re.compile(r"\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s)[\s*]*$")
+_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:,|/|\bor\b|\bnor\b|\band\b)")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
 _OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
 _PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
@@ -201,6 +205,7 @@ class _Reference:
     # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
     # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
     equation: tuple[float, float] | None = None
+    text_answer: str | None = None  # the words of an answer in words (`\\text{even}`, `\\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
 
 
@@ -432,6 +437,7 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         spans += _leak_spans(normalised.text, reference, given, _given_digits(problem, reference))
         spans += _split_digit_spans(normalised.text, reference)
         spans += _choice_spans(normalised.text, reference)
+        spans += _text_answer_spans(normalised.text, reference, _given_text(problem, reference))
         spans += _half_line_spans(normalised.text, reference, given)
         spans += _decimal_comma_spans(normalised.text, reference, given)
         spans += _collection_spans(normalised.text, reference, given)
@@ -462,8 +468,20 @@ def _given(problem: str | None, reference: _Reference) -> bool:
     return False
 
 
+# An answer in words: `\text{even}`, `\textbf{Navin}`, or a bare word of four letters or more.
+_TEXT_ANSWER = re.compile(
+    r"\\(?:text(?:bf|rm)?|mbox|mathrm)\s*\{\s*([A-Za-z][A-Za-z' -]+)\}|([A-Za-z]{4,}(?: [A-Za-z]+)*)"
+)
 _LONE_VARIABLE = re.compile(r"[A-Za-z](?:\([A-Za-z]\))?")  # `y`, `f(x)`: the left side of an answer `y = 2x + 3`
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,]|\.\d)")
+
+
+def _given_text(problem: str | None, reference: _Reference) -> bool:
+    """Whether the problem names a text answer ("Is it even, odd, or neither?")."""
+    return (
+        bool(problem and reference.text_answer)
+        and re.search(rf"(?<!\w){re.escape(reference.text_answer)}(?!\w)", problem, re.IGNORECASE) is not None
+    )
 
 
 def _given_digits(problem: str | None, reference: _Reference) -> bool:
@@ -489,17 +507,55 @@ def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, 
 
 
 def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
-    """The letter of a multiple-choice answer ("(C)", "C") stated as the result or picked ("choose C"): the problem
-    lists every letter, and a bare capital is as often a point or a set."""
+    """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", `\\textbf{(C)}`) wherever it is
+    not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a bare
+    capital is as often a point or a set."""
     if reference.choice is None:
         return []
-    letter = re.compile(rf"(?<![A-Za-z\\])\(?{reference.choice}\)?(?![A-Za-z])")
-    return [
+    letter = reference.choice
+    as_choice = re.compile(
+        rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z]))",
+        re.IGNORECASE,
+    )
+    bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
+    spans = [
         match.span()
-        for match in letter.finditer(feedback)
+        for match in as_choice.finditer(feedback)
+        if not _ENUMERATION_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
+    ]
+    return spans + [
+        match.span()
+        for match in bare.finditer(feedback)
         if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
         or _stated_as_result(feedback, *match.span(), given=True)
     ]
+
+
+def _text_answer_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
+    name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
+    Navin"), not listed among alternatives ("even or odd")."""
+    if reference.text_answer is None:
+        return []
+    words = r"[\s-]+".join(map(re.escape, reference.text_answer.split()))
+    spans = []
+    for match in re.finditer(
+        rf"(?<![\w\\])(?:\\text(?:bf)?\s*\{{\s*)?{words}(?:\s*\}})?(?!\w)", feedback, re.IGNORECASE
+    ):
+        before = feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower()
+        after = feedback[match.end() : match.end() + _CONTEXT_CHARS].lower()
+        if given and _ALTERNATIVE_AFTER.match(after):
+            continue  # "even or odd", "east, west"
+        before = _FILLER_BEFORE.sub("", before)  # "is an ellipse", "facing due east"
+        view = before + match.group() + after  # the text as `_stated_as_result` reads it, without the filler
+        if (
+            not given
+            or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
+            or _CHOICE_CUE_BEFORE.search(before)
+            or _TEXT_CUE_BEFORE.search(before)
+        ):
+            spans.append(match.span())
+    return spans
 
 
 def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -628,6 +684,7 @@ def _reference(text: str) -> _Reference:
             elif evaluated.is_real:
                 value = float(evaluated.evalf())
     choice = _CHOICE.fullmatch(answer.strip())
+    text_answer = _TEXT_ANSWER.fullmatch(answer.strip())
     return _Reference(
         text,
         value,
@@ -636,6 +693,7 @@ def _reference(text: str) -> _Reference:
         choice=(choice.group(1) or choice.group(2)) if choice else None,
         half_line=_half_line(answer),
         collection=_collection(answer) if value is None else None,
+        text_answer=None if choice or not text_answer else (text_answer.group(1) or text_answer.group(2)).strip(),
         digits=Fraction(base.group("digits"))
         if base and value is not None and base.group("digits").isdigit()
         else None,
