@@ -698,3 +698,30 @@ def test_a_text_answer_or_a_choice_letter_is_redacted(feedback, reference, probl
 )
 def test_a_text_answer_among_alternatives_or_a_label_is_left_intact(feedback, reference, problem):
     assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+# Issue L3, item 10: the work per call is bounded within the character cap; collections are compared item by item.
+def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
+    from trl_mulferl.feedback import guard
+
+    calls = []
+    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    feedback = " ".join(f"Try $(\\sqrt{{{a}}}, \\sqrt{{{a + 1}}})$." for a in range(2, 172))
+    assert len(feedback) < 8192
+    assert redact_answer_leak(feedback, "(15,-29)") == (feedback, False)
+    assert redact_answer_leak("So $(\\sqrt{225}, -29)$ it is.", "(15,-29)") == ("So $[redacted]$ it is.", True)
+    assert calls == []
+
+
+def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypatch, caplog):
+    from trl_mulferl.feedback import guard
+
+    calls = []
+    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    feedback = " ".join(f"Is it $\\log {a}$?" for a in range(2, 500))  # math-verify alone reads `\log 8`
+    with caplog.at_level(logging.WARNING):
+        redact_answer_leak(feedback, "3")
+    assert 0 < len(set(calls)) <= guard.MAX_MATH_VERIFY_CHECKS
+    calls.clear()
+    redact_answer_leak("Is it $\\log 8$?", "3")  # the next call has its own budget
+    assert len(set(calls)) == 1

@@ -5,15 +5,17 @@ and the cap on policy tokens, in an order that leaves no statement of the answer
 """
 
 import ast
+import contextvars
 import difflib
 import itertools
 import logging
 import math
 import numbers
 import re
+import time
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -36,6 +38,11 @@ MIN_VERBATIM_LEAK_LENGTH = 5
 # A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
 # without a timeout off the main thread.
 MAX_CANDIDATE_LENGTH = 120
+# What only math-verify reads (`\\binom{5}{2}`, `\\log 8`) costs 10-400 ms a comparison: one call compares at most
+# this many distinct expressions with it, for at most this long, which bounds a call within the character cap to
+# under a second on one core. Expressions past the budget are not compared (a warning says so).
+MAX_MATH_VERIFY_CHECKS = 8
+MAX_MATH_VERIFY_SECONDS = 0.4
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
@@ -167,6 +174,9 @@ _PYTHON_SPELLINGS = {
     "\\cos": "cos",
     "\\tan": "tan",
     "\\ln": "ln",
+    "\\cot": "cot",
+    "\\sec": "sec",
+    "\\csc": "csc",
     "\\exp": "exp",
     "×": "*",
     "·": "*",
@@ -180,7 +190,21 @@ _PYTHON_SPELLINGS = {
 _IMPLICIT_PRODUCT = re.compile(
     r"(?<=[\d)])\s*(?=[A-Za-z(])|(?<![A-Za-z])(?<=[A-Za-z])\s*(?=\()|(?<=[A-Za-z])\s+(?=[A-Za-z])"
 )
-_FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "ln": math.log, "exp": math.exp}
+_FUNCTIONS = {
+    "sqrt": math.sqrt,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "cot": lambda x: 1 / math.tan(x),
+    "sec": lambda x: 1 / math.cos(x),
+    "csc": lambda x: 1 / math.sin(x),
+    "ln": math.log,
+    "exp": math.exp,
+}
+# `\log_2 8`, `\log_{3}(x)`: a logarithm in a base, as a quotient of natural ones
+_LOG_IN_BASE = re.compile(r"\\log_\s*(?:\{([^{}]*)\}|(\w))\s*(\([^()]*\)|\{[^{}]*\}|\d+(?:\.\d+)?|[A-Za-z])")
+# `\sin x`, `\cot 2x`: a function applied without brackets, to the number and letter that follow it
+_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
 _TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
@@ -430,20 +454,43 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     references = [_reference(text) for text in _reference_texts(reference)]
     if not references:
         return feedback, False
+    givens = [
+        (_given(problem, reference), _given_digits(problem, reference), _given_text(problem, reference))
+        for reference in references
+    ]
     normalised = _normalised(feedback)
-    spans = []
-    for reference in references:
-        given = _given(problem, reference)
-        spans += _leak_spans(normalised.text, reference, given, _given_digits(problem, reference))
-        spans += _split_digit_spans(normalised.text, reference)
-        spans += _choice_spans(normalised.text, reference)
-        spans += _text_answer_spans(normalised.text, reference, _given_text(problem, reference))
-        spans += _half_line_spans(normalised.text, reference, given)
-        spans += _decimal_comma_spans(normalised.text, reference, given)
-        spans += _collection_spans(normalised.text, reference, given)
+    budget = _Budget()
+    token = _MATH_VERIFY_BUDGET.set(budget)
+    try:
+        spans = _all_leak_spans(normalised.text, references, givens)
+    finally:
+        _MATH_VERIFY_BUDGET.reset(token)
+    if budget.skipped:
+        warn_once(
+            f"A feedback text held more expressions only math-verify reads than the answer-leak guard compares in "
+            f"one call ({MAX_MATH_VERIFY_CHECKS}, {MAX_MATH_VERIFY_SECONDS} s); it compared the first ones with the "
+            "reference and skipped the rest."
+        )
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
+
+
+def _all_leak_spans(
+    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool]]
+) -> list[tuple[int, int]]:
+    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each
+    (its value, its digits in another base, its words)."""
+    spans = []
+    for reference, (given, given_digits, given_text) in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given, given_digits)
+        spans += _split_digit_spans(text, reference)
+        spans += _choice_spans(text, reference)
+        spans += _text_answer_spans(text, reference, given_text)
+        spans += _half_line_spans(text, reference, given)
+        spans += _decimal_comma_spans(text, reference, given)
+        spans += _collection_spans(text, reference, given)
+    return spans
 
 
 @lru_cache(maxsize=1024)
@@ -911,7 +958,33 @@ def _states(candidate: str, reference: _Reference) -> bool:
         or _COSTLY_TO_PARSE.search(candidate)
     ):
         return False
-    return _math_verify_equal(candidate, reference.text)
+    budget = _MATH_VERIFY_BUDGET.get()
+    if budget is None or (candidate, reference.text) in budget.checked:
+        return _math_verify_equal(candidate, reference.text)
+    if len(budget.checked) >= MAX_MATH_VERIFY_CHECKS or budget.seconds >= MAX_MATH_VERIFY_SECONDS:
+        budget.skipped += 1
+        return False
+    budget.checked.add((candidate, reference.text))
+    start = time.perf_counter()
+    try:
+        return _math_verify_equal(candidate, reference.text)
+    finally:
+        budget.seconds += time.perf_counter() - start
+
+
+@dataclass
+class _Budget:
+    """The math-verify comparisons one call of `redact_answer_leak` has made, and those it skipped."""
+
+    checked: set = field(default_factory=set)
+    seconds: float = 0.0
+    skipped: int = 0
+
+
+# None outside a call's check of the feedback: `_given` reads a problem once and caches what it finds.
+_MATH_VERIFY_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
+    "math_verify_budget", default=None
+)
 
 
 @dataclass(frozen=True)
@@ -1141,6 +1214,7 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
     if _DIGIT_UNDERSCORE.search(text):
         return None  # not a base we read; Python would read `52_80` as 5280
     text = _MIXED_SLASH.sub(_mixed_number, _MIXED_FRACTION.sub(_mixed_number, text))
+    text = _LOG_IN_BASE.sub(lambda match: f"(\\ln({match.group(3)})/\\ln({match.group(1) or match.group(2)}))", text)
     text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", text)
     text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
@@ -1154,6 +1228,7 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
         text = text.replace(spelling, python)
     if "\\" in text or len(text) > 2 * MAX_CANDIDATE_LENGTH:
         return None
+    text = _BARE_ARGUMENT.sub(r"\1(\2)", text)
     try:
         value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body, point)
     except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
