@@ -306,7 +306,7 @@ def test_redacted_leaks_no_longer_state_the_answer():
             "Step 4: x = [redacted]; there are 4 cases and 142 terms.",
         ),
         ("There are 4 cases. The count is 4.", 4, "There are [redacted] cases. The count is [redacted]."),
-        ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], twice 1/6."),
+        ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], [redacted]."),  # twice 1/6 is 1/3 (L3, item 7)
         ("The answer is **42**!", "42", "The answer is **[redacted]**!"),
         ("1. Expand.\n2. So $x = \\frac{2}{4}$.", "0.5", "1. Expand.\n2. So $x = [redacted]$."),
         ("Factor: (x+5)(x-2) = 0.", "x^2 + 3x - 10", "Factor: [redacted] = 0."),
@@ -725,3 +725,39 @@ def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypat
     calls.clear()
     redact_answer_leak("Is it $\\log 8$?", "3")  # the next call has its own budget
     assert len(set(calls)) == 1
+
+
+# Issue L3, item 7: arithmetic in words on stated numbers whose result is the reference, and decimal approximations
+# of an irrational reference.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is one more than 41.", "42", "It is [redacted]."),
+        ("Think of 6 times 7.", "42", "Think of [redacted]."),
+        ("It is half of 84.", "42", "It is [redacted]."),
+        ("Take your 41, plus one.", "42", "Take your [redacted]."),
+        ("It is twice 21.", "42", "It is [redacted]."),
+        ("It is 84 divided by 2.", "42", "It is [redacted]."),
+        ("It is seven squared.", "49", "It is [redacted]."),
+        ("It is the product of six and seven.", "42", "It is the [redacted]."),
+        ("It is about 4.472.", "2\\sqrt{5}", "It is about [redacted]."),
+        ("It is about 4.4721.", "2\\sqrt{5}", "It is about [redacted]."),
+        ("Roughly 3.14 here.", "\\pi", "Roughly [redacted] here."),
+    ],
+)
+def test_arithmetic_in_words_and_approximations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is about 4.5.", "2\\sqrt{5}"),  # two significant digits
+        ("It is about 4.473.", "2\\sqrt{5}"),  # neither rounded nor cut
+        ("It is 0.333.", "\\frac{1}{3}"),  # a rational reference is stated exactly
+        ("You have 2 of 21 cases.", "42"),
+        ("Check 40 and 2.", "42"),
+    ],
+)
+def test_near_misses_and_unrelated_numbers_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -42,6 +42,8 @@ MAX_CANDIDATE_LENGTH = 120
 # this many distinct expressions with it, for at most this long, which bounds a call within the character cap to
 # under a second on one core. Expressions past the budget are not compared (a warning says so).
 MAX_MATH_VERIFY_CHECKS = 8
+# A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
+MIN_APPROXIMATION_DIGITS = 3
 MAX_MATH_VERIFY_SECONDS = 0.4
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
@@ -302,6 +304,45 @@ _ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(?=\d)", re.IGNORECASE)
 _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
 
 
+_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+# Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
+# each rule is applied once, in this order, so "twice 3 plus 1" is read as 2*(3) + 1.
+_ARITHMETIC_WORDS = [
+    (re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)/2"),
+    (re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
+    (re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
+    (re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
+    (re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    (
+        re.compile(
+            rf"(?<![\d.])({_NUMBER})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
+            re.IGNORECASE,
+        ),
+        r"(\1)^(\2)",
+    ),
+    (
+        re.compile(
+            rf"(?<![\d.])({_NUMBER})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE
+        ),
+        r"(\2)+(\1)",
+    ),
+    (
+        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\2)-(\1)",
+    ),
+    (
+        re.compile(rf"(?<=\bthe )\b(?:sum|total)[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\1)+(\2)",
+    ),
+    (re.compile(rf"(?<=\bthe )\bproduct[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
+    (re.compile(rf"(?<![\d.])({_NUMBER}),?[ ]+plus[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 + \2"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 / \2"),
+]
+
+
 def _normalised(text: str) -> _Normalised:
     """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
     bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
@@ -352,7 +393,13 @@ def _normalised(text: str) -> _Normalised:
     for match in _MIXED_NUMBER.finditer(normalised.text):
         whole, numerator, denominator = map(int, match.groups())
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
-    return normalised.rewritten(sorted(pieces))
+    normalised = normalised.rewritten(sorted(pieces))
+    for pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
+        pieces = [
+            (match.start(), match.end(), match.expand(replacement)) for match in pattern.finditer(normalised.text)
+        ]
+        normalised = normalised.rewritten(pieces)
+    return normalised
 
 
 def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
@@ -539,6 +586,7 @@ def _given_digits(problem: str | None, reference: _Reference) -> bool:
     )
 
 
+_DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
 _PROBLEM_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 
 
@@ -945,7 +993,7 @@ def _states(candidate: str, reference: _Reference) -> bool:
         return (
             reference.value is not None
             and _variables(candidate) == reference.variables
-            and (_close(value, reference.value) or value == reference.digits)
+            and (_close(value, reference.value) or value == reference.digits or _approximates(candidate, reference))
         )
     if reference.collection is not None or reference.value is not None:
         collection = _collection(candidate)
@@ -1163,6 +1211,21 @@ def _same_items(items: tuple, reference_items: tuple) -> bool:
             for item, reference_item in zip(items, reference_items, strict=False)
         )
     )
+
+
+def _approximates(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
+    an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
+    A rational reference is stated exactly or not at all (0.333 is no statement of 1/3)."""
+    decimal = _DECIMAL.fullmatch(candidate.strip())
+    if decimal is None or not isinstance(reference.value, float) or reference.variables:
+        return False
+    if len(decimal.group("digits").replace(".", "").lstrip("0")) < MIN_APPROXIMATION_DIGITS:
+        return False
+    places = len(decimal.group("digits").split(".")[1])
+    value, scale = Fraction(candidate.strip()), 10**places
+    exact = Fraction(reference.value)
+    return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
