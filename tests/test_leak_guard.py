@@ -519,6 +519,9 @@ QUOTED_OTHER_VALUES = [
     ("You wrote \\frac{14}{3}x where the x cancels.", "\\frac{14}{3}"),
     ("You wrote 6 - 5i + 2 but the 2 is spurious.", "6 - 5i"),
     ("Your value $2\\cdot\\frac{3}{56}$ is twice too big.", "\\frac{3}{56}"),
+    ("You wrote -\\$36, which is off.", "\\$36"),
+    ("You wrote $-\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}$.", "\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}"),
+    ("You wrote $52_80$, which has no base.", "52_8"),
 ]
 
 

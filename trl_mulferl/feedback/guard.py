@@ -370,6 +370,8 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    # an escaped dollar is a unit: "-\$36" is -36, not a dash before 36
+    pieces += [(match.start(), match.end(), "") for match in re.finditer(r"\\\$(?=\s*\d)", text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
     normalised = normalised.rewritten(
@@ -462,30 +464,43 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
 
     - every `\boxed{...}` equivalent to the reference, the expression stated in a math span (`$...$`, `\[...\]`,
       `\(...\)`) or after "answer is" (the last side of an equation there) when it is equivalent, and the reference
-      itself wherever it appears verbatim when it has at least `MIN_VERBATIM_LEAK_LENGTH` characters;
+      itself wherever it appears verbatim as a whole value when it has at least `MIN_VERBATIM_LEAK_LENGTH`
+      characters. A value that only contains the reference's text (`-\frac{11}{2}` for `\frac{11}{2}`, `190^\circ`
+      for `90^\circ`) is another value: it is never redacted, nor cut;
     - in plain text and inside math spans, every side of an equation (`x = 42`, `6*7 = 42`, `probability = 1/3`)
       equivalent to the reference;
     - every other standalone number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`,
       `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
-      the wording. Step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)") are not statements of
-      a value. When the problem statement states the value itself (a number anywhere in it, or a standalone
+      the wording. Step numbers ("Step 2", "response 3") and list markers ("1. ... 2. ...": a number in a marker's
+      place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value.
+      When the problem statement states the value itself (a number anywhere in it, or a standalone
       expression equal to it), feedback may quote it, and it is redacted only as a result statement: after "is",
       "equals", "gives", "get", "should be", "answer:", "####", "return", ... or before "is the answer", "is
       correct", or handed over in an instruction ("Write 7 as the result", "The box needs 7", "Put 7 in the box").
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
-    - a multiple-choice letter (`\text{(C)}`) stated as the result or picked ("choose C", "go with (C)"), and a
-      half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0"), the latter under the rule above;
+    - a multiple-choice letter written as a choice ("(C)", "(c)", `\textbf{(C)}`, not "part (c)") or a bare letter
+      stated as the result or picked ("choose C", "try C"); a text answer (`\text{even}`) stated as the result, not
+      among alternatives ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
+    - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments
+      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a vector as a tuple, `\langle\rangle` or any
+      matrix environment, unions; an equation answer (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor;
+    - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84") whose result is the
+      reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
+      significant digits ("about 4.472" for `2\sqrt{5}`);
     - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five", "one and a half",
       "square root of two", "3 million", "75 percent"; English number words read by `text2num`'s `alpha2digit`), in
       the digits of another script or full-width (Unicode decimal digits and NFKC forms), with invisible characters
       or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
-      `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, or with its digits split by whitespace next to a result cue
-      ("the answer is 4 2"). The original span of each is replaced.
+      `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, superscripts, `4½`, a dash as a minus sign, mixed numbers
+      (`1\frac{4}{5}`), numbers in a base (`52_8`, whose digits "52" state it too), units (`90^\circ`, `\$18.90`,
+      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), or with its digits split by whitespace next to a
+      result cue ("the answer is 4 2"). The original span of each is replaced.
 
-    Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
-    variables numerically, and what only math-verify reads (`42^\circ`, intervals, sets) with math-verify, which runs
-    without a timeout off the main thread (its timeouts only work there).
+    Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
+    trigonometric functions and variables numerically, collections item by item, and what only math-verify reads
+    (`\binom{5}{2}`) with math-verify, which runs without a timeout off the main thread (its timeouts only work
+    there), for at most `MAX_MATH_VERIFY_CHECKS` expressions and `MAX_MATH_VERIFY_SECONDS` per call.
 
     Args:
         feedback: The feedback text.
@@ -671,7 +686,9 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         group = [run]
     spans = []
     for start, end in candidates:
-        if end - start > 4 * MAX_CANDIDATE_LENGTH or (given and not _stated_as_result(feedback, start, end, given)):
+        if end - start > 4 * MAX_CANDIDATE_LENGTH or not _is_whole_value(feedback, start, end):
+            continue
+        if given and not _stated_as_result(feedback, start, end, given):
             continue
         text = feedback[start:end]
         if text.startswith(("\\begin", "<", "\\langle")):
@@ -1004,6 +1021,7 @@ def _states(candidate: str, reference: _Reference) -> bool:
         or _variables(candidate) != reference.variables
         or _unmatched_brackets(candidate)
         or _COSTLY_TO_PARSE.search(candidate)
+        or _DIGIT_UNDERSCORE.search(candidate)  # a base we do not read (`52_80`): math-verify reads it as it likes
     ):
         return False
     budget = _MATH_VERIFY_BUDGET.get()
