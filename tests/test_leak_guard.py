@@ -611,6 +611,12 @@ def test_a_mixed_number_is_read_as_its_sum(feedback, reference, expected):
         ("It is 270/7 degrees.", "\\frac{270}7\\text{ degrees}", "It is [redacted] degrees."),
         ("The area is 864 square inches.", "864 \\mbox{ inches}^2", "The area is [redacted] square inches."),
         ("The total is 10080.", "10,\\!080", "The total is [redacted]."),
+        ("The total is 10,080, not 10,800.", "10,\\!080", "The total is [redacted], not 10,800."),
+        ("It comes to \\$32,\\!348.", "\\$32,\\!348", "It comes to \\$[redacted]."),
+        ("The area is 15cm^2.", "15\\mbox{ cm}^2", "The area is [redacted]cm^2."),
+        ("You should get \\boxed{5.4 cents}.", "5.4 \\text{ cents}", "You should get [redacted]."),
+        ("So it is $\\frac{√3}{3}$.", "\\frac{\\sqrt{3}}{3}", "So it is $[redacted]$."),
+        ("You wrote 42x, not a number.", "42", "You wrote 42x, not a number."),
     ],
 )
 def test_references_and_statements_in_other_notations_are_read(feedback, reference, expected):
@@ -681,6 +687,13 @@ CHOICES = "Find the shape described by the equation z = c. (A) Line (B) Circle (
         ("It is an ellipse.", "\\text{ellipse}", CONIC, "It is an [redacted]."),
         ("She ends up facing due east.", "\\text{east}", DIRECTION, "She ends up facing due [redacted]."),
         ("It is Evelyn.", "\\text{Evelyn}", "Which student is fastest: Evelyn or Bob?", "It is [redacted]."),
+        (
+            "The correct result is even, not odd.",
+            "\\text{even}",
+            EVEN_ODD,
+            "The correct result is [redacted], not odd.",
+        ),
+        ("Hint: east. Work it out.", "\\text{east}", DIRECTION, "Hint: [redacted]. Work it out."),
         ("Try (C) and verify it.", "\\text{(C)}", CHOICES, "Try [redacted] and verify it."),
         ("Your pick should be (c).", "\\text{(C)}", CHOICES, "Your pick should be [redacted]."),
         ("The answer: \\textbf{(C)}", "\\text{(C)}", CHOICES, "The answer: [redacted]"),
@@ -695,6 +708,7 @@ def test_a_text_answer_or_a_choice_letter_is_redacted(feedback, reference, probl
     [
         ("Decide whether it is even or odd.", "\\text{even}", EVEN_ODD),
         ("Check north, south, east and west.", "\\text{east}", DIRECTION),
+        ("Decide: even, odd, or neither.", "\\text{even}", EVEN_ODD),
         ("In part (c) you dropped a sign.", "\\text{(C)}", CHOICES),
         ("Point C lies on the plane.", "\\text{(C)}", CHOICES),
     ],

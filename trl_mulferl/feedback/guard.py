@@ -54,7 +54,7 @@ _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*
 _TOKEN = re.compile(
     r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
     r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
-    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
     r"|(?P<open>\\\{|[(\[{])"
     r"|(?P<close>\\\}|[)\]}])"
@@ -108,17 +108,26 @@ _CHOICE_CUE_BEFORE = re.compile(
 )
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
 _FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
-_TEXT_CUE_BEFORE = re.compile(r"\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s)[\s*]*$")
-_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:,|/|\bor\b|\bnor\b|\band\b)")
+_TEXT_CUE_BEFORE = re.compile(
+    r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*]*$"
+)
+# After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
+_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
 _OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
 _PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
 _PART_OF_VALUE_AFTER = re.compile(
     rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
 )
-# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+# Units a number may be glued to ("15cm"): any other letter glued to it makes another value ("42x").
+_UNIT_WORDS = (
+    r"(?:cm|mm|km|m|in|ft|yd|mi|kg|g|mg|lb|lbs|oz|s|sec|min|h|hr|hrs|ml|L|cents?|dollars?|degrees?|units?|inches"
+    r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
+)
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
-_GLUED_AFTER = re.compile(r"[A-Za-z0-9]|\.\d")
+_GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d")
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
 _LIST_MARKER = re.compile(
     r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
 )
@@ -146,6 +155,7 @@ _INEQUALITY = re.compile(
 # exactly with Fractions for arithmetic, in floating point once a root, pi or a variable is involved. Every variable
 # takes a fixed generic value, so two expressions in the same variables that agree there are taken as equal.
 _FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_BRACED_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|(\d))\s*(?:\{([^{}]*)\}|(\d))")
 _NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
 _BRACELESS_ROOT = re.compile(r"\\sqrt\s*(\d)")
@@ -155,6 +165,7 @@ _ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
 _UNIT = re.compile(
     r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]|\\?%"
     r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
+    rf"|(?<=[\d}}])\s*(?:square\s+|cubic\s+|sq\.?\s*)?{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?$"
 )
 _BASE_NUMBER = re.compile(r"(?<![\w.])(?P<digits>\d[0-9A-Za-z]*)_\{?(?P<base>\d+)\}?")
 _DIGIT_UNDERSCORE = re.compile(r"\d_")
@@ -286,6 +297,7 @@ _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜ
 _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
@@ -370,8 +382,8 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
-    # an escaped dollar is a unit: "-\$36" is -36, not a dash before 36
-    pieces += [(match.start(), match.end(), "") for match in re.finditer(r"\\\$(?=\s*\d)", text)]
+    # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
+    pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
     normalised = normalised.rewritten(
@@ -1253,7 +1265,7 @@ def _close(value: Fraction | float, reference: Fraction | float) -> bool:
 
 
 def _variables(text: str) -> frozenset[str]:
-    return frozenset(_VARIABLE.findall(_NOT_A_VARIABLE.sub(" ", _TEXT_GROUP.sub(" ", text))))
+    return frozenset(_VARIABLE.findall(_NOT_A_VARIABLE.sub(" ", _TEXT_GROUP.sub(" ", _UNIT.sub("", text)))))
 
 
 def _is_collection(text: str) -> bool:
@@ -1299,8 +1311,8 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
     text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", text)
     text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
-    while text != previous:  # innermost fractions first
-        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", text)
+    while text != previous:  # innermost fractions and roots first: `\frac{\sqrt{3}}{3}`
+        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", _BRACED_ROOT.sub(r"sqrt(\1)", text))
     text = _BRACELESS_FRACTION.sub(
         lambda match: "(({}{})/({}{}))".format(*(group or "" for group in match.groups())), text
     )
