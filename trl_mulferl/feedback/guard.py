@@ -104,7 +104,7 @@ _ENUMERATION_BEFORE = re.compile(
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 _CHOICE_CUE_BEFORE = re.compile(
-    r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)[\s$*(]*$"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(]*$"
 )
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
 _FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
@@ -163,10 +163,11 @@ _THOUSANDS_SEPARATOR = re.compile(r"(?<=\d)(?:,|\{,\})(?=\d{3}(?!\d))")
 _ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
 # A unit after a number: degrees, a word in `\text{}` with its power (`864 \mbox{ inches}^2`), a dollar or percent sign.
 _UNIT = re.compile(
-    r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]|\\?%"
+    r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]"
     r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
     rf"|(?<=[\d}}])\s*(?:square\s+|cubic\s+|sq\.?\s*)?{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?$"
 )
+_PERCENT = re.compile(r"\\?%")  # 35% is 0.35
 _BASE_NUMBER = re.compile(r"(?<![\w.])(?P<digits>\d[0-9A-Za-z]*)_\{?(?P<base>\d+)\}?")
 _DIGIT_UNDERSCORE = re.compile(r"\d_")
 _MIXED_FRACTION = re.compile(
@@ -298,6 +299,22 @@ _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", r
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
 _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+# Symbols in words: "1 plus or minus √19", "(5, infinity)"
+_SYMBOL_WORD = re.compile(
+    r"\b(plus or minus|plus-or-minus|negative infinity|minus infinity|infinity)\b", re.IGNORECASE
+)
+_SYMBOL_WORDS = {
+    "plus or minus": " \\pm ",
+    "plus-or-minus": " \\pm ",
+    "negative infinity": "-\\infty ",
+    "minus infinity": "-\\infty ",
+    "infinity": "\\infty ",
+}
+# A number in a base in words: "52 in base 8", "52 (base 8)", "(52)_8" -> 52_8
+_BASE_WORDS = re.compile(
+    r"(?<![\w.])\(?(\d[0-9A-Za-z]*)\)?(?:[ ]*\([ ]*base[ -]?(\d+)[ ]*\)|[ ]+(?:in[ ]+)?base[ -]?(\d+)\b|\)_\{?(\d+)\}?)",
+    re.IGNORECASE,
+)
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
@@ -324,6 +341,8 @@ _ARITHMETIC_WORDS = [
     (re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
     (re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
     (re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
+    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
     (re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
     (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
     (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
@@ -382,6 +401,9 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    pieces += [
+        (match.start(), match.end(), _SYMBOL_WORDS[match.group(1).lower()]) for match in _SYMBOL_WORD.finditer(text)
+    ]
     # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
@@ -395,6 +417,10 @@ def _normalised(text: str) -> _Normalised:
         for match in _MONEY_WORDS.finditer(normalised.text)
     ]
     pieces += [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
+        for match in _BASE_WORDS.finditer(normalised.text)
+    ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = []
     for match in _FRACTION_WORDS.finditer(normalised.text):
@@ -696,6 +722,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         if len(group) > 1:
             candidates.append((group[0][0], group[-1][1]))
         group = [run]
+    candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
     spans = []
     for start, end in candidates:
         if end - start > 4 * MAX_CANDIDATE_LENGTH or not _is_whole_value(feedback, start, end):
@@ -703,14 +730,32 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         if given and not _stated_as_result(feedback, start, end, given):
             continue
         text = feedback[start:end]
-        if text.startswith(("\\begin", "<", "\\langle")):
+        interval_words = _INTERVAL_WORDS.fullmatch(text)
+        if interval_words:
+            low, high = _value(interval_words.group("low")), _value(interval_words.group("high"))
+            kind = (interval_words.group("kind") or "").lower()
+            brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
+            collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
+        elif text.startswith(("\\begin", "<", "\\langle")):
             collection = _collection(text)
         else:
-            items = [_items(feedback[run_start:run_end]) for run_start, run_end in runs if start <= run_start < end]
-            collection = None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+            collection = _list_or_union(
+                [feedback[run_start:run_end] for run_start, run_end in runs if start <= run_start < end]
+            )
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
+
+
+def _list_or_union(texts: list[str]) -> "_Collection | None":
+    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, values a list ("3, 5 and 7")."""
+    intervals = [_collection(text) for text in texts]
+    if all(
+        interval is not None and interval.kind == "bracketed" and len(interval.items) == 2 for interval in intervals
+    ):
+        return _Collection("union", tuple(sorted((interval.items, interval.brackets) for interval in intervals)))
+    items = [_items(text) for text in texts]
+    return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
 
 
 def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -1088,7 +1133,19 @@ _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
 _UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
 _MAX_ITEMS = 16
+_NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
 _ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
+_HALF_LINE_INEQUALITY = re.compile(
+    r"[A-Za-z]\s*(?P<operator>"
+    + "|".join(re.escape(operator) for operator in sorted(_INEQUALITY_OPERATORS, key=len, reverse=True))
+    + r")(?![A-Za-z])\s*(?P<bound>[^<>≤≥=]+)"
+)
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7"
+_INTERVAL_WORDS = re.compile(
+    rf"\b(?:from|between)[ ]+(?P<low>{_NUMBER_OR_ROOT})[ ]+(?:to|and)[ ]+(?P<high>{_NUMBER_OR_ROOT})"
+    r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
+    re.IGNORECASE,
+)
 _LIST_SEPARATOR = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+)", re.IGNORECASE)
 _INEQUALITY_CHAIN = re.compile(
     r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
@@ -1108,6 +1165,14 @@ def _collection(text: str) -> _Collection | None:
         if all(part is not None and part.kind == "bracketed" and len(part.items) == 2 for part in parts):
             return _Collection("union", tuple(sorted((part.items, part.brackets) for part in parts)))
         return None
+    half_line = _HALF_LINE_INEQUALITY.fullmatch(text)
+    if half_line:  # x <= 0: the half-line (-\infty, 0]
+        bound, operator = _value(half_line.group("bound")), _INEQUALITY_OPERATORS[half_line.group("operator")]
+        if bound is None:
+            return None
+        if operator.startswith("<"):
+            return _Collection("bracketed", (-math.inf, bound), "(" + ("]" if operator == "<=" else ")"))
+        return _Collection("bracketed", (bound, math.inf), ("[" if operator == ">=" else "(") + ")")
     chain = _INEQUALITY_CHAIN.fullmatch(text)
     if chain:  # -2 <= x <= 7: the interval [-2, 7]
         low, high = _value(chain.group("low")), _value(chain.group("high"))
@@ -1140,9 +1205,6 @@ def _collection(text: str) -> _Collection | None:
         if items is None or len(items) < 2:
             return None
         brackets = text[0] + text[-1]
-        if len(items) > 2 or not any(isinstance(item, float) and math.isinf(item) for item in items):
-            if brackets != "()" and len(items) != 2:
-                return None
         return _Collection("bracketed", items, brackets)
     if "," in _THOUSANDS_SEPARATOR.sub("", text) or _PLUS_MINUS.search(text):
         items = _items(text)
@@ -1221,7 +1283,7 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
                 candidate.items, reference.items, strict=False
             )
         )
-    if candidate.kind == "bracketed" and candidate.brackets != reference.brackets:
+    if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
         if not (len(reference.items) > 2 and {candidate.brackets, reference.brackets} <= {"()", "[]"}):
             return False
     return _same_items(candidate.items, reference.items)
@@ -1302,7 +1364,7 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
     rewritten to Python (`\\log_2 8`, intervals). A unit after a number (`42^\\circ`, `5.4 \\text{ cents}`, `\\$36`) is
     dropped, a number with a base subscript (`52_8`) is read in its base, a whole number before a proper fraction
     (`1\\frac{4}{5}`, `137 1/2`) is a mixed number."""
-    text = _UNIT.sub("", expression)
+    text = _PERCENT.sub("/100", _UNIT.sub("", expression))
     text = _BASE_NUMBER.sub(_in_base, text)
     if _DIGIT_UNDERSCORE.search(text):
         return None  # not a base we read; Python would read `52_80` as 5280
