@@ -554,6 +554,9 @@ def test_the_reference_beside_a_quoted_value_is_redacted_alone(feedback, referen
         ("Hint: 1440. Work backwards from there.", "1440", "Hint: [redacted]. Work backwards from there."),
         ("You are close. 204. That is the count.", "204", "You are close. [redacted]. That is the count."),
         ("Final: 7. Check the units.", "7", "Final: [redacted]. Check the units."),
+        ("Final: 1. Check the units.", "1", "Final: [redacted]. Check the units."),
+        ("Fix steps: 1. Recompute the sum.", "1", "Fix steps: 1. Recompute the sum."),
+        ("Issue: a sign.\n1. Recompute the sum.", "1", "Issue: a sign.\n1. Recompute the sum."),
         ("Answer: (3). Recheck.", "3", "Answer: [redacted]. Recheck."),
         (
             "Fix steps: 1. Add the tens. 2. Carry. 3. Recheck.",

@@ -128,6 +128,10 @@ _UNIT_WORDS = (
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 _GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d")
 # A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+# Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
+_LIST_OPENING = re.compile(
+    r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
+)
 _LIST_MARKER = re.compile(
     r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
 )
@@ -1042,14 +1046,19 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
 @lru_cache(maxsize=64)
 def _list_markers(text: str) -> frozenset[int]:
     """The starts of the list markers of `text`: a number in a marker's place is one only when the number before or
-    after it marks another item ("1. ... 2. ..."); alone, it is a value ("Final: 204. Now verify it.")."""
+    after it marks another item ("1. ... 2. ..."), or a 1 that opens a line or a list of steps ("Fix steps: 1.
+    Expand."); alone, it is a value ("Final: 204. Now verify it.")."""
     markers = [
         (match.start("number") if match.group("number") else match.start() + match.group().index("("), int(number))
         for match in _LIST_MARKER.finditer(text)
         for number in [match.group("number") or match.group("parenthesised")]
     ]
     numbers = Counter(number for _, number in markers)
-    return frozenset(start for start, number in markers if numbers[number - 1] or numbers[number + 1])
+    return frozenset(
+        start
+        for start, number in markers
+        if numbers[number - 1] or numbers[number + 1] or (number == 1 and _LIST_OPENING.search(text, 0, start))
+    )
 
 
 def _states(candidate: str, reference: _Reference) -> bool:
