@@ -295,7 +295,7 @@ _FRACTION_WORDS = re.compile(
     r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
     r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
 )  # "2 first" is no fraction
-_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d)", re.IGNORECASE)
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b)", re.IGNORECASE)
 # Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
 _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
 # Shapes of a number that alpha2digit leaves in words: "3 million", "75 percent", a box by another name.
@@ -323,21 +323,22 @@ _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
-_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in "}
+_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in ", "⁄": "/", "∕": "/"}
 _MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
-    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b|[xX](?=[ ]*10[ ]*\^))[ ]*(?=[\d(√\\]|pi\b|π)", re.IGNORECASE
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=[\d(√\\]|pi\b|π)",
+    re.IGNORECASE,
 )
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
 _MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
-_ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(?=\d)", re.IGNORECASE)
+_ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)", re.IGNORECASE)
 # Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
 _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
 
 
-_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d*√\d+)"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule is applied once, in this order, so "twice 3 plus 1" is read as 2*(3) + 1.
 _ARITHMETIC_WORDS = [
@@ -420,7 +421,6 @@ def _normalised(text: str) -> _Normalised:
         (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
         for match in _MONEY_WORDS.finditer(normalised.text)
     ]
-    pieces += [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
         for match in _BASE_WORDS.finditer(normalised.text)
@@ -438,6 +438,10 @@ def _normalised(text: str) -> _Normalised:
         whole, numerator, denominator = map(int, match.groups())
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
     normalised = normalised.rewritten(sorted(pieces))
+    # after the roots: "3 times the square root of 13" is "3 times √13" now
+    normalised = normalised.rewritten(
+        [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
+    )
     for pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         pieces = [
             (match.start(), match.end(), match.expand(replacement)) for match in pattern.finditer(normalised.text)
@@ -461,9 +465,9 @@ def _superscript(characters: str) -> str:
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪, ∈."""
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪, ∈, fraction slashes."""
     return [(match, "-") for match in _DASH_MINUS.finditer(text)] + [
-        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈]", text)
+        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)
     ]
 
 
