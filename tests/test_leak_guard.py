@@ -611,6 +611,8 @@ def test_a_mixed_number_is_read_as_its_sum(feedback, reference, expected):
         ("It is 4,5.", "4.5", "It is [redacted]."),
         ("It is 52 (base 8).", "52_8", "It is [redacted]."),
         ("It is 15%.", "0.15", "It is [redacted]."),
+        ("It is 35%.", "35", "It is [redacted]."),
+        ("It is 3.5%.", "35", "It is 3.5%."),
         ("It is 3⁄2.", "\\frac{3}{2}", "It is [redacted]."),
         ("It is 3 times the square root of 13.", "3\\sqrt{13}", "It is [redacted]."),
         ("It is negative pi over 6.", "-\\frac{\\pi}{6}", "It is [redacted]."),

@@ -1080,7 +1080,11 @@ def _states(candidate: str, reference: _Reference) -> bool:
         return (
             reference.value is not None
             and _variables(candidate) == reference.variables
-            and (_close(value, reference.value) or value == reference.digits or _approximates(candidate, reference))
+            and (
+                any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
+                or value == reference.digits
+                or _approximates(candidate, reference)
+            )
         )
     if reference.collection is not None or reference.value is not None:
         collection = _collection(candidate)
@@ -1316,6 +1320,17 @@ def _same_items(items: tuple, reference_items: tuple) -> bool:
             for item, reference_item in zip(items, reference_items, strict=False)
         )
     )
+
+
+def _percent_readings(value: Fraction | float, candidate: str, reference: _Reference) -> list:
+    """A percent is a hundredth, and the number before its sign: "35%" states 0.35 and, for a question in percent
+    whose answer is 35, 35; "35" states the reference `35\\%`."""
+    readings = [value]
+    if _PERCENT.search(candidate):
+        readings.append(value * 100)
+    if _PERCENT.search(reference.text) and not _PERCENT.search(candidate):
+        readings.append(value / 100)
+    return readings
 
 
 def _approximates(candidate: str, reference: _Reference) -> bool:
