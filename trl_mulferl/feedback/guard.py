@@ -1195,10 +1195,8 @@ def _collection(text: str) -> _Collection | None:
         low, high = _value(chain.group("low")), _value(chain.group("high"))
         if low is None or high is None:
             return None
-        brackets = ("(" if "<" == chain.group("first")[-1:] or "lt" in chain.group("first") else "[") + (
-            ")" if "<" == chain.group("second")[-1:] or "lt" in chain.group("second") else "]"
-        )
-        return _Collection("bracketed", (low, high), brackets)
+        first, second = (_INEQUALITY_OPERATORS[chain.group(side).lower()] for side in ("first", "second"))
+        return _Collection("bracketed", (low, high), ("(" if first == "<" else "[") + (")" if second == "<" else "]"))
     matrix = _MATRIX.fullmatch(text)
     if matrix:
         rows = [row.split("&") for row in re.split(r"\\\\", matrix.group("body")) if row.strip()]
@@ -1307,18 +1305,9 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
 
 
 def _same_items(items: tuple, reference_items: tuple) -> bool:
-    return (
-        len(items) == len(reference_items)
-        and all(
-            item == reference_item or _close(item, reference_item)
-            for item, reference_item in zip(items, reference_items, strict=False)
-            if not (isinstance(item, float) and math.isinf(item))
-        )
-        and all(
-            (isinstance(item, float) and math.isinf(item))
-            == (isinstance(reference_item, float) and math.isinf(reference_item))
-            for item, reference_item in zip(items, reference_items, strict=False)
-        )
+    return len(items) == len(reference_items) and all(
+        item == reference_item if math.isinf(item) or math.isinf(reference_item) else _close(item, reference_item)
+        for item, reference_item in zip(items, reference_items, strict=True)
     )
 
 
