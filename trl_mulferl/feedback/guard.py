@@ -340,18 +340,20 @@ _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+
 
 _NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d*√\d+)"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
-# each rule is applied once, in this order, so "twice 3 plus 1" is read as 2*(3) + 1.
+# each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
+# read as 2*(3) + 1.
 _ARITHMETIC_WORDS = [
-    (re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)/2"),
-    (re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
-    (re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
-    (re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
-    (re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)/2"),
+    ((" of ",), re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
+    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
+    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
+    (("doubled",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
+    (("halved",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
+    (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
+    (("squared",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
+    (("cubed",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
     (
+        (" to the ",),
         re.compile(
             rf"(?<![\d.])({_NUMBER})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
             re.IGNORECASE,
@@ -359,23 +361,34 @@ _ARITHMETIC_WORDS = [
         r"(\1)^(\2)",
     ),
     (
+        ("than",),
         re.compile(
             rf"(?<![\d.])({_NUMBER})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE
         ),
         r"(\2)+(\1)",
     ),
     (
+        ("than",),
         re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE),
         r"(\2)-(\1)",
     ),
     (
+        ("sum", "total"),
         re.compile(rf"(?<=\bthe )\b(?:sum|total)[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
         r"(\1)+(\2)",
     ),
-    (re.compile(rf"(?<=\bthe )\bproduct[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
-    (re.compile(rf"(?<![\d.])({_NUMBER}),?[ ]+plus[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 + \2"),
-    (re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 / \2"),
+    (
+        ("product",),
+        re.compile(rf"(?<=\bthe )\bproduct[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
+    (("plus",), re.compile(rf"(?<![\d.])({_NUMBER}),?[ ]+plus[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 + \2"),
+    (
+        ("divided", "over"),
+        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"\1 / \2",
+    ),
 ]
 
 
@@ -442,7 +455,10 @@ def _normalised(text: str) -> _Normalised:
     normalised = normalised.rewritten(
         [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     )
-    for pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
+    lowered = normalised.text.lower()
+    for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
+        if not any(word in lowered for word in words):
+            continue  # a quick test that spares the pattern's scan of the whole text
         pieces = [
             (match.start(), match.end(), match.expand(replacement)) for match in pattern.finditer(normalised.text)
         ]
@@ -952,7 +968,7 @@ def _leak_spans(
             text = feedback[start:end]
             if not (reference.variables or re.search(r"[\d\\π]|pi", text)):
                 continue  # a lone variable
-            if _GLUED_BEFORE.search(feedback, 0, start) or _GLUED_AFTER.match(feedback, end):
+            if _GLUED_BEFORE.match(feedback, max(0, start - 1), start) or _GLUED_AFTER.match(feedback, end):
                 continue  # the end of a word or a part of a value the run stops in: `\frac{14}{3}x here`
             if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
                 side_given = given_digits  # `52_8` or `52` for the reference `52_8`
@@ -969,7 +985,8 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
     r"""Whether `text[start:end]` is a whole value, not a part of a larger one: `\frac{11}{2}` of `-\frac{11}{2}`,
     `90^\circ` of `190^\circ` or `58,500` of `58,5000` is another value, and redacting it would tell the policy how
     its attempt relates to the answer."""
-    return not (_PART_OF_VALUE_BEFORE.search(text, 0, start) or _PART_OF_VALUE_AFTER.match(text, end))
+    window = max(0, start - _CONTEXT_CHARS)  # `$` anchors at `start`: a search from 0 would read the whole prefix
+    return not (_PART_OF_VALUE_BEFORE.search(text, window, start) or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 def _math_runs(text: str) -> list[tuple[int, int]]:
@@ -1061,7 +1078,9 @@ def _list_markers(text: str) -> frozenset[int]:
     return frozenset(
         start
         for start, number in markers
-        if numbers[number - 1] or numbers[number + 1] or (number == 1 and _LIST_OPENING.search(text, 0, start))
+        if numbers[number - 1]
+        or numbers[number + 1]
+        or (number == 1 and _LIST_OPENING.search(text, max(0, start - _CONTEXT_CHARS), start))
     )
 
 
