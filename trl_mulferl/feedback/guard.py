@@ -42,9 +42,9 @@ MAX_CANDIDATE_LENGTH = 120
 # this many distinct expressions with it, for at most this long, which bounds a call within the character cap to
 # under a second on one core. Expressions past the budget are not compared (a warning says so).
 MAX_MATH_VERIFY_CHECKS = 8
+MAX_MATH_VERIFY_SECONDS = 0.4
 # A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
 MIN_APPROXIMATION_DIGITS = 3
-MAX_MATH_VERIFY_SECONDS = 0.4
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
@@ -127,11 +127,11 @@ _UNIT_WORDS = (
 )
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 _GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d")
-# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
 # Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
 _LIST_OPENING = re.compile(
     r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
 )
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
 _LIST_MARKER = re.compile(
     r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
 )
@@ -247,7 +247,7 @@ class _Reference:
     # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
     # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
     equation: tuple[float, float] | None = None
-    text_answer: str | None = None  # the words of an answer in words (`\\text{even}`, `\\text{Evelyn}`)
+    text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
 
 
@@ -304,12 +304,9 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
 _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 # Symbols in words: "1 plus or minus √19", "(5, infinity)"
-_SYMBOL_WORD = re.compile(
-    r"\b(plus or minus|plus-or-minus|negative infinity|minus infinity|infinity)\b", re.IGNORECASE
-)
+_SYMBOL_WORD = re.compile(r"\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity)\b", re.IGNORECASE)
 _SYMBOL_WORDS = {
     "plus or minus": " \\pm ",
-    "plus-or-minus": " \\pm ",
     "negative infinity": "-\\infty ",
     "minus infinity": "-\\infty ",
     "infinity": "\\infty ",
@@ -401,8 +398,9 @@ def _normalised(text: str) -> _Normalised:
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
     pieces = [(match.start(), match.end(), _superscript(match.group())) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
+    rewritten = {position for start, end, _ in pieces for position in range(start, end)}
     for match in _NON_ASCII.finditer(text):
-        if any(start <= match.start() < end for start, end, _ in pieces):
+        if match.start() in rewritten:
             continue
         character = match.group()
         digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
@@ -419,16 +417,16 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
-    pieces += [
-        (match.start(), match.end(), _SYMBOL_WORDS[match.group(1).lower()]) for match in _SYMBOL_WORD.finditer(text)
-    ]
     # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
-    normalised = normalised.rewritten(
-        [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
-    )
+    pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), _SYMBOL_WORDS[" ".join(match.group().lower().split())])
+        for match in _SYMBOL_WORD.finditer(normalised.text)
+    ]
+    normalised = normalised.rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
     pieces = [
         (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
