@@ -798,3 +798,9 @@ def test_arithmetic_in_words_and_approximations_are_read(feedback, reference, ex
 )
 def test_near_misses_and_unrelated_numbers_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_a_computation_the_problem_asks_for_does_not_state_its_value():
+    problem = "What is $\\left(4\\dfrac{5}{8}\\right)^{55} \\cdot \\left(\\dfrac{8}{37}\\right)^{55}$?"  # it is 1
+    assert redact_answer_leak("Aim for 1.", "1", problem=problem) == ("Aim for [redacted].", True)
+    assert redact_answer_leak("Aim for 6.", "6", problem="Evaluate $\\log_264$.") == ("Aim for [redacted].", True)

@@ -618,8 +618,9 @@ def _all_leak_spans(
 @lru_cache(maxsize=1024)
 def _given(problem: str | None, reference: _Reference) -> bool:
     r"""Whether the problem statement states the reference's value: as a number anywhere in it (the 4 of
-    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is), or, for a
-    half-line, as the same inequality."""
+    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is) that is no
+    computation it asks for (a power or a logarithm: `(4\frac{5}{8})^{55} \cdot (\frac{8}{37})^{55}` is 1, and the
+    problem asks for it), or, for a half-line, as the same inequality."""
     if not problem:
         return False
     text = _normalised(problem).text
@@ -632,9 +633,14 @@ def _given(problem: str | None, reference: _Reference) -> bool:
     for run in _math_runs(text):
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]
+            if _COMPUTATION.search(side):
+                continue
             if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
                 return True
     return False
+
+
+_COMPUTATION = re.compile(r"\^|\\log|\\ln|!")
 
 
 # An answer in words: `\text{even}`, `\textbf{Navin}`, or a bare word of four letters or more.
