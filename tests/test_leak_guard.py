@@ -848,3 +848,50 @@ def test_a_computation_the_problem_asks_for_does_not_state_its_value():
     problem = "What is $\\left(4\\dfrac{5}{8}\\right)^{55} \\cdot \\left(\\dfrac{8}{37}\\right)^{55}$?"  # it is 1
     assert redact_answer_leak("Aim for 1.", "1", problem=problem) == ("Aim for [redacted].", True)
     assert redact_answer_leak("Aim for 6.", "6", problem="Evaluate $\\log_264$.") == ("Aim for [redacted].", True)
+
+
+# Round 2 of issue L3: where the problem states the value, the cues that hand over a result are read in more shapes:
+# an arrow, a label without a colon, where a computation ends, "Expected X, got Y", an assent after the value.
+RESULT_PROBLEM = "Start from 7 and 3, and from 2 - x = 5."
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Outcome -> 7", "7", "Outcome -> [redacted]"),
+        ("Final answer 7, then stop.", "7", "Final answer [redacted], then stop."),
+        ("Result 7 (yours was 8).", "7", "Result [redacted] (yours was 8)."),
+        ("Redo it and you will land on 7.", "7", "Redo it and you will land on [redacted]."),
+        ("The derivation ended at 7.", "7", "The derivation ended at [redacted]."),
+        ("It all simplifies to 7 once expanded.", "7", "It all simplifies to [redacted] once expanded."),
+        ("Expected 7 but saw 8.", "7", "Expected [redacted] but saw 8."),
+        ("Nearly. 7. That's what the problem wants.", "7", "Nearly. [redacted]. That's what the problem wants."),
+        ("Honestly, 7 is the one.", "7", "Honestly, [redacted] is the one."),
+        ("The total is your 6, plus one.", "7", "The total is your [redacted]."),
+        ("The output works out to roughly 7.", "7", "The output works out to roughly [redacted]."),
+        # a letter after an operator, glued to a number, or `i` after one belongs to the expression
+        ("I get -5 + 2x when I finish.", "2x - 5", "I get [redacted] when I finish."),
+        ("It is a − b rather than 2a - b.", "a - b", "It is [redacted] rather than 2a - b."),
+        ("You get 4 - 7 i after all.", "4 - 7i", "You get [redacted] after all."),
+        # an equation that runs into "(you had ...)" ends before the bracket
+        ("Answer 2x + 3y = 7 (you had 2x + 3y = 8).", "2x + 3y - 7 = 0", "Answer [redacted] (you had 2x + 3y = 8)."),
+    ],
+)
+def test_more_result_cues_are_read_where_the_problem_states_the_value(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Step 7 -> step 8 is where the sign flips.", "7"),
+        ("You used 7 from the statement correctly.", "7"),
+        ("Expand (x + 7) first, as you did.", "7"),
+        ("The answer needs care: 7 appears twice in the problem.", "7"),
+        ("Is 7 one of the given values? Yes, so reuse it.", "7"),
+        ("Your 7 in line two is fine; check the rest.", "7"),
+        ("It ends with a typo, not with 8.", "7"),
+    ],
+)
+def test_a_quoted_given_value_without_a_result_cue_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM) == (feedback, False)

@@ -61,6 +61,7 @@ _TOKEN = re.compile(
     r"|(?P<command>\\[A-Za-z]+|\\%)"
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<comma>,)"
+    r"|(?P<arrow>->)"  # "Result -> 7": an arrow ends a run, as a word does
     r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π])"
 )
 _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
@@ -83,14 +84,25 @@ _RESULT_CUE_BEFORE = re.compile(
     r"\s+(?:to|into)"
     r"|\bmake\s+(?:it|(?:the|your)\s+(?:final\s+)?(?:answer|result|box))"
     r"|\b(?:answer|respond|reply|conclude)\s+with"
-    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
-    r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely))*"
-    r"[\s$*(]*$"
+    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to)"
+    # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
+    r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:up\s+)?(?:at|with|on)"
+    r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
+    r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
+    r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
+    # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
+    r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
+    r"|about|approximately|roughly|around))*"
+    r"[\s$*(≈~]*$"
 )
 _RESULT_CUE_AFTER = re.compile(
     r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
-    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b)"
+    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
+    r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?one\s*(?:[.!;\n]|$)"  # "Evelyn is the one."
+    # "7. That is what the question asks for."
+    r"|[.,;:]?\s*(?:that|this|which)(?:'s|\s+is)\s+what\s+(?:the\s+)?(?:question|problem|exercise|task)\s+"
+    r"(?:asks|wants|needs|is\s+asking))"
 )
 # "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
 _INSTRUCTION_BEFORE = re.compile(
@@ -1004,7 +1016,7 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
 
 
 def _math_runs(text: str) -> list[tuple[int, int]]:
-    runs, start, end, depth, position = [], None, 0, 0, 0
+    runs, start, end, depth, position, last_kind = [], None, 0, 0, 0, None
     while position < len(text):
         match = _TOKEN.match(text, position)
         kind, stop = (match.lastgroup, match.end()) if match else ("other", position + 1)
@@ -1012,7 +1024,12 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             is_math = False  # the end of "it's", "let's"
         elif kind == "word" and len(match.group()) == 1:
             english_word_ahead = _ENGLISH_WORD_AHEAD.match(text, stop)
-            is_math = not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
+            # a letter after an operator, glued to a number or an `i` after one is a variable, whatever follows:
+            # "-80 + 15x when", "p - q rather than", "6 - 5 i when"
+            joined = start is not None and (
+                last_kind == "operator" or (last_kind == "number" and (end == position or match.group() == "i"))
+            )
+            is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
         elif kind == "operator" and start is None and match.group() in "-−" and text[stop : stop + 1].isspace():
@@ -1022,7 +1039,7 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
         if is_math:
             depth += {"open": 1, "close": -1 if depth else 0}.get(kind, 0)
             start = position if start is None else start
-            end = stop
+            end, last_kind = stop, kind
         elif kind != "space" and start is not None:
             runs.append((start, end))
             start, depth = None, 0
@@ -1052,7 +1069,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
         unmatched = _unmatched_brackets(text[start:end])
         if text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
             start += 1
-        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in ")]}" and unmatched < 0):
+        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in (")]}" if unmatched < 0 else "([{") and unmatched):
             end -= 1
         else:
             break
