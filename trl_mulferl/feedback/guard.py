@@ -99,7 +99,7 @@ _RESULT_CUE_AFTER = re.compile(
     r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
-    r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?one\s*(?:[.!;\n]|$)"  # "Evelyn is the one."
+    r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
     # "7. That is what the question asks for."
     r"|[.,;:]?\s*(?:that|this|which)(?:'s|\s+is)\s+what\s+(?:the\s+)?(?:question|problem|exercise|task)\s+"
     r"(?:asks|wants|needs|is\s+asking))"
