@@ -215,9 +215,9 @@ def test_a_short_answer_stated_in_everyday_words_is_redacted():
 
 def test_a_value_the_problem_states_is_redacted_only_as_a_result():
     problem = "A bag holds 7 red marbles and twice as many blue ones. How many red marbles are there?"
-    for template in EVERYDAY_STATEMENTS[2:4]:  # no result cue: the 7 may be the problem's
-        assert redact_answer_leak(template.format(v=7), "7", problem=problem) == (template.format(v=7), False)
-    for feedback in ("The answer is 7.", "Write 7 as the result.", "It simplifies to = 7.", "#### 7"):
+    # no result cue: the 7 may be the problem's
+    assert redact_answer_leak("Try 7 instead.", "7", problem=problem) == ("Try 7 instead.", False)
+    for feedback in ("The answer is 7.", "Write 7 as the result.", "It simplifies to = 7.", "#### 7", "Final: 7"):
         redacted, leaked = redact_answer_leak(feedback, "7", problem=problem)
         assert leaked and "7" not in redacted, feedback
     # A value stated by the problem in another shape counts: a number word, a fraction, a LaTeX expression.
@@ -875,6 +875,11 @@ RESULT_PROBLEM = "Start from 7 and 3, and from 2 - x = 5."
         ("You get 4 - 7 i after all.", "4 - 7i", "You get [redacted] after all."),
         # an equation that runs into "(you had ...)" ends before the bracket
         ("Answer 2x + 3y = 7 (you had 2x + 3y = 8).", "2x + 3y - 7 = 0", "Answer [redacted] (you had 2x + 3y = 8)."),
+        # a value before "(you had ...)", in brackets or not: the open bracket after it is no part of it
+        ("Answer (-7) (yours: -8).", "-7", "Answer [redacted] (yours: -8)."),
+        ("Answer six plus one (yours: 8).", "7", "Answer [redacted] (yours: 8)."),
+        ("Final: 7. Then check it.", "7", "Final: [redacted]. Then check it."),
+        ("**Result:** your 6, plus one", "7", "**Result:** your [redacted]"),
     ],
 )
 def test_more_result_cues_are_read_where_the_problem_states_the_value(feedback, reference, expected):

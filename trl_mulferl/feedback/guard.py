@@ -76,7 +76,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
     r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
     r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
-    r"|\b(?:answer|result|value|total|sum|solution)\s*[:=]"
+    r"|\b(?:answer|result|value|total|sum|solution|final)\s*[:=]"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
     r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
     r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
@@ -91,7 +91,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
     r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
     # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
-    r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
+    r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
     r"|about|approximately|roughly|around))*"
     r"[\s$*(≈~]*$"
 )
@@ -1067,9 +1067,11 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     """Drop spaces, dangling operators (`42-` of "42-gon", the `**` of Markdown bold) and unmatched brackets."""
     while start < end:
         unmatched = _unmatched_brackets(text[start:end])
-        if text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
+        if text[end - 1] in _TRAILING_JUNK or (text[end - 1] in "([{" and unmatched > 0):
+            end -= 1  # first: "(-3) (you had -4)" opens a bracket after the value
+        elif text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
             start += 1
-        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in (")]}" if unmatched < 0 else "([{") and unmatched):
+        elif text[end - 1] in ")]}" and unmatched < 0:
             end -= 1
         else:
             break
