@@ -900,3 +900,36 @@ def test_more_result_cues_are_read_where_the_problem_states_the_value(feedback, 
 )
 def test_a_quoted_given_value_without_a_result_cue_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM) == (feedback, False)
+
+
+# A rounded or cut decimal of a rational reference whose decimal does not end states it where it is marked as an
+# approximation (a word or sign before it, an ellipsis or "(rounded)" after it); a marked whole number approximates
+# an irrational reference.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It comes to about 2.333 in the end.", "\\frac{7}{3}", "It comes to about [redacted] in the end."),
+        ("You should see 2.333... there.", "\\frac73", "You should see [redacted]... there."),
+        ("That gives 2.33 (rounded).", "7/3", "That gives [redacted] (rounded)."),
+        ("Close to 0.1667 is right.", "\\frac{1}{6}", "Close to [redacted] is right."),
+        ("Answer ≈ -0.857 here.", "-\\frac{6}{7}", "Answer ≈ [redacted] here."),
+        ("The area is ≈ 1257.", "400\\pi", "The area is ≈ [redacted]."),
+        ("The area is 1257 (rounded).", "400\\pi", "The area is [redacted] (rounded)."),
+    ],
+)
+def test_a_marked_approximation_of_the_reference_is_redacted(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("You wrote 2.33, which is off.", "\\frac{7}{3}"),  # no marker: a wrong attempt's decimal
+        ("It is about 2.334.", "\\frac{7}{3}"),  # neither rounded nor cut
+        ("It is about 0.13.", "\\frac{1}{8}"),  # 1/8 is 0.125: its decimal ends, and it is stated exactly or not
+        ("The area is 1257 square feet.", "400\\pi"),  # a whole number is an approximation only where marked
+        ("It is about 2.3.", "\\frac{7}{3}"),  # two significant digits
+    ],
+)
+def test_an_unmarked_or_coarse_decimal_of_the_reference_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

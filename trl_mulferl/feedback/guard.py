@@ -690,6 +690,15 @@ def _given_digits(problem: str | None, reference: _Reference) -> bool:
 
 
 _DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
+_WHOLE = re.compile(r"-?(?P<digits>\d+)")
+# What marks a number as an approximation: a word or sign before it, an ellipsis or "(rounded)" after it.
+_APPROXIMATION_BEFORE = re.compile(
+    r"(?:\b(?:about|approximately|approx\.?|roughly|around|nearly|circa|close\s+to)|≈|~|\\approx)[\s$*(]*$"
+)
+_APPROXIMATION_AFTER = re.compile(
+    r"[\s$*]*(?:\.\.\.|…|\(?\s*(?:rounded|approx(?:imately|\.)?|to\s+\d+\s+(?:decimal\s+)?(?:places|digits))\b)",
+    re.IGNORECASE,
+)
 _PROBLEM_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 
 
@@ -1002,7 +1011,7 @@ def _leak_spans(
                 side_given = given
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
-            if _states(text, reference):
+            if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
                 spans.append((start, end))
     return spans
 
@@ -1117,8 +1126,9 @@ def _list_markers(text: str) -> frozenset[int]:
     )
 
 
-def _states(candidate: str, reference: _Reference) -> bool:
-    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference."""
+def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
+    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
+    (or, when it is `approximate`, rounds it: see `_approximates`)."""
     if reference.equation is not None:
         return _states_equation(candidate, reference)
     sides, _ = _sides(candidate, 0, len(candidate))
@@ -1135,7 +1145,7 @@ def _states(candidate: str, reference: _Reference) -> bool:
             and (
                 any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
                 or value == reference.digits
-                or _approximates(candidate, reference)
+                or _approximates(candidate, reference, approximate)
             )
         )
     if reference.collection is not None or reference.value is not None:
@@ -1374,19 +1384,44 @@ def _percent_readings(value: Fraction | float, candidate: str, reference: _Refer
     return readings
 
 
-def _approximates(candidate: str, reference: _Reference) -> bool:
+def _approximates(candidate: str, reference: _Reference, marked: bool = False) -> bool:
     """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
     an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
-    A rational reference is stated exactly or not at all (0.333 is no statement of 1/3)."""
-    decimal = _DECIMAL.fullmatch(candidate.strip())
-    if decimal is None or not isinstance(reference.value, float) or reference.variables:
+    A rational reference is stated exactly, or approximately only where the decimal is `marked` as an approximation
+    ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) and the reference's decimal does not end: a wrong attempt's
+    0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`)."""
+    if reference.variables or reference.value is None:
+        return False
+    if isinstance(reference.value, Fraction):
+        if not marked or _decimal_ends(reference.value):
+            return False
+    elif not isinstance(reference.value, float):
+        return False
+    decimal = _DECIMAL.fullmatch(candidate.strip()) or (marked and _WHOLE.fullmatch(candidate.strip()))
+    if not decimal:
         return False
     if len(decimal.group("digits").replace(".", "").lstrip("0")) < MIN_APPROXIMATION_DIGITS:
         return False
-    places = len(decimal.group("digits").split(".")[1])
+    places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
     value, scale = Fraction(candidate.strip()), 10**places
     exact = Fraction(reference.value)
     return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
+
+
+def _decimal_ends(value: Fraction) -> bool:
+    """Whether the decimal of `value` ends (its denominator has no prime factor but 2 and 5): 1/8 is 0.125."""
+    denominator = value.denominator
+    for factor in (2, 5):
+        while denominator % factor == 0:
+            denominator //= factor
+    return denominator == 1
+
+
+def _marked_as_approximation(text: str, start: int, end: int) -> bool:
+    """Whether the number at `text[start:end]` is marked as an approximation: "about 4.667", "≈ 4.667", "4.667...",
+    "4.67 (rounded)"."""
+    window = max(0, start - _CONTEXT_CHARS)
+    return bool(_APPROXIMATION_BEFORE.search(text.lower(), window, start) or _APPROXIMATION_AFTER.match(text, end))
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
