@@ -933,3 +933,33 @@ def test_a_marked_approximation_of_the_reference_is_redacted(feedback, reference
 )
 def test_an_unmarked_or_coarse_decimal_of_the_reference_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# "root N" alone is a square root ("five root seven"), except as a root of an equation ("the root 2"); an angle in
+# radians states a reference in degrees.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It equals five root seven.", "5\\sqrt{7}", "It equals [redacted]."),
+        ("It equals root twenty-two.", "\\sqrt{22}", "It equals [redacted]."),
+        ("It is minus root six.", "-\\sqrt{6}", "It is [redacted]."),
+        ("It is root seven over two.", "\\frac{\\sqrt{7}}{2}", "It is [redacted]."),
+        ("The angle is pi/3 radians.", "60^\\circ", "The angle is [redacted] radians."),
+        ("The angle is 5pi/6 rad, as drawn.", "150^\\circ", "The angle is [redacted] rad, as drawn."),
+    ],
+)
+def test_root_words_and_radians_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Check the root 2 of the quadratic.", "\\sqrt{2}"),  # a root of an equation
+        ("It has a double root 2 there.", "\\sqrt{2}"),
+        ("The angle is pi/3 radians.", "30^\\circ"),  # another angle
+        ("The angle is pi/3 radians.", "60"),  # a reference with no degrees
+    ],
+)
+def test_roots_of_equations_and_other_angles_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -261,6 +261,7 @@ class _Reference:
     equation: tuple[float, float] | None = None
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
+    degrees: bool = False  # an angle in degrees (`30^\circ`), which a value in radians states too ("pi/6 radians")
 
 
 @dataclass(frozen=True)
@@ -307,7 +308,7 @@ _FRACTION_WORDS = re.compile(
     r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
     r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
 )  # "2 first" is no fraction
-_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b)", re.IGNORECASE)
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)", re.IGNORECASE)
 # Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
 _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
 # Shapes of a number that alpha2digit leaves in words: "3 million", "75 percent", a box by another name.
@@ -342,7 +343,15 @@ _TIMES_WORD = re.compile(
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
 _MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
-_ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)", re.IGNORECASE)
+# "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
+# root 2", "a double root 3").
+_ROOT_WORDS = re.compile(
+    r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)"
+    r"|(?<!\bthe )(?<!\ba )(?<!\bone )(?<!\b1 )(?<!\beach )(?<!\bother )(?<!\bthat )(?<!\bthis )(?<!\bits )"
+    r"(?<!\bdouble )(?<!\btriple )(?<!\breal )(?<!\banother )(?<!\blargest )(?<!\bsmallest )(?<!\bpositive )"
+    r"(?<!\brepeated )(?<!\binteger )\broot[ ]+(?=\d)",
+    re.IGNORECASE,
+)
 # Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
 _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
 # Half of a surrogate pair on its own, which no UTF-8 codec (the tokenizer's, text2num's) accepts.
@@ -662,6 +671,8 @@ def _given(problem: str | None, reference: _Reference) -> bool:
     return False
 
 
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
+_RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
 _COMPUTATION = re.compile(r"\^|\\log|\\ln|!")
 
 
@@ -926,6 +937,7 @@ def _reference(text: str) -> _Reference:
         if base and value is not None and base.group("digits").isdigit()
         else None,
         base=answer.strip() if base and value is not None else None,
+        degrees=value is not None and _DEGREES.search(answer) is not None,
     )
 
 
@@ -1013,7 +1025,15 @@ def _leak_spans(
                 continue
             if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
                 spans.append((start, end))
+            elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
+                spans.append((start, end))
     return spans
+
+
+def _in_degrees(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in radians, is the reference's angle in degrees: `\\frac{\\pi}{6}` for `30^\\circ`."""
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * 180 / math.pi, reference.value)
 
 
 def _is_whole_value(text: str, start: int, end: int) -> bool:
