@@ -963,3 +963,33 @@ def test_root_words_and_radians_are_read(feedback, reference, expected):
 )
 def test_roots_of_equations_and_other_angles_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Intervals and collections in more notations: a U between intervals, "\text{ or }" between inequalities, an
+# inequality in words, a transposed row vector, a tuple that lists the answers.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is (1,4) U (4,9) in the end.", "(1,4) \\cup (4,9)", "It is [redacted] in the end."),
+        ("It is $1 < x < 4 \\text{ or } 4 < x < 9$.", "(1,4) \\cup (4,9)", "It is $[redacted]$."),
+        ("It is y is at least five.", "[5, \\infty)", "It is [redacted]."),
+        ("It is negative one is less than x is less than root two.", "(-1, \\sqrt{2})", "It is [redacted]."),
+        ("It is (4, -1, 6)^T here.", "\\begin{pmatrix} 4 \\\\ -1 \\\\ 6 \\end{pmatrix}", "It is [redacted] here."),
+        ("It is (2, -5).", "2, -5", "It is [redacted]."),
+    ],
+)
+def test_intervals_and_collections_in_more_notations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is (1,4) U (4,10) in the end.", "(1,4) \\cup (4,9)"),
+        ("Use set U (the universe) and (1,4) separately.", "(1,4) \\cup (4,9)"),
+        ("It is y is at least six.", "[5, \\infty)"),
+        ("One less than 3 is 2.", "(-\\infty, 3)"),  # a difference, no inequality
+    ],
+)
+def test_other_intervals_and_collections_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -333,7 +333,27 @@ _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
+_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
 _SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in ", "⁄": "/", "∕": "/"}
+# An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
+_INEQUALITY_WORDS = {
+    "at most": "<=",
+    "no more than": "<=",
+    "less than or equal to": "<=",
+    "at least": ">=",
+    "no less than": ">=",
+    "greater than or equal to": ">=",
+    "more than or equal to": ">=",
+    "less than": "<",
+    "greater than": ">",
+    "more than": ">",
+}
+_INEQUALITY_WORD = re.compile(
+    r"(?:(?<=(?<![A-Za-z])[A-Za-z])|(?<=[\d)]))[ ]+is[ ]+(?P<relation>"
+    + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
+    + r")[ ]+(?=[-\w(√\\])",
+    re.IGNORECASE,
+)
 _MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
@@ -478,6 +498,18 @@ def _normalised(text: str) -> _Normalised:
     normalised = normalised.rewritten(
         [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     )
+    # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
+    if " is " in normalised.text:
+        normalised = normalised.rewritten(
+            [
+                (
+                    match.start(),
+                    match.end(),
+                    f" {_INEQUALITY_WORDS[' '.join(match.group('relation').lower().split())]} ",
+                )
+                for match in _INEQUALITY_WORD.finditer(normalised.text)
+            ]
+        )
     lowered = normalised.text.lower()
     for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         if not any(word in lowered for word in words):
@@ -507,10 +539,13 @@ def _superscript(characters: str) -> str:
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪, ∈, fraction slashes."""
-    return [(match, "-") for match in _DASH_MINUS.finditer(text)] + [
-        (match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)
-    ]
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪ (and a U between two
+    intervals), ∈, fraction slashes."""
+    return (
+        [(match, "-") for match in _DASH_MINUS.finditer(text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)]
+        + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
+    )
 
 
 def _scaled(number: str, scale: str) -> str:
@@ -1232,6 +1267,7 @@ _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
 _UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
 _MAX_ITEMS = 16
+_TRANSPOSE = re.compile(r"(?<=[)\]])\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal)$")
 _NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
 _ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
 _HALF_LINE_INEQUALITY = re.compile(
@@ -1245,7 +1281,9 @@ _INTERVAL_WORDS = re.compile(
     r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
     re.IGNORECASE,
 )
-_LIST_SEPARATOR = re.compile(r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+)", re.IGNORECASE)
+_LIST_SEPARATOR = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)", re.IGNORECASE
+)
 _INEQUALITY_CHAIN = re.compile(
     r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
     r"(?P<second><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?P<high>[^<>≤≥]+)"
@@ -1257,6 +1295,7 @@ def _collection(text: str) -> _Collection | None:
     """`text` read as a collection of values, or `None` when it is none (one value, an item we cannot evaluate,
     more than `_MAX_ITEMS` items)."""
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
+    text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
     if len(text) > 4 * MAX_CANDIDATE_LENGTH:
         return None
     if _UNION.search(text):
@@ -1366,6 +1405,8 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
             and reference.brackets == "()"
             and _same_items(candidate.items, reference.items)
         )
+    if candidate.kind == "bracketed" and candidate.brackets == "()" and reference.kind == "set":
+        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)" lists the answers 3, 5, 7
     if candidate.kind != reference.kind:
         return False
     if candidate.kind == "matrix":
