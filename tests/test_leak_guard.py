@@ -993,3 +993,10 @@ def test_intervals_and_collections_in_more_notations_are_read(feedback, referenc
 )
 def test_other_intervals_and_collections_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_fractions_joined_by_and_are_a_list_not_a_mixed_number():
+    reference = "\\begin{pmatrix} 1/7 \\\\ 3/7 \\\\ 9/7 \\end{pmatrix}"
+    assert redact_answer_leak("It is 1/7, 3/7 and 9/7.", reference)[0] == "It is [redacted]."
+    assert redact_answer_leak("It is 3/7 and 9/7.", "3/7, 9/7")[0] == "It is [redacted]."
+    assert redact_answer_leak("It is two and a half.", "5/2")[0] == "It is [redacted]."  # a mixed number

@@ -362,7 +362,8 @@ _TIMES_WORD = re.compile(
 )
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
-_MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
+# a whole number that ends no fraction and a proper fraction: "2/3 and 5/3" is a list
+_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)/(\d+)\b(?!/)")
 # "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
 # root 2", "a double root 3").
 _ROOT_WORDS = re.compile(
@@ -492,6 +493,8 @@ def _normalised(text: str) -> _Normalised:
         if len(match.group()) > MAX_CANDIDATE_LENGTH:
             continue
         whole, numerator, denominator = map(int, match.groups())
+        if numerator >= denominator:
+            continue
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
     normalised = normalised.rewritten(sorted(pieces))
     # after the roots: "3 times the square root of 13" is "3 times √13" now
