@@ -1000,3 +1000,35 @@ def test_fractions_joined_by_and_are_a_list_not_a_mixed_number():
     assert redact_answer_leak("It is 1/7, 3/7 and 9/7.", reference)[0] == "It is [redacted]."
     assert redact_answer_leak("It is 3/7 and 9/7.", "3/7, 9/7")[0] == "It is [redacted]."
     assert redact_answer_leak("It is two and a half.", "5/2")[0] == "It is [redacted]."  # a mixed number
+
+
+# Operators in words between variables ("a minus b", "4 y plus 1", "k squared", "y equals ..."), a decimal read out
+# digit by digit, a Greek letter as a variable, a prose list before "(you had ...)".
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is a minus b.", "a - b", "It is [redacted]."),
+        ("It is negative four y plus one.", "-4y + 1", "It is [redacted]."),
+        ("It is two k squared.", "2k^2", "It is [redacted]."),
+        ("It is three t to the power 4.", "3t^4", "It is [redacted]."),
+        ("So y equals three x minus one, as shown.", "y = 3x - 1", "So y equals [redacted], as shown."),
+        ("It is point one two five.", "0.125", "It is [redacted]."),
+        ("It is r = 2 and φ = pi/3 in the end.", "\\left(2, \\frac{\\pi}{3}\\right)", "It is [redacted] in the end."),
+        ("Answer 4, 5 and 6 (yours: 4, 5, 7).", "4, 5, 6", "Answer [redacted] (yours: 4, 5, 7)."),
+    ],
+)
+def test_operators_in_words_between_variables_and_spoken_decimals_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is a minus sign you dropped.", "a - b"),
+        ("You need a squared term here.", "2k^2"),
+        ("Look at point 3 on the graph.", "0.3"),  # one digit: a point's label
+        ("It is a plus for clarity.", "a + 1"),
+    ],
+)
+def test_words_that_only_look_like_operators_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -59,7 +59,7 @@ _TOKEN = re.compile(
     r"|(?P<open>\\\{|[(\[{])"
     r"|(?P<close>\\\}|[)\]}])"
     r"|(?P<command>\\[A-Za-z]+|\\%)"
-    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<word>[A-Za-z]+|[α-ορ-ωΑ-Ω])"  # a Greek letter (not π) is a variable: "θ = pi/2"
     r"|(?P<comma>,)"
     r"|(?P<arrow>->)"  # "Result -> 7": an arrow ends a run, as a word does
     r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π])"
@@ -380,6 +380,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d*√\d+)"
+# A number or a one-letter variable with its coefficient ("13 x"), for the operators in words: "p minus q"
+_TERM = rf"(?:{_NUMBER}|(?:-?\d+[ ]?)?(?<![A-Za-z])[A-Za-z](?![A-Za-z]))"
+_LETTER = r"(?<![A-Za-z])([A-Za-z])"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
@@ -393,6 +396,16 @@ _ARITHMETIC_WORDS = [
     (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
     (("squared",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
     (("cubed",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    # a variable's power binds before its coefficient: "3 R squared" is 3R^2
+    (("squared",), re.compile(rf"{_LETTER}[ ]+squared\b", re.IGNORECASE), r"\1^2"),
+    (("cubed",), re.compile(rf"{_LETTER}[ ]+cubed\b", re.IGNORECASE), r"\1^3"),
+    (
+        (" to the ",),
+        re.compile(
+            rf"{_LETTER}[ ]+to[ ]+the[ ]+(?:power[ ]+(?:of[ ]+)?)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b", re.IGNORECASE
+        ),
+        r"\1^(\2)",
+    ),
     (
         (" to the ",),
         re.compile(
@@ -424,13 +437,19 @@ _ARITHMETIC_WORDS = [
         r"(\1)*(\2)",
     ),
     (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
-    (("plus",), re.compile(rf"(?<![\d.])({_NUMBER}),?[ ]+plus[ ]+({_NUMBER})\b", re.IGNORECASE), r"\1 + \2"),
+    (("plus",), re.compile(rf"(?<![\d.])({_TERM}),?[ ]+plus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 + \2"),
+    (("minus",), re.compile(rf"(?<![\d.])({_TERM})[ ]+minus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 - \2"),
     (
         ("divided", "over"),
         re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
         r"\1 / \2",
     ),
+    # a variable set equal to a value in words: "y equals 2 x + 3"
+    (("equals",), re.compile(rf"{_LETTER}[ ]+equals[ ]+(?=[-\d(√]|[A-Za-z](?![A-Za-z]))", re.IGNORECASE), r"\1 = "),
 ]
+# A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
+# reads "3 point 2 1" itself)
+_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
 
 
 def _normalised(text: str) -> _Normalised:
@@ -487,6 +506,10 @@ def _normalised(text: str) -> _Normalised:
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), "." + "".join(match.group(1).split()))
+        for match in _POINT_WORDS.finditer(normalised.text)
+    ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
     for match in _MIXED_NUMBER.finditer(normalised.text):
@@ -828,7 +851,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             group.append(run)
             continue
         if len(group) > 1:
-            candidates.append((group[0][0], group[-1][1]))
+            # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
+            candidates.append((group[0][0], _trim(feedback, group[0][0], group[-1][1])[1]))
         group = [run]
     candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
     spans = []
@@ -848,7 +872,11 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             collection = _collection(text)
         else:
             collection = _list_or_union(
-                [feedback[run_start:run_end] for run_start, run_end in runs if start <= run_start < end]
+                [
+                    feedback[max(run_start, start) : min(run_end, end)]
+                    for run_start, run_end in runs
+                    if run_start < end and start < run_end
+                ]
             )
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
