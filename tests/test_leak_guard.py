@@ -896,6 +896,7 @@ def test_more_result_cues_are_read_where_the_problem_states_the_value(feedback, 
         ("Is 7 one of the given values? Yes, so reuse it.", "7"),
         ("Your 7 in line two is fine; check the rest.", "7"),
         ("It ends with a typo, not with 8.", "7"),
+        ("The expansion ends with 7 terms, as the problem says.", "7"),  # a count, not where a computation ends
     ],
 )
 def test_a_quoted_given_value_without_a_result_cue_is_left_intact(feedback, reference):

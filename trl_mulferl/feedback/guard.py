@@ -86,7 +86,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:answer|respond|reply|conclude)\s+with"
     r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to)"
     # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
-    r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:up\s+)?(?:at|with|on)"
+    r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
     r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
     r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
     r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
