@@ -977,6 +977,7 @@ def test_roots_of_equations_and_other_angles_are_left_intact(feedback, reference
         ("It is negative one is less than x is less than root two.", "(-1, \\sqrt{2})", "It is [redacted]."),
         ("It is (4, -1, 6)^T here.", "\\begin{pmatrix} 4 \\\\ -1 \\\\ 6 \\end{pmatrix}", "It is [redacted] here."),
         ("It is (2, -5).", "2, -5", "It is [redacted]."),
+        ("It is [3, -4] here.", "\\begin{pmatrix} 3 \\\\ -4 \\end{pmatrix}", "It is [redacted] here."),  # a vector
     ],
 )
 def test_intervals_and_collections_in_more_notations_are_read(feedback, reference, expected):
@@ -987,6 +988,7 @@ def test_intervals_and_collections_in_more_notations_are_read(feedback, referenc
     ("feedback", "reference"),
     [
         ("It is (1,4) U (4,10) in the end.", "(1,4) \\cup (4,9)"),
+        ("It is [3, -4] here.", "(3, -4)"),  # an interval, not the point
         ("Use set U (the universe) and (1,4) separately.", "(1,4) \\cup (4,9)"),
         ("It is y is at least six.", "[5, \\infty)"),
         ("One less than 3 is 2.", "(-\\infty, 3)"),  # a difference, no inequality

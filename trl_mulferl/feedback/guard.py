@@ -1285,6 +1285,7 @@ class _Collection:
     kind: str
     items: tuple
     brackets: str = ""
+    vector: bool = False  # written as a matrix environment: a vector, whatever brackets a tuple stating it has
 
 
 _INFINITE = re.compile(rf"([-+]?)\s*{_INFINITY}")
@@ -1356,7 +1357,7 @@ def _collection(text: str) -> _Collection | None:
         if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
             return None
         if len(rows) == 1 or len(rows[0]) == 1:  # a vector, written as a tuple too
-            return _Collection("bracketed", tuple(value for row in values for value in row), "()")
+            return _Collection("bracketed", tuple(value for row in values for value in row), "()", vector=True)
         return _Collection("matrix", tuple(tuple(row) for row in values))
     for pattern, kind, brackets in ((_ANGLE_BRACKETS, "bracketed", "()"), (_SET_BRACES, "set", "")):
         match = pattern.fullmatch(text)
@@ -1453,7 +1454,9 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
             )
         )
     if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
-        if not (len(reference.items) > 2 and {candidate.brackets, reference.brackets} <= {"()", "[]"}):
+        if not (
+            (reference.vector or len(reference.items) > 2) and {candidate.brackets, reference.brackets} <= {"()", "[]"}
+        ):
             return False
     return _same_items(candidate.items, reference.items)
 
