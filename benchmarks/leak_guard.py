@@ -34,6 +34,7 @@ Prints tables and writes JSON; `--before` keeps the figures of an earlier run (t
 """
 
 import argparse
+import itertools
 import json
 import random
 import re
@@ -410,6 +411,7 @@ def independent_critiques(
 
     from trl_mulferl.core.schema import control_tokens
     from trl_mulferl.feedback import prepare_feedback
+    from trl_mulferl.feedback.guard import MAX_CHARS_PER_TOKEN
     from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
     from trl_mulferl.smollm2 import gguf_path
 
@@ -510,10 +512,14 @@ def independent_critiques(
     # each repetition is a text of fresh numbers (another seed), so that no result cached from the last one helps.
     for row in {id(row): row for row in first_of_type.values()}.values():
         prepare("Recheck the second step.", row)
+    # `prepare_feedback` guards the raw text, cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, before it caps
+    # the tokens: texts that fill the character cut are its worst case, those that fill the token cap a reply's.
+    caps = {"": (count_tokens, max_tokens), ", character cut": (len, max_tokens * MAX_CHARS_PER_TOKEN)}
     timing = {}
-    for repetition in range(timing_repeats):
-        texts = leak_corpus.adversarial_texts(count_tokens, max_tokens, leak_corpus.SEED + repetition)
+    for repetition, (suffix, (count, cap)) in itertools.product(range(timing_repeats), caps.items()):
+        texts = leak_corpus.adversarial_texts(count, cap, leak_corpus.SEED + repetition)
         for name, text, kind in texts[:timing_texts]:
+            name += suffix
             start = time.process_time()  # this process's CPU time on its one thread
             prepare(text, first_of_type[kind])
             seconds = time.process_time() - start
@@ -612,7 +618,7 @@ def print_independent(result: dict):
         f"(target <= {timing['target_seconds']} s):"
     )
     for name, row in timing["texts"].items():
-        print(f"    {name:<22} {row['tokens']:>5} tokens {row['characters']:>6} chars {row['cpu_seconds']:>7.3f} s")
+        print(f"    {name:<44} {row['tokens']:>5} tokens {row['characters']:>6} chars {row['cpu_seconds']:>7.3f} s")
     print(f"    slowest: {timing['slowest']}, {timing['max_cpu_seconds']:.3f} s")
 
 
