@@ -94,9 +94,14 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     assert set(section["recall_by_family"]) == {"rendering", "arithmetic", "approximation"}
     assert set(section["clean"]) == {"development", "held_out"}
     timing = section["worst_case_time"]
-    assert list(timing["texts"]) == ["radical pairs", "radical pairs in $"] and all(
-        row["tokens"] <= 1024 for row in timing["texts"].values()
-    )
+    assert list(timing["texts"]) == [
+        "radical pairs",
+        "radical pairs in $",
+        "radical pairs, character cut",
+        "radical pairs in $, character cut",
+    ]
+    assert all(timing["texts"][name]["tokens"] <= 1024 for name in ("radical pairs", "radical pairs in $"))
+    assert all(8000 < timing["texts"][name]["characters"] <= 1024 * 8 for name in list(timing["texts"])[2:])
     assert timing["max_cpu_seconds"] == max(row["cpu_seconds"] for row in timing["texts"].values())
 
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
