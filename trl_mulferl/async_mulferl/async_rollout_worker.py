@@ -491,8 +491,9 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         context, prefill = inject_feedback(group.prompts[0], feedback, self.settings.feedback_injection)
         prompt_ids = self._prompt_ids(context)
         if self.settings.feedback_injection == "plain":  # the feedback is in the prompt, and so may be control ids
-            empty, _ = inject_feedback(group.prompts[0], "", "plain")
-            (prompt_ids,) = self.feedback_step.context_ids([prompt_ids], [self._prompt_ids(empty)], counts)
+            (prompt_ids,) = self.feedback_step.context_ids(
+                [prompt_ids], [group.prompts[0]], lambda prompts: list(map(self._prompt_ids, prompts)), counts
+            )
         (prefill_ids,) = self.feedback_step.prefill_ids([prefill], counts)
         removed = feedback_metric("control_tokens_removed")
         self._window.add({removed: float(counts.pop("feedback/control_tokens_removed", 0))})

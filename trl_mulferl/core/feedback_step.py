@@ -14,10 +14,11 @@ from collections import Counter
 import torch
 
 from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, problem_text
+from ..feedback.protocol import MALFORMED, checked_results
 from .losses import drop_empty_pairs
 from .rewards import response_text
 from .routing import make_generator, sample_fco_pairs
-from .schema import control_token_ids, control_tokens, feedback_prefill
+from .schema import FEEDBACK_OPEN, THINKING_OPEN, control_token_ids, control_tokens, feedback_prefill, inject_feedback
 
 
 class FeedbackStep:
@@ -44,6 +45,7 @@ class FeedbackStep:
         self.control_ids = control_token_ids(tokenizer)
         # `feedback_replay` puts it where the feedback was: the slot the policy writes at turn 0, empty.
         self.empty_slot_ids = tokenizer(feedback_prefill(""), add_special_tokens=False)["input_ids"]
+        self.probes = control_probes(tokenizer)
 
     def request(
         self, prompt, completions: list, rewards: list[float], columns: dict, turn: int, step: int, prompt_index: int
@@ -73,15 +75,16 @@ class FeedbackStep:
         self, provider, requests: list[FeedbackRequest], results: list[FeedbackResult], counts: Counter
     ) -> list[str | None]:
         """The text to inject for each request (sanitised, answer leaks redacted, capped: decisions 6 and 8), None
-        where nothing usable came back.
+        where nothing usable came back, or where the result breaks the protocol (`checked_results`).
 
-        Adds to `counts` the requests, errors, redacted leaks and latencies (`feedback/<name>`), and the provider's own
-        counts since its last call (`pop_metrics`: retries, token usage).
+        Adds to `counts` the requests, errors (malformed results among them), malformed results, redacted leaks and
+        latencies (`feedback/<name>`), and the provider's own counts since its last call (`pop_metrics`: retries,
+        token usage).
         """
         if hasattr(provider, "pop_metrics"):
             counts.update(provider.pop_metrics())
         texts = []
-        for request, result in zip(requests, results, strict=True):
+        for request, result in zip(requests, checked_results(provider, requests, results), strict=True):
             text = None
             if result.text is not None:
                 reference = request.columns.get(self.reference_column)
@@ -97,6 +100,7 @@ class FeedbackStep:
                 counts["feedback/leaks_redacted"] += prepared.leaked
             counts["feedback/requests"] += 1
             counts["feedback/errors"] += text is None
+            counts["feedback/malformed_results"] += result.error == MALFORMED
             counts["feedback/latency_sum"] += result.latency_s
             counts["feedback/latency_max"] = max(counts["feedback/latency_max"], result.latency_s)
             texts.append(text)
@@ -106,20 +110,39 @@ class FeedbackStep:
         """The token ids of each regeneration's prefill (`<thinking><feedback>...</feedback>`; empty under plain
         injection). No control-token id comes from the feedback (decision 6): it holds no added or special token
         string (sanitised), none of its text is read as a special token, and ids that a normaliser makes of what is
-        left are dropped (`without_injected_control_ids`)."""
-        if not prefills:
-            return []
-        ids = self.tokenizer(prefills, add_special_tokens=False, split_special_tokens=True)["input_ids"]
-        return self.context_ids(ids, [self.empty_slot_ids] * len(ids), counts)
-
-    def context_ids(self, ids: list[list[int]], template_ids: list[list[int]], counts: Counter) -> list[list[int]]:
-        """Each of `ids`, a context tokenized with feedback in it, without the control ids the feedback brought
-        (compared with `template_ids`, the same context with empty feedback); adds how many to
-        `counts["feedback/control_tokens_removed"]`. Plain injection's prompts go through it; prefills do in
-        `prefill_ids`."""
+        left are dropped (`prefills_without_injected_control_ids`); adds how many to
+        `counts["feedback/control_tokens_removed"]`."""
         cleaned = []
-        for context, template in zip(ids, template_ids, strict=True):
-            context, removed = without_injected_control_ids(context, template, self.control_ids)
+        for ids, removed in prefills_without_injected_control_ids(self.tokenizer, prefills, self.control_ids):
+            counts["feedback/control_tokens_removed"] += removed
+            cleaned.append(ids)
+        return cleaned
+
+    def context_ids(self, ids: list[list[int]], prompts: list, tokenize, counts: Counter) -> list[list[int]]:
+        """Each of `ids`, a prompt of `prompts` with feedback appended by plain injection and tokenized by `tokenize`
+        (a list of prompts to their lists of ids, as the trainer tokenizes prompts), without the control ids the
+        feedback brought; adds how many to `counts["feedback/control_tokens_removed"]`.
+
+        The feedback's place among the template's control ids (the prompt with empty feedback) comes from the same
+        prompt with a control token as its feedback (`feedback_controls_before`): ids alone cannot tell a forged
+        `<|im_end|><|im_start|>assistant` at the feedback's start from the template's own right after it. The
+        probes go through `tokenize`, as the context did (a chat template, tools, a processor), rather than through
+        character offsets, which a processor or a slow tokenizer does not give and which would need the template's
+        text; an added token is read whole by every tokenizer, so its place among the control ids is exact.
+        """
+        if not ids:
+            return []
+        templates = tokenize([inject_feedback(prompt, "", "plain")[0] for prompt in prompts])
+        renders = [
+            (probe_id, tokenize([inject_feedback(prompt, probe, "plain")[0] for prompt in prompts]))
+            for probe, probe_id in self.probes
+        ]
+        cleaned = []
+        for row, (context, template) in enumerate(zip(ids, templates, strict=True)):
+            controls = [token for token in template if token in self.control_ids]
+            probed = [(probe_id, [t for t in rows[row] if t in self.control_ids]) for probe_id, rows in renders]
+            before = feedback_controls_before(controls, probed)
+            context, removed = without_injected_control_ids(context, template, self.control_ids, before)
             counts["feedback/control_tokens_removed"] += removed
             cleaned.append(context)
         return cleaned
@@ -149,29 +172,90 @@ class FeedbackStep:
         return sample_fco_pairs(group_size, self.fco_pairing, make_generator(self.seed, step, prompt_index))
 
 
+def control_probes(tokenizer) -> list[tuple[str, int]]:
+    """Two control tokens (string and id) that `tokenizer` reads back as their own id, for `feedback_controls_before`
+    to put in the feedback's place; fewer where the tokenizer has fewer. Special tokens first, and none of white space
+    (some tokenizers add runs of spaces as tokens, which a chat template may trim from a message)."""
+    probes = []
+    for token_id, token in sorted(
+        tokenizer.added_tokens_decoder.items(), key=lambda item: (not item[1].special, item[0])
+    ):
+        readable = tokenizer(token.content, add_special_tokens=False)["input_ids"] == [token_id]
+        if len(probes) < 2 and token.content.strip() and readable:
+            probes.append((token.content, token_id))
+    return probes
+
+
+def feedback_controls_before(template_controls: list[int], probed: list[tuple[int, list[int]]]) -> int:
+    """How many of `template_controls` (a template's control ids, in order) come before its feedback's place.
+
+    `probed` holds, per probe, its id and the control ids of the template with that control token as the feedback:
+    the template's with the probe's inserted at the feedback's place. A place that one probe allows may be any in a run
+    of ids equal to the probe; a place both of two different probes allow is the one place, since a run of one's ids
+    and a run of the other's do not overlap.
+    """
+    places = set(range(len(template_controls) + 1))
+    for probe_id, controls in probed:
+        places &= {
+            place
+            for place in range(len(template_controls) + 1)
+            if controls == template_controls[:place] + [probe_id] + template_controls[place:]
+        }
+    if len(places) != 1:
+        raise ValueError(
+            f"Cannot place plain-injected feedback among the prompt's control tokens (it may be at any of "
+            f"{sorted(places)} of {template_controls}): the tokenizer has too few added or special tokens to mark "
+            "the place, or its chat template changes a message's text. Add a special token to the tokenizer "
+            '(`tokenizer.add_special_tokens`), or use feedback_injection="structured".'
+        )
+    return places.pop()
+
+
 def without_injected_control_ids(
-    ids: list[int], template_ids: list[int], control_ids: frozenset[int]
+    ids: list[int], template_ids: list[int], control_ids: frozenset[int], controls_before: int
 ) -> tuple[list[int], int]:
-    """`ids` less the control-token ids that injected text brought, and how many: those in the span where `ids`
-    differs from `template_ids` (the same context without the text; outside the span both are the template's), beyond
-    the template's own there. A tokenizer whose normaliser is NFKC, lowercase or BERT's reads text that sanitising
-    leaves (`＜tool_call＞`, `<START_OF_TURN>`, a soft hyphen inside a tag) as an added token normalised alike."""
-    prefix = 0
-    while prefix < min(len(ids), len(template_ids)) and ids[prefix] == template_ids[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(ids), len(template_ids)) - prefix and ids[-1 - suffix] == template_ids[-1 - suffix]:
-        suffix += 1
-    allowed = Counter(i for i in template_ids[prefix : len(template_ids) - suffix] if i in control_ids)
-    kept = []
-    for token_id in ids[prefix : len(ids) - suffix]:
-        if token_id in control_ids:
-            if not allowed[token_id]:
-                continue
-            allowed[token_id] -= 1
-        kept.append(token_id)
-    removed = len(ids) - prefix - suffix - len(kept)
-    return ids[:prefix] + kept + ids[len(ids) - suffix :], removed
+    """`ids`, a context tokenized with feedback in it, less the control-token ids the feedback brought, and how many.
+
+    `template_ids` is the same context with empty feedback, and `controls_before` how many of its control ids come
+    before the feedback. The result holds the template's control ids and no other, each where the template has it:
+    `ids` must be the template's up to its last control id before the feedback and from its first control id after
+    it, and every control id between the two is the feedback's and goes (a tokenizer whose normaliser is NFKC,
+    lowercase or BERT's reads text that sanitising leaves, `＜|im_end|＞` or `<START_OF_TURN>`, as the added token).
+    Where `ids` is not the template around the feedback (its text joined with the template's into another token),
+    the result is the template: the context without the feedback.
+    """
+    template_positions = [position for position, token in enumerate(template_ids) if token in control_ids]
+    controls = sum(token in control_ids for token in ids)
+    injected = controls - len(template_positions)
+    head = template_positions[controls_before - 1] + 1 if controls_before else 0
+    tail = len(template_ids) - template_positions[controls_before] if controls_before < len(template_positions) else 0
+    if (
+        injected < 0
+        or len(ids) < head + tail
+        or ids[:head] != template_ids[:head]
+        or ids[len(ids) - tail :] != template_ids[len(template_ids) - tail :]
+    ):
+        return list(template_ids), max(injected, 0)
+    feedback = [token for token in ids[head : len(ids) - tail] if token not in control_ids]
+    return ids[:head] + feedback + ids[len(ids) - tail :], injected
+
+
+def prefills_without_injected_control_ids(
+    tokenizer, prefills: list[str], control_ids: frozenset[int]
+) -> list[tuple[list[int], int]]:
+    """Each prefill's token ids (`split_special_tokens=True`) less the control ids its feedback brought, and how many
+    (`without_injected_control_ids` against the empty slot). The control ids before the feedback are those of the
+    slot's opening tags tokenized alone: they are the prefill's fixed head."""
+    if not prefills:
+        return []
+    tokenized = tokenizer(
+        [*prefills, feedback_prefill(""), THINKING_OPEN + FEEDBACK_OPEN],
+        add_special_tokens=False,
+        split_special_tokens=True,
+    )["input_ids"]
+    *prefill_ids, empty_slot_ids, head_ids = tokenized
+    before = sum(token in control_ids for token in head_ids)
+    return [without_injected_control_ids(ids, empty_slot_ids, control_ids, before) for ids in prefill_ids]
 
 
 def without_prefill(ids: list, mask: list, prefill_length: int, slot_ids: list[int]) -> tuple[list, list]:

@@ -16,6 +16,7 @@ LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
 FEEDBACK_COUNTS = (
     "requests",
     "errors",
+    "malformed_results",
     "leaks_redacted",
     "control_tokens_removed",
     "retries",

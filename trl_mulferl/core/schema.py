@@ -9,6 +9,7 @@ turn 1 on, the trainer prefills `<thinking><feedback>{feedback}</feedback>` and 
 """
 
 import re
+import unicodedata
 from typing import Any
 
 from trl.data_utils import is_conversational
@@ -38,6 +39,9 @@ PLAIN_FEEDBACK_HEADER = "\n\nFeedback on your previous attempts at this problem:
 # What may follow the closing brace of the final \boxed{}: whitespace, a period, closing math delimiters.
 _ANSWER_TAIL = re.compile(r"(?:\s|\.|\$|\\\]|\\\))*")
 _FORBIDDEN_IN_FEEDBACK = re.compile(r"</?thinking>|</?feedback>", re.IGNORECASE)
+# What a tokenizer's normaliser may drop from a character: combining marks (BERT's strips accents after NFD), and
+# format, control, unassigned and private-use characters (BERT's cleans them out; a soft hyphen is a format one).
+_DROPPED_BY_NORMALISERS = frozenset({"Mn", "Cf", "Cc", "Cn", "Co"})
 
 
 def boxed_spans(text: str) -> list[tuple[int, int, str]]:
@@ -111,15 +115,16 @@ def control_token_ids(tokenizer) -> frozenset[int]:
 def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str:
     """Make feedback safe to inject into the `<feedback>` slot (decision 6).
 
-    Removes the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`, any case), unwraps
-    `\\boxed{x}` to `x` and drops any other `\\boxed`, and removes every string of `forbidden_strings` (pass
-    `control_tokens(tokenizer)`: a turn header, an end of turn or a tool-call tag would otherwise become a control
-    token). Repeats until nothing changes, since a removal can join two halves of a tag.
+    Removes the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`, any case, and any spelling a
+    tokenizer's normaliser reads as one: `without_schema_tags`), unwraps `\\boxed{x}` to `x` and drops any other
+    `\\boxed`, and removes every string of `forbidden_strings` (pass `control_tokens(tokenizer)`: a turn header, an
+    end of turn or a tool-call tag would otherwise become a control token). Repeats until nothing changes, since a
+    removal can join two halves of a tag.
     """
     previous = None
     while text != previous:
         previous = text
-        text = _FORBIDDEN_IN_FEEDBACK.sub("", text)
+        text = without_schema_tags(text)
         for start, end, content in reversed(boxed_spans(text)):
             text = text[:start] + content + text[end:]
         text = text.replace(BOXED, "")
@@ -127,6 +132,30 @@ def sanitize_feedback(text: str, forbidden_strings: tuple[str, ...] = ()) -> str
             if forbidden:
                 text = text.replace(forbidden, "")
     return text.strip()
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    """`text` as a normalising tokenizer may read it, and for each of its characters the index in `text` of the one it
+    comes from: each character in NFKC (full-width `＜／＞` as `</>`), decomposed, less what a normaliser drops
+    (`_DROPPED_BY_NORMALISERS`); case is left to the matching."""
+    characters, origins = [], []
+    for index, character in enumerate(text):
+        for part in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", character)):
+            if part.isspace() or unicodedata.category(part) not in _DROPPED_BY_NORMALISERS:
+                characters.append(part)
+                origins.append(index)
+    return "".join(characters), origins
+
+
+def without_schema_tags(text: str) -> str:
+    """`text` less the schema tags (`<thinking>`, `</thinking>`, `<feedback>`, `</feedback>`) in any case and any
+    spelling that NFKC, lowercase or BERT's normaliser reads as one (`＜／feedback＞`, `<feed\u00adback>`): the tags
+    are found in the folded text and cut from `text`, whole characters."""
+    folded_text, origins = folded(text)
+    cut = set()
+    for match in _FORBIDDEN_IN_FEEDBACK.finditer(folded_text):
+        cut.update(range(origins[match.start()], origins[match.end() - 1] + 1))
+    return "".join(character for index, character in enumerate(text) if index not in cut)
 
 
 def truncate_to_tokens(text: str, tokenizer, max_tokens: int) -> str:

@@ -9,7 +9,7 @@ import torch
 from trl.trainer.utils import get_config_model_id, is_async_callable
 
 from ..feedback import is_batched
-from ..feedback.protocol import PROVIDER_KEYWORDS
+from ..feedback.protocol import PROVIDER_KEYWORDS, provider_name
 
 
 logger = logging.getLogger(__name__)
@@ -191,11 +191,10 @@ def check_feedback_provider(provider, dataset, args):
     try:
         signature.bind("problem", ["completion"], [0.0], **dict.fromkeys(columns))
     except TypeError as error:
-        name = getattr(provider, "__name__", type(provider).__name__)
         raise TypeError(
-            f"The feedback provider '{name}' cannot be called as provider(prompt, completions, rewards, **columns) "
-            f"with the dataset's columns {columns}: {error}. Give it that signature, e.g. "
-            "def provider(prompt, completions, rewards, **columns) -> str."
+            f"The feedback provider '{provider_name(provider)}' cannot be called as "
+            f"provider(prompt, completions, rewards, **columns) with the dataset's columns {columns}: {error}. Give "
+            "it that signature, e.g. def provider(prompt, completions, rewards, **columns) -> str."
         ) from None
 
 

@@ -34,14 +34,12 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     if not prefill:
         return ids
-    from ..core.feedback_step import without_injected_control_ids  # imports torch and TRL: not at `--help`
-    from ..core.schema import control_token_ids, feedback_prefill
+    from ..core.feedback_step import prefills_without_injected_control_ids  # imports torch and TRL: not at `--help`
+    from ..core.schema import control_token_ids
 
     # The prefill holds feedback text: none of it becomes a control token's id, as in training.
-    prefill_ids, empty_slot_ids = tokenizer(
-        [prefill, feedback_prefill("")], add_special_tokens=False, split_special_tokens=True
-    )["input_ids"]
-    return ids + without_injected_control_ids(prefill_ids, empty_slot_ids, control_token_ids(tokenizer))[0]
+    ((prefill_ids, _),) = prefills_without_injected_control_ids(tokenizer, [prefill], control_token_ids(tokenizer))
+    return ids + prefill_ids
 
 
 class TransformersBackend:

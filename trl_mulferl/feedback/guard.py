@@ -5,14 +5,17 @@ and the cap on policy tokens, in an order that leaves no statement of the answer
 """
 
 import ast
+import contextvars
 import difflib
 import itertools
 import logging
 import math
 import numbers
 import re
+import time
 import unicodedata
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -35,6 +38,13 @@ MIN_VERBATIM_LEAK_LENGTH = 5
 # A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
 # without a timeout off the main thread.
 MAX_CANDIDATE_LENGTH = 120
+# What only math-verify reads (`\\binom{5}{2}`, `\\log 8`) costs 10-400 ms a comparison: one call compares at most
+# this many distinct expressions with it, for at most this long, which bounds a call within the character cap to
+# under a second on one core. Expressions past the budget are not compared (a warning says so).
+MAX_MATH_VERIFY_CHECKS = 8
+MAX_MATH_VERIFY_SECONDS = 0.4
+# A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
+MIN_APPROXIMATION_DIGITS = 3
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
@@ -44,13 +54,14 @@ _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*
 _TOKEN = re.compile(
     r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
     r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
-    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
     r"|(?P<open>\\\{|[(\[{])"
     r"|(?P<close>\\\}|[)\]}])"
     r"|(?P<command>\\[A-Za-z]+|\\%)"
-    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<word>[A-Za-z]+|[α-ορ-ωΑ-Ω])"  # a Greek letter (not π) is a variable: "θ = pi/2"
     r"|(?P<comma>,)"
+    r"|(?P<arrow>->)"  # "Result -> 7": an arrow ends a run, as a word does
     r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π])"
 )
 _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
@@ -65,7 +76,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
     r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
     r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
-    r"|\b(?:answer|result|value|total|sum|solution)\s*[:=]"
+    r"|\b(?:answer|result|value|total|sum|solution|final)\s*[:=]"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
     r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
     r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
@@ -73,14 +84,25 @@ _RESULT_CUE_BEFORE = re.compile(
     r"\s+(?:to|into)"
     r"|\bmake\s+(?:it|(?:the|your)\s+(?:final\s+)?(?:answer|result|box))"
     r"|\b(?:answer|respond|reply|conclude)\s+with"
-    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to))"
-    r"(?:\s+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely))*"
-    r"[\s$*(]*$"
+    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to)"
+    # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
+    r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
+    r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
+    r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
+    r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
+    # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
+    r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
+    r"|about|approximately|roughly|around))*"
+    r"[\s$*(≈~]*$"
 )
 _RESULT_CUE_AFTER = re.compile(
     r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
-    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b)"
+    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
+    r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
+    # "7. That is what the question asks for."
+    r"|[.,;:]?\s*(?:that|this|which)(?:'s|\s+is)\s+what\s+(?:the\s+)?(?:question|problem|exercise|task)\s+"
+    r"(?:asks|wants|needs|is\s+asking))"
 )
 # "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
 _INSTRUCTION_BEFORE = re.compile(
@@ -94,10 +116,37 @@ _ENUMERATION_BEFORE = re.compile(
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 _CHOICE_CUE_BEFORE = re.compile(
-    r"\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick)[\s$*(]*$"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(]*$"
 )
-_LIST_MARKER_BEFORE = re.compile(r"[\n:;.!?][\s*-]*$")
-_LIST_MARKER_AFTER = re.compile(r"[.)]\s+[^\s.]")  # an item follows it: "Spoiler: 7." ends on a value
+# Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
+_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
+_TEXT_CUE_BEFORE = re.compile(
+    r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*]*$"
+)
+# After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
+_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
+# What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
+_OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
+_PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
+_PART_OF_VALUE_AFTER = re.compile(
+    rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
+)
+# Units a number may be glued to ("15cm"): any other letter glued to it makes another value ("42x").
+_UNIT_WORDS = (
+    r"(?:cm|mm|km|m|in|ft|yd|mi|kg|g|mg|lb|lbs|oz|s|sec|min|h|hr|hrs|ml|L|cents?|dollars?|degrees?|units?|inches"
+    r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
+)
+_GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
+_GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d")
+# Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
+_LIST_OPENING = re.compile(
+    r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
+)
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+_LIST_MARKER = re.compile(
+    r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
+)
 
 # A multiple-choice reference (MATH's `\text{(C)}`), and a half-line one (`(-\infty, 0]`, `(2, \infty)`).
 _CHOICE = re.compile(r"(?:\\text(?:bf)?\s*\{\s*)?\(([A-E])\)(?:\s*\})?|\\text(?:bf)?\s*\{\s*([A-E])\s*\}")
@@ -122,11 +171,25 @@ _INEQUALITY = re.compile(
 # exactly with Fractions for arithmetic, in floating point once a root, pi or a variable is involved. Every variable
 # takes a fixed generic value, so two expressions in the same variables that agree there are taken as equal.
 _FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
+_BRACED_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|(\d))\s*(?:\{([^{}]*)\}|(\d))")
 _NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
 _BRACELESS_ROOT = re.compile(r"\\sqrt\s*(\d)")
 _THOUSANDS_SEPARATOR = re.compile(r"(?<=\d)(?:,|\{,\})(?=\d{3}(?!\d))")
 _ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
+# A unit after a number: degrees, a word in `\text{}` with its power (`864 \mbox{ inches}^2`), a dollar or percent sign.
+_UNIT = re.compile(
+    r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]"
+    r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
+    rf"|(?<=[\d}}])\s*(?:square\s+|cubic\s+|sq\.?\s*)?{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?$"
+)
+_PERCENT = re.compile(r"\\?%")  # 35% is 0.35
+_BASE_NUMBER = re.compile(r"(?<![\w.])(?P<digits>\d[0-9A-Za-z]*)_\{?(?P<base>\d+)\}?")
+_DIGIT_UNDERSCORE = re.compile(r"\d_")
+_MIXED_FRACTION = re.compile(
+    r"(?<![\d.}^_])(?P<whole>\d+)\s*\\[dt]?frac\s*\{(?P<numerator>\d+)\}\s*\{(?P<denominator>\d+)\}"
+)
+_MIXED_SLASH = re.compile(r"(?<![\d./^_])(?P<whole>\d+)\s+(?P<numerator>\d+)/(?P<denominator>\d+)(?![\d./])")
 _SCIENTIFIC = re.compile(r"(?<=\d)[eE]([-+]?\d+)(?![\w.])")
 _PYTHON_SPELLINGS = {
     "\\boxed": "",
@@ -141,6 +204,9 @@ _PYTHON_SPELLINGS = {
     "\\cos": "cos",
     "\\tan": "tan",
     "\\ln": "ln",
+    "\\cot": "cot",
+    "\\sec": "sec",
+    "\\csc": "csc",
     "\\exp": "exp",
     "×": "*",
     "·": "*",
@@ -154,10 +220,24 @@ _PYTHON_SPELLINGS = {
 _IMPLICIT_PRODUCT = re.compile(
     r"(?<=[\d)])\s*(?=[A-Za-z(])|(?<![A-Za-z])(?<=[A-Za-z])\s*(?=\()|(?<=[A-Za-z])\s+(?=[A-Za-z])"
 )
-_FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "ln": math.log, "exp": math.exp}
+_FUNCTIONS = {
+    "sqrt": math.sqrt,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "cot": lambda x: 1 / math.tan(x),
+    "sec": lambda x: 1 / math.cos(x),
+    "csc": lambda x: 1 / math.sin(x),
+    "ln": math.log,
+    "exp": math.exp,
+}
+# `\log_2 8`, `\log_{3}(x)`: a logarithm in a base, as a quotient of natural ones
+_LOG_IN_BASE = re.compile(r"\\log_\s*(?:\{([^{}]*)\}|(\w))\s*(\([^()]*\)|\{[^{}]*\}|\d+(?:\.\d+)?|[A-Za-z])")
+# `\sin x`, `\cot 2x`: a function applied without brackets, to the number and letter that follow it
+_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
-_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname)\s*\{[^{}]*\}")
+_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
 _NOT_A_VARIABLE = re.compile(
     r"\\[A-Za-z]+|(?<![A-Za-z])(?:" + "|".join(_MATH_WORDS) + r")(?![A-Za-z])|(?<=\d)[eE](?=[-+]?\d+(?![\w.]))"
 )
@@ -174,6 +254,14 @@ class _Reference:
     is_collection: bool  # a tuple, interval, set or list of answers
     choice: str | None = None  # the letter of a multiple-choice answer (`\text{(C)}`)
     half_line: tuple[str, Fraction | float] | None = None  # `(-\infty, 0]` as the inequality `("<=", 0)`
+    digits: Fraction | None = None  # the digits of a number in another base (`52_8`: 52), which state it too
+    base: str | None = None  # that number as the problem would write it (`52_8`)
+    # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
+    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
+    equation: tuple[float, float] | None = None
+    text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
+    collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
+    degrees: bool = False  # an angle in degrees (`30^\circ`), which a value in radians states too ("pi/6 radians")
 
 
 @dataclass(frozen=True)
@@ -220,19 +308,148 @@ _FRACTION_WORDS = re.compile(
     r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
     r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
 )  # "2 first" is no fraction
-_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d)", re.IGNORECASE)
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)", re.IGNORECASE)
 # Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
 _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
 # Shapes of a number that alpha2digit leaves in words: "3 million", "75 percent", a box by another name.
 _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+# Symbols in words: "1 plus or minus √19", "(5, infinity)"
+_SYMBOL_WORD = re.compile(r"\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity)\b", re.IGNORECASE)
+_SYMBOL_WORDS = {
+    "plus or minus": " \\pm ",
+    "negative infinity": "-\\infty ",
+    "minus infinity": "-\\infty ",
+    "infinity": "\\infty ",
+}
+# A number in a base in words: "52 in base 8", "52 (base 8)", "(52)_8" -> 52_8
+_BASE_WORDS = re.compile(
+    r"(?<![\w.])\(?(\d[0-9A-Za-z]*)\)?(?:[ ]*\([ ]*base[ -]?(\d+)[ ]*\)|[ ]+(?:in[ ]+)?base[ -]?(\d+)\b|\)_\{?(\d+)\}?)",
+    re.IGNORECASE,
+)
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
+_VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
+# An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
+_DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
+_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
+_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in ", "⁄": "/", "∕": "/"}
+# An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
+_INEQUALITY_WORDS = {
+    "at most": "<=",
+    "no more than": "<=",
+    "less than or equal to": "<=",
+    "at least": ">=",
+    "no less than": ">=",
+    "greater than or equal to": ">=",
+    "more than or equal to": ">=",
+    "less than": "<",
+    "greater than": ">",
+    "more than": ">",
+}
+_INEQUALITY_WORD = re.compile(
+    r"(?:(?<=(?<![A-Za-z])[A-Za-z])|(?<=[\d)]))[ ]+is[ ]+(?P<relation>"
+    + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
+    + r")[ ]+(?=[-\w(√\\])",
+    re.IGNORECASE,
+)
+_MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
+# "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
+_TIMES_WORD = re.compile(
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=[\d(√\\]|pi\b|π)",
+    re.IGNORECASE,
+)
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
-_MIXED_NUMBER = re.compile(r"\b(\d+)[ ]+and[ ]+(\d+)/(\d+)\b")
-_ROOT_WORDS = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(?=\d)", re.IGNORECASE)
+# a whole number that ends no fraction and a proper fraction: "2/3 and 5/3" is a list
+_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)/(\d+)\b(?!/)")
+# "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
+# root 2", "a double root 3").
+_ROOT_WORDS = re.compile(
+    r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)"
+    r"|(?<!\bthe )(?<!\ba )(?<!\bone )(?<!\b1 )(?<!\beach )(?<!\bother )(?<!\bthat )(?<!\bthis )(?<!\bits )"
+    r"(?<!\bdouble )(?<!\btriple )(?<!\breal )(?<!\banother )(?<!\blargest )(?<!\bsmallest )(?<!\bpositive )"
+    r"(?<!\brepeated )(?<!\binteger )\broot[ ]+(?=\d)",
+    re.IGNORECASE,
+)
 # Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
 _SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
+# Half of a surrogate pair on its own, which no UTF-8 codec (the tokenizer's, text2num's) accepts.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d*√\d+)"
+# A number or a one-letter variable with its coefficient ("13 x"), for the operators in words: "p minus q"
+_TERM = rf"(?:{_NUMBER}|(?:-?\d+[ ]?)?(?<![A-Za-z])[A-Za-z](?![A-Za-z]))"
+_LETTER = r"(?<![A-Za-z])([A-Za-z])"
+# Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
+# each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
+# read as 2*(3) + 1.
+_ARITHMETIC_WORDS = [
+    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)/2"),
+    ((" of ",), re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
+    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
+    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
+    (("doubled",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
+    (("halved",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
+    (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
+    (("squared",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
+    (("cubed",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    # a variable's power binds before its coefficient: "3 R squared" is 3R^2
+    (("squared",), re.compile(rf"{_LETTER}[ ]+squared\b", re.IGNORECASE), r"\1^2"),
+    (("cubed",), re.compile(rf"{_LETTER}[ ]+cubed\b", re.IGNORECASE), r"\1^3"),
+    (
+        (" to the ",),
+        re.compile(
+            rf"{_LETTER}[ ]+to[ ]+the[ ]+(?:power[ ]+(?:of[ ]+)?)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b", re.IGNORECASE
+        ),
+        r"\1^(\2)",
+    ),
+    (
+        (" to the ",),
+        re.compile(
+            rf"(?<![\d.])({_NUMBER})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
+            re.IGNORECASE,
+        ),
+        r"(\1)^(\2)",
+    ),
+    (
+        ("than",),
+        re.compile(
+            rf"(?<![\d.])({_NUMBER})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE
+        ),
+        r"(\2)+(\1)",
+    ),
+    (
+        ("than",),
+        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\2)-(\1)",
+    ),
+    (
+        ("sum", "total"),
+        re.compile(rf"(?<=\bthe )\b(?:sum|total)[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\1)+(\2)",
+    ),
+    (
+        ("product",),
+        re.compile(rf"(?<=\bthe )\bproduct[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
+    (("plus",), re.compile(rf"(?<![\d.])({_TERM}),?[ ]+plus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 + \2"),
+    (("minus",), re.compile(rf"(?<![\d.])({_TERM})[ ]+minus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 - \2"),
+    (
+        ("divided", "over"),
+        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
+        r"\1 / \2",
+    ),
+    # a variable set equal to a value in words: "y equals 2 x + 3"
+    (("equals",), re.compile(rf"{_LETTER}[ ]+equals[ ]+(?=[-\d(√]|[A-Za-z](?![A-Za-z]))", re.IGNORECASE), r"\1 = "),
+]
+# A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
+# reads "3 point 2 1" itself)
+_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
 
 
 def _normalised(text: str) -> _Normalised:
@@ -242,8 +459,12 @@ def _normalised(text: str) -> _Normalised:
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
-    pieces = []
+    pieces = [(match.start(), match.end(), _superscript(match.group())) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
+    rewritten = {position for start, end, _ in pieces for position in range(start, end)}
     for match in _NON_ASCII.finditer(text):
+        if match.start() in rewritten:
+            continue
         character = match.group()
         digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
         if unicodedata.category(character) in ("Cf", "Mn"):  # invisible, or a combining mark between digits
@@ -252,29 +473,105 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), str(digit)))
         elif character in _HOMOGLYPHS:
             pieces.append((match.start(), match.end(), _HOMOGLYPHS[character]))
-        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ², ①
+        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ①
             pieces.append((match.start(), match.end(), folded))
+        elif unicodedata.category(character) == "No" and _VULGAR_FRACTION.fullmatch(folded):  # ½, 4½
+            numerator, denominator = _VULGAR_FRACTION.fullmatch(folded).groups()
+            after_digit = text[match.start() - 1 : match.start()].isdigit()
+            pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
+    pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
-    pieces = [
-        (match.start(), match.end(), _scaled(*match.groups())) for match in _SCALE_WORD.finditer(normalised.text)
+    normalised = _scale_and_percent_words(normalised)
+    pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), _SYMBOL_WORDS[" ".join(match.group().lower().split())])
+        for match in _SYMBOL_WORD.finditer(normalised.text)
     ]
-    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
-    pieces += [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
     normalised = normalised.rewritten(sorted(pieces))
-    normalised = normalised.rewritten(_number_words(normalised.text))
+    normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
+    pieces = [
+        (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
+        for match in _MONEY_WORDS.finditer(normalised.text)
+    ]
+    pieces += [
+        (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
+        for match in _BASE_WORDS.finditer(normalised.text)
+    ]
+    normalised = normalised.rewritten(sorted(pieces))
     pieces = []
     for match in _FRACTION_WORDS.finditer(normalised.text):
         numerator = match.group("numerator") or "1"
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), "." + "".join(match.group(1).split()))
+        for match in _POINT_WORDS.finditer(normalised.text)
+    ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
     for match in _MIXED_NUMBER.finditer(normalised.text):
+        if len(match.group()) > MAX_CANDIDATE_LENGTH:
+            continue
         whole, numerator, denominator = map(int, match.groups())
+        if numerator >= denominator:
+            continue
         pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
+    normalised = normalised.rewritten(sorted(pieces))
+    # after the roots: "3 times the square root of 13" is "3 times √13" now
+    normalised = normalised.rewritten(
+        [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
+    )
+    # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
+    if " is " in normalised.text:
+        normalised = normalised.rewritten(
+            [
+                (
+                    match.start(),
+                    match.end(),
+                    f" {_INEQUALITY_WORDS[' '.join(match.group('relation').lower().split())]} ",
+                )
+                for match in _INEQUALITY_WORD.finditer(normalised.text)
+            ]
+        )
+    lowered = normalised.text.lower()
+    for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
+        if not any(word in lowered for word in words):
+            continue  # a quick test that spares the pattern's scan of the whole text
+        pieces = [
+            (match.start(), match.end(), match.expand(replacement)) for match in pattern.finditer(normalised.text)
+        ]
+        normalised = normalised.rewritten(pieces)
+    return normalised
+
+
+def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
+    """ "3 million" as 3000000 and "percent" as `%`, before the number words ("3 million" stays one number) and after
+    them ("thirty-five percent")."""
+    # A number longer than a short answer is not rewritten: Python reads at most 4,300 digits into an int.
+    pieces = [
+        (match.start(), match.end(), _scaled(*match.groups()))
+        for match in _SCALE_WORD.finditer(normalised.text)
+        if len(match.group()) <= MAX_CANDIDATE_LENGTH
+    ]
+    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
     return normalised.rewritten(sorted(pieces))
+
+
+def _superscript(characters: str) -> str:
+    return "^{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
+
+
+def _symbols(text: str) -> list[tuple[re.Match, str]]:
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪ (and a U between two
+    intervals), ∈, fraction slashes."""
+    return (
+        [(match, "-") for match in _DASH_MINUS.finditer(text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)]
+        + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
+    )
 
 
 def _scaled(number: str, scale: str) -> str:
@@ -316,30 +613,43 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
 
     - every `\boxed{...}` equivalent to the reference, the expression stated in a math span (`$...$`, `\[...\]`,
       `\(...\)`) or after "answer is" (the last side of an equation there) when it is equivalent, and the reference
-      itself wherever it appears verbatim when it has at least `MIN_VERBATIM_LEAK_LENGTH` characters;
+      itself wherever it appears verbatim as a whole value when it has at least `MIN_VERBATIM_LEAK_LENGTH`
+      characters. A value that only contains the reference's text (`-\frac{11}{2}` for `\frac{11}{2}`, `190^\circ`
+      for `90^\circ`) is another value: it is never redacted, nor cut;
     - in plain text and inside math spans, every side of an equation (`x = 42`, `6*7 = 42`, `probability = 1/3`)
       equivalent to the reference;
     - every other standalone number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`,
       `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
-      the wording. Step numbers ("Step 2", "response 3") and list markers ("1.", "2)", "(3)") are not statements of
-      a value. When the problem statement states the value itself (a number anywhere in it, or a standalone
+      the wording. Step numbers ("Step 2", "response 3") and list markers ("1. ... 2. ...": a number in a marker's
+      place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value.
+      When the problem statement states the value itself (a number anywhere in it, or a standalone
       expression equal to it), feedback may quote it, and it is redacted only as a result statement: after "is",
       "equals", "gives", "get", "should be", "answer:", "####", "return", ... or before "is the answer", "is
       correct", or handed over in an instruction ("Write 7 as the result", "The box needs 7", "Put 7 in the box").
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
-    - a multiple-choice letter (`\text{(C)}`) stated as the result or picked ("choose C", "go with (C)"), and a
-      half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0"), the latter under the rule above;
+    - a multiple-choice letter written as a choice ("(C)", "(c)", `\textbf{(C)}`, not "part (c)") or a bare letter
+      stated as the result or picked ("choose C", "try C"); a text answer (`\text{even}`) stated as the result, not
+      among alternatives ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
+    - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments
+      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a vector as a tuple, `\langle\rangle` or any
+      matrix environment, unions; an equation answer (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor;
+    - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84") whose result is the
+      reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
+      significant digits ("about 4.472" for `2\sqrt{5}`);
     - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five", "one and a half",
       "square root of two", "3 million", "75 percent"; English number words read by `text2num`'s `alpha2digit`), in
       the digits of another script or full-width (Unicode decimal digits and NFKC forms), with invisible characters
       or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
-      `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, or with its digits split by whitespace next to a result cue
-      ("the answer is 4 2"). The original span of each is replaced.
+      `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, superscripts, `4½`, a dash as a minus sign, mixed numbers
+      (`1\frac{4}{5}`), numbers in a base (`52_8`, whose digits "52" state it too), units (`90^\circ`, `\$18.90`,
+      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), or with its digits split by whitespace next to a
+      result cue ("the answer is 4 2"). The original span of each is replaced.
 
-    Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi and
-    variables numerically, and what only math-verify reads (`42^\circ`, intervals, sets) with math-verify, which runs
-    without a timeout off the main thread (its timeouts only work there).
+    Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
+    trigonometric functions and variables numerically, collections item by item, and what only math-verify reads
+    (`\binom{5}{2}`) with math-verify, which runs without a timeout off the main thread (its timeouts only work
+    there), for at most `MAX_MATH_VERIFY_CHECKS` expressions and `MAX_MATH_VERIFY_SECONDS` per call.
 
     Args:
         feedback: The feedback text.
@@ -355,41 +665,112 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     references = [_reference(text) for text in _reference_texts(reference)]
     if not references:
         return feedback, False
+    feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
+    givens = [
+        (_given(problem, reference), _given_digits(problem, reference), _given_text(problem, reference))
+        for reference in references
+    ]
     normalised = _normalised(feedback)
-    spans = []
-    for reference in references:
-        given = _given(problem, reference)
-        spans += _leak_spans(normalised.text, reference, given)
-        spans += _split_digit_spans(normalised.text, reference)
-        spans += _choice_spans(normalised.text, reference)
-        spans += _half_line_spans(normalised.text, reference, given)
+    budget = _Budget()
+    token = _MATH_VERIFY_BUDGET.set(budget)
+    try:
+        spans = _all_leak_spans(normalised.text, references, givens)
+    finally:
+        _MATH_VERIFY_BUDGET.reset(token)
+    if budget.skipped:
+        warn_once(
+            f"A feedback text held more expressions only math-verify reads than the answer-leak guard compares in "
+            f"one call ({MAX_MATH_VERIFY_CHECKS}, {MAX_MATH_VERIFY_SECONDS} s); it compared the first ones with the "
+            "reference and skipped the rest."
+        )
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
 
 
+def _all_leak_spans(
+    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool]]
+) -> list[tuple[int, int]]:
+    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each
+    (its value, its digits in another base, its words)."""
+    spans = []
+    for reference, (given, given_digits, given_text) in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given, given_digits)
+        spans += _split_digit_spans(text, reference)
+        spans += _choice_spans(text, reference)
+        spans += _text_answer_spans(text, reference, given_text)
+        spans += _half_line_spans(text, reference, given)
+        spans += _decimal_comma_spans(text, reference, given)
+        spans += _collection_spans(text, reference, given)
+    return spans
+
+
 @lru_cache(maxsize=1024)
 def _given(problem: str | None, reference: _Reference) -> bool:
     r"""Whether the problem statement states the reference's value: as a number anywhere in it (the 4 of
-    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is), or, for a
-    half-line, as the same inequality."""
+    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is) that is no
+    computation it asks for (a power or a logarithm: `(4\frac{5}{8})^{55} \cdot (\frac{8}{37})^{55}` is 1, and the
+    problem asks for it), or, for a half-line, as the same inequality."""
     if not problem:
         return False
     text = _normalised(problem).text
     if reference.half_line is not None and _half_line_spans(text, reference, given=False):
         return True
     if reference.value is not None and any(
-        _close(Fraction(number), reference.value) for number in _PROBLEM_NUMBER.findall(text)
+        _close(Fraction(number), reference.value)
+        for number in _PROBLEM_NUMBER.findall(text)
+        if len(number) <= MAX_CANDIDATE_LENGTH  # no short answer, and past 4,300 digits no int either
     ):
         return True
     for run in _math_runs(text):
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]
+            if _COMPUTATION.search(side):
+                continue
             if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
                 return True
     return False
 
 
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
+_RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
+_COMPUTATION = re.compile(r"\^|\\log|\\ln|!")
+
+
+# An answer in words: `\text{even}`, `\textbf{Navin}`, or a bare word of four letters or more.
+_TEXT_ANSWER = re.compile(
+    r"\\(?:text(?:bf|rm)?|mbox|mathrm)\s*\{\s*([A-Za-z][A-Za-z' -]+)\}|([A-Za-z]{4,}(?: [A-Za-z]+)*)"
+)
+_LONE_VARIABLE = re.compile(r"[A-Za-z](?:\([A-Za-z]\))?")  # `y`, `f(x)`: the left side of an answer `y = 2x + 3`
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,]|\.\d)")
+
+
+def _given_text(problem: str | None, reference: _Reference) -> bool:
+    """Whether the problem names a text answer ("Is it even, odd, or neither?")."""
+    return (
+        bool(problem and reference.text_answer)
+        and re.search(rf"(?<!\w){re.escape(reference.text_answer)}(?!\w)", problem, re.IGNORECASE) is not None
+    )
+
+
+def _given_digits(problem: str | None, reference: _Reference) -> bool:
+    """Whether the problem states the digits of a reference in another base (`52` of `52_8`); the value it
+    converts (`Express 555 in base 5`) is given, the digits it asks for are not."""
+    return bool(problem and reference.digits is not None) and any(
+        Fraction(number) == reference.digits for number in _PROBLEM_NUMBER.findall(_normalised(problem).text)
+    )
+
+
+_DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
+_WHOLE = re.compile(r"-?(?P<digits>\d+)")
+# What marks a number as an approximation: a word or sign before it, an ellipsis or "(rounded)" after it.
+_APPROXIMATION_BEFORE = re.compile(
+    r"(?:\b(?:about|approximately|approx\.?|roughly|around|nearly|circa|close\s+to)|≈|~|\\approx)[\s$*(]*$"
+)
+_APPROXIMATION_AFTER = re.compile(
+    r"[\s$*]*(?:\.\.\.|…|\(?\s*(?:rounded|approx(?:imately|\.)?|to\s+\d+\s+(?:decimal\s+)?(?:places|digits))\b)",
+    re.IGNORECASE,
+)
 _PROBLEM_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 
 
@@ -405,16 +786,125 @@ def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, 
 
 
 def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
-    """The letter of a multiple-choice answer ("(C)", "C") stated as the result or picked ("choose C"): the problem
-    lists every letter, and a bare capital is as often a point or a set."""
+    """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", `\\textbf{(C)}`) wherever it is
+    not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a bare
+    capital is as often a point or a set."""
     if reference.choice is None:
         return []
-    letter = re.compile(rf"(?<![A-Za-z\\])\(?{reference.choice}\)?(?![A-Za-z])")
-    return [
+    letter = reference.choice
+    as_choice = re.compile(
+        rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z]))",
+        re.IGNORECASE,
+    )
+    bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
+    spans = [
         match.span()
-        for match in letter.finditer(feedback)
+        for match in as_choice.finditer(feedback)
+        if not _ENUMERATION_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
+    ]
+    return spans + [
+        match.span()
+        for match in bare.finditer(feedback)
         if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
         or _stated_as_result(feedback, *match.span(), given=True)
+    ]
+
+
+def _text_answer_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
+    name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
+    Navin"), not listed among alternatives ("even or odd")."""
+    if reference.text_answer is None:
+        return []
+    words = r"[\s-]+".join(map(re.escape, reference.text_answer.split()))
+    spans = []
+    for match in re.finditer(
+        rf"(?<![\w\\])(?:\\text(?:bf)?\s*\{{\s*)?{words}(?:\s*\}})?(?!\w)", feedback, re.IGNORECASE
+    ):
+        before = feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower()
+        after = feedback[match.end() : match.end() + _CONTEXT_CHARS].lower()
+        if given and _ALTERNATIVE_AFTER.match(after):
+            continue  # "even or odd", "east, west"
+        before = _FILLER_BEFORE.sub("", before)  # "is an ellipse", "facing due east"
+        view = before + match.group() + after  # the text as `_stated_as_result` reads it, without the filler
+        if (
+            not given
+            or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
+            or _CHOICE_CUE_BEFORE.search(before)
+            or _TEXT_CUE_BEFORE.search(before)
+        ):
+            spans.append(match.span())
+    return spans
+
+
+def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """Collections stated in other shapes than one expression: a prose list of values ("3, 5 and 7", "x = 15 and
+    y = -29", "1 + √19 or 1 - √19"), a matrix or vector environment, angle brackets."""
+    if reference.collection is None:
+        return []
+    candidates = [match.span() for match in _MATRIX.finditer(feedback)]
+    candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
+    runs = _math_runs(feedback)
+    group = runs[:1]
+    for run in [*runs[1:], None]:
+        if run is not None and _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0]):
+            group.append(run)
+            continue
+        if len(group) > 1:
+            # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
+            candidates.append((group[0][0], _trim(feedback, group[0][0], group[-1][1])[1]))
+        group = [run]
+    candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
+    spans = []
+    for start, end in candidates:
+        if end - start > 4 * MAX_CANDIDATE_LENGTH or not _is_whole_value(feedback, start, end):
+            continue
+        if given and not _stated_as_result(feedback, start, end, given):
+            continue
+        text = feedback[start:end]
+        interval_words = _INTERVAL_WORDS.fullmatch(text)
+        if interval_words:
+            low, high = _value(interval_words.group("low")), _value(interval_words.group("high"))
+            kind = (interval_words.group("kind") or "").lower()
+            brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
+            collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
+        elif text.startswith(("\\begin", "<", "\\langle")):
+            collection = _collection(text)
+        else:
+            collection = _list_or_union(
+                [
+                    feedback[max(run_start, start) : min(run_end, end)]
+                    for run_start, run_end in runs
+                    if run_start < end and start < run_end
+                ]
+            )
+        if collection is not None and _same_collection(collection, reference.collection):
+            spans.append((start, end))
+    return spans
+
+
+def _list_or_union(texts: list[str]) -> "_Collection | None":
+    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, values a list ("3, 5 and 7")."""
+    intervals = [_collection(text) for text in texts]
+    if all(
+        interval is not None and interval.kind == "bracketed" and len(interval.items) == 2 for interval in intervals
+    ):
+        return _Collection("union", tuple(sorted((interval.items, interval.brackets) for interval in intervals)))
+    items = [_items(text) for text in texts]
+    return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+
+
+def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """A decimal comma ("4,5" for 4.5), read only for a reference that is no whole number: "4,5" is as often two
+    numbers."""
+    if not isinstance(reference.value, Fraction) or reference.value.denominator == 1:
+        return []
+    return [
+        match.span()
+        for match in _DECIMAL_COMMA.finditer(feedback)
+        if Fraction(match.group().replace(",", ".")) == abs(reference.value)
+        and _is_whole_value(feedback, *match.span())
+        and (not given or _stated_as_result(feedback, *match.span(), given=True))
     ]
 
 
@@ -477,8 +967,16 @@ def final_answer(reference: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _reference(text: str) -> _Reference:
     sides, _ = _sides(text, 0, len(text))
+    equation = (
+        _equation_values(text) if len(sides) == 2 and not _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) else None
+    )
+    if equation is not None and _variables(text[slice(*sides[-1])]):
+        equation = None  # `y = 2x + 3`: the right side is the answer, as math-verify compares
+    if equation is not None:
+        return _Reference(text, None, _variables(text), False, equation=equation)
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
+    base = _BASE_NUMBER.fullmatch(answer.strip())
     if value is None:  # what only math-verify reads, such as 42^\circ, 42\% or \log_2 8
         gold = _gold(text)
         expression = gold[0] if gold else None
@@ -491,6 +989,7 @@ def _reference(text: str) -> _Reference:
             elif evaluated.is_real:
                 value = float(evaluated.evalf())
     choice = _CHOICE.fullmatch(answer.strip())
+    text_answer = _TEXT_ANSWER.fullmatch(answer.strip())
     return _Reference(
         text,
         value,
@@ -498,7 +997,44 @@ def _reference(text: str) -> _Reference:
         _is_collection(answer),
         choice=(choice.group(1) or choice.group(2)) if choice else None,
         half_line=_half_line(answer),
+        collection=_collection(answer) if value is None else None,
+        text_answer=None if choice or not text_answer else (text_answer.group(1) or text_answer.group(2)).strip(),
+        digits=Fraction(base.group("digits"))
+        if base and value is not None and base.group("digits").isdigit()
+        else None,
+        base=answer.strip() if base and value is not None else None,
+        degrees=value is not None and _DEGREES.search(answer) is not None,
     )
+
+
+def _equation_values(text: str) -> tuple[float, float] | None:
+    """The value of an equation's left side minus its right side at the two points; `None` when it is no equation
+    in variables or either side is not plain arithmetic."""
+    sides, _ = _sides(text, 0, len(text))
+    if len(sides) != 2 or not _variables(text):
+        return None
+    differences = []
+    for point in (0, 1):
+        left, right = (_value(text[slice(*side)], point) for side in sides)
+        if left is None or right is None:
+            return None
+        differences.append(float(left - right))
+    return (differences[0], differences[1]) if any(differences) else None
+
+
+def _states_equation(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate` is an equation with the same solutions as the reference's: its difference of sides a
+    multiple of the reference's (`10x - 14y + 22z + 8 = 0` for `5x - 7y + 11z + 4 = 0`)."""
+    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != reference.variables:
+        return False
+    differences = _equation_values(candidate)
+    if differences is None:
+        return False
+    (first, second), (reference_first, reference_second) = differences, reference.equation
+    if not (first and reference_first):
+        return False
+    ratio = first / reference_first
+    return abs(second - ratio * reference_second) <= _RELATIVE_TOLERANCE * max(1.0, abs(second))
 
 
 def _half_line(answer: str) -> tuple[str, Fraction | float] | None:
@@ -518,31 +1054,64 @@ def _gold(text: str) -> tuple:
     return tuple(parse(as_latex_answer(text), parsing_timeout=math_verify_timeout()))
 
 
-def _leak_spans(feedback: str, reference: _Reference, given: bool = False) -> list[tuple[int, int]]:
+def _leak_spans(
+    feedback: str, reference: _Reference, given: bool = False, given_digits: bool = False
+) -> list[tuple[int, int]]:
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
     stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
-        spans += [match.span() for match in re.finditer(re.escape(reference.text), feedback)]
+        spans += [
+            match.span()
+            for match in re.finditer(re.escape(reference.text), feedback)
+            if _is_whole_value(feedback, *match.span())
+        ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
+        if reference.equation is not None:  # the whole equation states it, none of its sides
+            whole = _trim(feedback, run_start, run_end)
+            if is_equation and _states(feedback[slice(*whole)], reference):
+                spans.append(whole)
+            continue
         for start, end in sides:
             if any(old_start <= start and end <= old_end for old_start, old_end in spans):
                 continue
             text = feedback[start:end]
-            if not (reference.variables or re.search(r"[\d\\]", text)):
+            if not (reference.variables or re.search(r"[\d\\π]|pi", text)):
                 continue  # a lone variable
-            if not is_equation and not _stated_as_result(feedback, start, end, given):
+            if _GLUED_BEFORE.match(feedback, max(0, start - 1), start) or _GLUED_AFTER.match(feedback, end):
+                continue  # the end of a word or a part of a value the run stops in: `\frac{14}{3}x here`
+            if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
+                side_given = given_digits  # `52_8` or `52` for the reference `52_8`
+            else:
+                side_given = given
+            if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
-            if _states(text, reference):
+            if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
+                spans.append((start, end))
+            elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
                 spans.append((start, end))
     return spans
 
 
+def _in_degrees(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in radians, is the reference's angle in degrees: `\\frac{\\pi}{6}` for `30^\\circ`."""
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * 180 / math.pi, reference.value)
+
+
+def _is_whole_value(text: str, start: int, end: int) -> bool:
+    r"""Whether `text[start:end]` is a whole value, not a part of a larger one: `\frac{11}{2}` of `-\frac{11}{2}`,
+    `90^\circ` of `190^\circ` or `58,500` of `58,5000` is another value, and redacting it would tell the policy how
+    its attempt relates to the answer."""
+    window = max(0, start - _CONTEXT_CHARS)  # `$` anchors at `start`: a search from 0 would read the whole prefix
+    return not (_PART_OF_VALUE_BEFORE.search(text, window, start) or _PART_OF_VALUE_AFTER.match(text, end))
+
+
 def _math_runs(text: str) -> list[tuple[int, int]]:
-    runs, start, end, depth, position = [], None, 0, 0, 0
+    runs, start, end, depth, position, last_kind = [], None, 0, 0, 0, None
     while position < len(text):
         match = _TOKEN.match(text, position)
         kind, stop = (match.lastgroup, match.end()) if match else ("other", position + 1)
@@ -550,7 +1119,12 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             is_math = False  # the end of "it's", "let's"
         elif kind == "word" and len(match.group()) == 1:
             english_word_ahead = _ENGLISH_WORD_AHEAD.match(text, stop)
-            is_math = not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
+            # a letter after an operator, glued to a number or an `i` after one is a variable, whatever follows:
+            # "-80 + 15x when", "p - q rather than", "6 - 5 i when"
+            joined = start is not None and (
+                last_kind == "operator" or (last_kind == "number" and (end == position or match.group() == "i"))
+            )
+            is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
         elif kind == "operator" and start is None and match.group() in "-−" and text[stop : stop + 1].isspace():
@@ -560,7 +1134,7 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
         if is_math:
             depth += {"open": 1, "close": -1 if depth else 0}.get(kind, 0)
             start = position if start is None else start
-            end = stop
+            end, last_kind = stop, kind
         elif kind != "space" and start is not None:
             runs.append((start, end))
             start, depth = None, 0
@@ -588,9 +1162,11 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     """Drop spaces, dangling operators (`42-` of "42-gon", the `**` of Markdown bold) and unmatched brackets."""
     while start < end:
         unmatched = _unmatched_brackets(text[start:end])
-        if text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
+        if text[end - 1] in _TRAILING_JUNK or (text[end - 1] in "([{" and unmatched > 0):
+            end -= 1  # first: "(-3) (you had -4)" opens a bracket after the value
+        elif text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
             start += 1
-        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in ")]}" and unmatched < 0):
+        elif text[end - 1] in ")]}" and unmatched < 0:
             end -= 1
         else:
             break
@@ -611,17 +1187,36 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
         return True
     if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
-    side = text[start:end]
-    is_list_marker = _LIST_MARKER_BEFORE.search(before) is not None and (
-        re.fullmatch(r"\(\d+\)", side) is not None or (side.isdigit() and _LIST_MARKER_AFTER.match(after) is not None)
-    )
-    if is_list_marker or _ENUMERATION_BEFORE.search(before):
+    if start in _list_markers(text) or _ENUMERATION_BEFORE.search(before):
         return False
     return not given
 
 
-def _states(candidate: str, reference: _Reference) -> bool:
-    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference."""
+@lru_cache(maxsize=64)
+def _list_markers(text: str) -> frozenset[int]:
+    """The starts of the list markers of `text`: a number in a marker's place is one only when the number before or
+    after it marks another item ("1. ... 2. ..."), or a 1 that opens a line or a list of steps ("Fix steps: 1.
+    Expand."); alone, it is a value ("Final: 204. Now verify it.")."""
+    markers = [
+        (match.start("number") if match.group("number") else match.start() + match.group().index("("), int(number))
+        for match in _LIST_MARKER.finditer(text)
+        for number in [match.group("number") or match.group("parenthesised")]
+    ]
+    numbers = Counter(number for _, number in markers)
+    return frozenset(
+        start
+        for start, number in markers
+        if numbers[number - 1]
+        or numbers[number + 1]
+        or (number == 1 and _LIST_OPENING.search(text, max(0, start - _CONTEXT_CHARS), start))
+    )
+
+
+def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
+    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
+    (or, when it is `approximate`, rounds it: see `_approximates`)."""
+    if reference.equation is not None:
+        return _states_equation(candidate, reference)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
         return False
@@ -633,16 +1228,295 @@ def _states(candidate: str, reference: _Reference) -> bool:
         return (
             reference.value is not None
             and _variables(candidate) == reference.variables
-            and _close(value, reference.value)
+            and (
+                any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
+                or value == reference.digits
+                or _approximates(candidate, reference, approximate)
+            )
         )
+    if reference.collection is not None or reference.value is not None:
+        collection = _collection(candidate)
+        if collection is not None:  # read item by item: no math-verify needed
+            return reference.collection is not None and _same_collection(collection, reference.collection)
     if (
         _is_collection(candidate) != reference.is_collection
         or _variables(candidate) != reference.variables
         or _unmatched_brackets(candidate)
         or _COSTLY_TO_PARSE.search(candidate)
+        or _DIGIT_UNDERSCORE.search(candidate)  # a base we do not read (`52_80`): math-verify reads it as it likes
     ):
         return False
-    return _math_verify_equal(candidate, reference.text)
+    budget = _MATH_VERIFY_BUDGET.get()
+    if budget is None or (candidate, reference.text) in budget.checked:
+        return _math_verify_equal(candidate, reference.text)
+    if len(budget.checked) >= MAX_MATH_VERIFY_CHECKS or budget.seconds >= MAX_MATH_VERIFY_SECONDS:
+        budget.skipped += 1
+        return False
+    budget.checked.add((candidate, reference.text))
+    start = time.perf_counter()
+    try:
+        return _math_verify_equal(candidate, reference.text)
+    finally:
+        budget.seconds += time.perf_counter() - start
+
+
+@dataclass
+class _Budget:
+    """The math-verify comparisons one call of `redact_answer_leak` has made, and those it skipped."""
+
+    checked: set = field(default_factory=set)
+    seconds: float = 0.0
+    skipped: int = 0
+
+
+# None outside a call's check of the feedback: `_given` reads a problem once and caches what it finds.
+_MATH_VERIFY_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
+    "math_verify_budget", default=None
+)
+
+
+@dataclass(frozen=True)
+class _Collection:
+    """A collection of values: `kind` "set" (unordered: `3, 5, 7`, `1 \\pm \\sqrt{19}`, `\\{1, -2\\}`), "list" (a prose
+    list, "3, 5 and 7", which states a set or, in its order, a tuple), "bracketed" (a tuple, vector, point or
+    interval, with its `brackets`: `(15,-29)`, `[-2,7]`, `(5,\\infty)`), "matrix" (rows of values) or "union" (of
+    bracketed intervals)."""
+
+    kind: str
+    items: tuple
+    brackets: str = ""
+    vector: bool = False  # written as a matrix environment: a vector, whatever brackets a tuple stating it has
+
+
+_INFINITE = re.compile(rf"([-+]?)\s*{_INFINITY}")
+_COLLECTION_NOISE = re.compile(r"\\(?:left|right|big|Big|bigl|bigr)(?![A-Za-z])|\\[!,;:]|\\q?quad(?![A-Za-z])")
+_ELEMENT_OF = re.compile(r"^\s*[A-Za-z]\s*(?:\\in(?![A-Za-z])|∈)\s*")
+_MATRIX = re.compile(
+    r"\\begin\s*\{\s*([pbBvV]?matrix|array)\s*\}(?:\s*\{[^{}]*\})?(?P<body>.*?)\\end\s*\{\s*\1\s*\}", re.DOTALL
+)
+_ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
+_SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
+_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
+_UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
+_MAX_ITEMS = 16
+_TRANSPOSE = re.compile(r"(?<=[)\]])\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal)$")
+_NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
+_ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
+_HALF_LINE_INEQUALITY = re.compile(
+    r"[A-Za-z]\s*(?P<operator>"
+    + "|".join(re.escape(operator) for operator in sorted(_INEQUALITY_OPERATORS, key=len, reverse=True))
+    + r")(?![A-Za-z])\s*(?P<bound>[^<>≤≥=]+)"
+)
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7"
+_INTERVAL_WORDS = re.compile(
+    rf"\b(?:from|between)[ ]+(?P<low>{_NUMBER_OR_ROOT})[ ]+(?:to|and)[ ]+(?P<high>{_NUMBER_OR_ROOT})"
+    r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
+    re.IGNORECASE,
+)
+_LIST_SEPARATOR = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)", re.IGNORECASE
+)
+_INEQUALITY_CHAIN = re.compile(
+    r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
+    r"(?P<second><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?P<high>[^<>≤≥]+)"
+)
+
+
+@lru_cache(maxsize=4096)
+def _collection(text: str) -> _Collection | None:
+    """`text` read as a collection of values, or `None` when it is none (one value, an item we cannot evaluate,
+    more than `_MAX_ITEMS` items)."""
+    text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
+    text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
+    if len(text) > 4 * MAX_CANDIDATE_LENGTH:
+        return None
+    if _UNION.search(text):
+        parts = [_collection(part) for part in _UNION.split(text)]
+        if all(part is not None and part.kind == "bracketed" and len(part.items) == 2 for part in parts):
+            return _Collection("union", tuple(sorted((part.items, part.brackets) for part in parts)))
+        return None
+    half_line = _HALF_LINE_INEQUALITY.fullmatch(text)
+    if half_line:  # x <= 0: the half-line (-\infty, 0]
+        bound, operator = _value(half_line.group("bound")), _INEQUALITY_OPERATORS[half_line.group("operator")]
+        if bound is None:
+            return None
+        if operator.startswith("<"):
+            return _Collection("bracketed", (-math.inf, bound), "(" + ("]" if operator == "<=" else ")"))
+        return _Collection("bracketed", (bound, math.inf), ("[" if operator == ">=" else "(") + ")")
+    chain = _INEQUALITY_CHAIN.fullmatch(text)
+    if chain:  # -2 <= x <= 7: the interval [-2, 7]
+        low, high = _value(chain.group("low")), _value(chain.group("high"))
+        if low is None or high is None:
+            return None
+        first, second = (_INEQUALITY_OPERATORS[chain.group(side).lower()] for side in ("first", "second"))
+        return _Collection("bracketed", (low, high), ("(" if first == "<" else "[") + (")" if second == "<" else "]"))
+    matrix = _MATRIX.fullmatch(text)
+    if matrix:
+        rows = [row.split("&") for row in re.split(r"\\\\", matrix.group("body")) if row.strip()]
+        values = [[_value(cell) for cell in row] for row in rows]
+        if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
+            return None
+        if len(rows) == 1 or len(rows[0]) == 1:  # a vector, written as a tuple too
+            return _Collection("bracketed", tuple(value for row in values for value in row), "()", vector=True)
+        return _Collection("matrix", tuple(tuple(row) for row in values))
+    for pattern, kind, brackets in ((_ANGLE_BRACKETS, "bracketed", "()"), (_SET_BRACES, "set", "")):
+        match = pattern.fullmatch(text)
+        if match:
+            items = _items(match.group("body"))
+            return (
+                None
+                if items is None
+                else _Collection(kind, items if kind == "bracketed" else _sorted(items), brackets)
+            )
+    if text[:1] in "([" and text[-1:] in ")]" and _unmatched_brackets(text[1:-1]) == 0 and _closes_at_end(text):
+        items = _items(text[1:-1], infinite=True)
+        if items is None or len(items) < 2:
+            return None
+        brackets = text[0] + text[-1]
+        return _Collection("bracketed", items, brackets)
+    if "," in _THOUSANDS_SEPARATOR.sub("", text) or _PLUS_MINUS.search(text):
+        items = _items(text)
+        return None if items is None or len(items) < 2 else _Collection("set", _sorted(items))
+    return None
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the bracket that opens `text` is the one that closes it: `(1,2)`, not `(1)(2)`."""
+    depth = 0
+    for position, character in enumerate(text):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if depth == 0:
+            return position == len(text) - 1
+    return False
+
+
+def _items(text: str, infinite: bool = False) -> tuple | None:
+    """The values of the comma-separated items of `text` (`a \\pm b` two of them), or `None` if one is no value."""
+    items, depth, start = [], 0, 0
+    pieces = []
+    text = text.replace("{,}", "")  # `1{,}000`; a bare comma separates items: `(12,102)`
+    for position, character in enumerate(text):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if character == "," and depth == 0:
+            pieces.append(text[start:position])
+            start = position + 1
+    pieces.append(text[start:])
+    for piece in pieces:
+        piece = piece.strip()
+        sides, _ = _sides(piece, 0, len(piece))  # "x = 15": its value
+        piece = piece[slice(*sides[-1])] if sides else piece
+        infinity = _INFINITE.fullmatch(piece) if infinite else None
+        if infinity:
+            items.append(-math.inf if infinity.group(1) == "-" else math.inf)
+            continue
+        signs = _PLUS_MINUS.split(piece)
+        if len(signs) == 2:
+            values = [_value(f"{signs[0]} + ({signs[1]})"), _value(f"{signs[0]} - ({signs[1]})")]
+        elif len(signs) == 1:
+            values = [_value(piece)]
+        else:
+            return None
+        if any(value is None for value in values):
+            return None
+        items += values
+    return tuple(items) if len(items) <= _MAX_ITEMS else None
+
+
+def _sorted(items: tuple) -> tuple:
+    return tuple(sorted(items, key=float))
+
+
+def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
+    """Whether a collection the feedback states is the reference: the same values, in order unless both are sets,
+    with the same brackets (an open interval and a point look alike; a vector may be a tuple in any brackets)."""
+    if candidate.kind == "list":
+        if reference.kind == "set":
+            return _same_items(_sorted(candidate.items), reference.items)
+        return (
+            reference.kind == "bracketed"
+            and reference.brackets == "()"
+            and _same_items(candidate.items, reference.items)
+        )
+    if candidate.kind == "bracketed" and candidate.brackets == "()" and reference.kind == "set":
+        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)" lists the answers 3, 5, 7
+    if candidate.kind != reference.kind:
+        return False
+    if candidate.kind == "matrix":
+        return len(candidate.items) == len(reference.items) and all(
+            _same_items(row, reference_row)
+            for row, reference_row in zip(candidate.items, reference.items, strict=False)
+        )
+    if candidate.kind == "union":
+        return len(candidate.items) == len(reference.items) and all(
+            brackets == reference_brackets and _same_items(items, reference_items)
+            for (items, brackets), (reference_items, reference_brackets) in zip(
+                candidate.items, reference.items, strict=False
+            )
+        )
+    if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
+        if not (
+            (reference.vector or len(reference.items) > 2) and {candidate.brackets, reference.brackets} <= {"()", "[]"}
+        ):
+            return False
+    return _same_items(candidate.items, reference.items)
+
+
+def _same_items(items: tuple, reference_items: tuple) -> bool:
+    return len(items) == len(reference_items) and all(
+        item == reference_item if math.isinf(item) or math.isinf(reference_item) else _close(item, reference_item)
+        for item, reference_item in zip(items, reference_items, strict=True)
+    )
+
+
+def _percent_readings(value: Fraction | float, candidate: str, reference: _Reference) -> list:
+    """A percent is a hundredth, and the number before its sign: "35%" states 0.35 and, for a question in percent
+    whose answer is 35, 35; "35" states the reference `35\\%`."""
+    readings = [value]
+    if _PERCENT.search(candidate):
+        readings.append(value * 100)
+    if _PERCENT.search(reference.text) and not _PERCENT.search(candidate):
+        readings.append(value / 100)
+    return readings
+
+
+def _approximates(candidate: str, reference: _Reference, marked: bool = False) -> bool:
+    """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
+    an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
+    A rational reference is stated exactly, or approximately only where the decimal is `marked` as an approximation
+    ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) and the reference's decimal does not end: a wrong attempt's
+    0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`)."""
+    if reference.variables or reference.value is None:
+        return False
+    if isinstance(reference.value, Fraction):
+        if not marked or _decimal_ends(reference.value):
+            return False
+    elif not isinstance(reference.value, float):
+        return False
+    decimal = _DECIMAL.fullmatch(candidate.strip()) or (marked and _WHOLE.fullmatch(candidate.strip()))
+    if not decimal:
+        return False
+    if len(decimal.group("digits").replace(".", "").lstrip("0")) < MIN_APPROXIMATION_DIGITS:
+        return False
+    places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
+    value, scale = Fraction(candidate.strip()), 10**places
+    exact = Fraction(reference.value)
+    return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
+
+
+def _decimal_ends(value: Fraction) -> bool:
+    """Whether the decimal of `value` ends (its denominator has no prime factor but 2 and 5): 1/8 is 0.125."""
+    denominator = value.denominator
+    for factor in (2, 5):
+        while denominator % factor == 0:
+            denominator //= factor
+    return denominator == 1
+
+
+def _marked_as_approximation(text: str, start: int, end: int) -> bool:
+    """Whether the number at `text[start:end]` is marked as an approximation: "about 4.667", "≈ 4.667", "4.667...",
+    "4.67 (rounded)"."""
+    window = max(0, start - _CONTEXT_CHARS)
+    return bool(_APPROXIMATION_BEFORE.search(text.lower(), window, start) or _APPROXIMATION_AFTER.match(text, end))
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
@@ -652,7 +1526,7 @@ def _close(value: Fraction | float, reference: Fraction | float) -> bool:
 
 
 def _variables(text: str) -> frozenset[str]:
-    return frozenset(_VARIABLE.findall(_NOT_A_VARIABLE.sub(" ", _TEXT_GROUP.sub(" ", text))))
+    return frozenset(_VARIABLE.findall(_NOT_A_VARIABLE.sub(" ", _TEXT_GROUP.sub(" ", _UNIT.sub("", text)))))
 
 
 def _is_collection(text: str) -> bool:
@@ -683,28 +1557,40 @@ def _numerically_apart(gold: Any, target: Any) -> bool:
     return abs(gold_value - target_value) > 1e-6 * max(1.0, abs(gold_value))
 
 
-def _value(expression: str) -> Fraction | float | None:
-    """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value), or `None`
-    when it is not plain arithmetic in the spellings rewritten to Python (`\\log_2 8`, `42^\\circ`, intervals)."""
-    text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", expression)
+def _value(expression: str, point: int = 0) -> Fraction | float | None:
+    """The value of `expression` (`6*7`, `-\\frac{3}{4}`, `2\\sqrt{3}`, `x^2+1` with x at its fixed value, at the
+    second of two sets of fixed values with `point=1`), or `None` when it is not plain arithmetic in the spellings
+    rewritten to Python (`\\log_2 8`, intervals). A unit after a number (`42^\\circ`, `5.4 \\text{ cents}`, `\\$36`) is
+    dropped, a number with a base subscript (`52_8`) is read in its base, a whole number before a proper fraction
+    (`1\\frac{4}{5}`, `137 1/2`) is a mixed number."""
+    text = _PERCENT.sub("/100", _UNIT.sub("", expression))
+    text = _BASE_NUMBER.sub(_in_base, text)
+    if _DIGIT_UNDERSCORE.search(text):
+        return None  # not a base we read; Python would read `52_80` as 5280
+    text = _MIXED_SLASH.sub(_mixed_number, _MIXED_FRACTION.sub(_mixed_number, text))
+    text = _LOG_IN_BASE.sub(lambda match: f"(\\ln({match.group(3)})/\\ln({match.group(1) or match.group(2)}))", text)
+    text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", text)
     text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
-    while text != previous:  # innermost fractions first
-        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", text)
-    text = _BRACELESS_FRACTION.sub(r"((\1)/(\2))", text)
+    while text != previous:  # innermost fractions and roots first: `\frac{\sqrt{3}}{3}`
+        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", _BRACED_ROOT.sub(r"sqrt(\1)", text))
+    text = _BRACELESS_FRACTION.sub(
+        lambda match: "(({}{})/({}{}))".format(*(group or "" for group in match.groups())), text
+    )
     text = _BRACELESS_ROOT.sub(r"\\sqrt{\1}", _NTH_ROOT.sub(r"((\2)**(1/(\1)))", text))
     for spelling, python in _PYTHON_SPELLINGS.items():
         text = text.replace(spelling, python)
     if "\\" in text or len(text) > 2 * MAX_CANDIDATE_LENGTH:
         return None
+    text = _BARE_ARGUMENT.sub(r"\1(\2)", text)
     try:
-        value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body)
+        value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body, point)
     except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, Fraction) or (isinstance(value, float) and math.isfinite(value)) else None
 
 
-def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
+def _evaluate(node: ast.AST, point: int = 0) -> Fraction | float | complex | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return Fraction(node.value)
     if isinstance(node, ast.Constant) and type(node.value) is float:  # from its shortest decimal: 0.1 is 1/10
@@ -712,16 +1598,16 @@ def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
     if isinstance(node, ast.Name) and node.id == "pi":
         return math.pi
     if isinstance(node, ast.Name) and node.id.isalpha() and node.id.lower() not in _MATH_WORDS:
-        return math.prod(_variable_value(letter) for letter in node.id)  # "xy" is x times y
+        return math.prod(_variable_value(letter, point) for letter in node.id)  # "xy" is x times y
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords:
-        function, argument = _FUNCTIONS.get(node.func.id), _evaluate(node.args[0])
+        function, argument = _FUNCTIONS.get(node.func.id), _evaluate(node.args[0], point)
         return None if function is None or argument is None else function(argument)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = _evaluate(node.operand)
+        operand = _evaluate(node.operand, point)
         return None if operand is None else operand if isinstance(node.op, ast.UAdd) else -operand
     if not isinstance(node, ast.BinOp):
         return None
-    left, right = _evaluate(node.left), _evaluate(node.right)
+    left, right = _evaluate(node.left, point), _evaluate(node.right, point)
     if left is None or right is None:
         return None
     if isinstance(node.op, ast.Add):
@@ -742,9 +1628,30 @@ def _evaluate(node: ast.AST) -> Fraction | float | complex | None:
     return None
 
 
-def _variable_value(letter: str) -> float:
-    """A fixed value for each variable, irrational and different for every letter."""
-    return math.sqrt(2 + ord(letter)) / 3
+def _variable_value(letter: str, point: int = 0) -> float:
+    """A fixed value for each variable, irrational and different for every letter (and for each of two points)."""
+    return math.sqrt(2 + ord(letter) + 97 * point) / (3 + point)
+
+
+def _in_base(match: re.Match) -> str:
+    digits, base = match.group("digits"), int(match.group("base"))
+    try:
+        return str(int(digits, base)) if 2 <= base <= 36 else match.group()
+    except ValueError:  # a digit the base does not have
+        return match.group()
+
+
+def _mixed_number(match: re.Match) -> str:
+    whole, numerator, denominator = (int(group) for group in match.group("whole", "numerator", "denominator"))
+    if not 0 < numerator < denominator:
+        return match.group()  # `2\frac{6}{3}` is no mixed number: a product
+    return f"({whole * denominator + numerator}/{denominator})"
+
+
+def _without_lone_surrogates(text: str | None) -> str | None:
+    """`text` with each lone surrogate (`_LONE_SURROGATE`) as U+FFFD, the replacement character (the same length);
+    `None` stays `None`."""
+    return None if text is None else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -790,7 +1697,8 @@ def prepare_feedback(
     The text is first cut to `max_tokens * MAX_CHARS_PER_TOKEN` characters, more than `max_tokens` tokens hold. The
     guard runs on that raw text (a `\boxed{}` is the plainest statement of the answer, and sanitising unwraps it),
     then on the final text, after sanitising (removing a special token can join "4" and "2" into "42") and capping. A
-    guard that fails leaves nothing (the group is unresolved) instead of stopping training.
+    guard that fails, or a `text` that is no str, leaves nothing (the group is unresolved) instead of stopping
+    training. Lone surrogates in `text` and `problem` are read as U+FFFD.
 
     Args:
         text: The provider's feedback.
@@ -801,6 +1709,13 @@ def prepare_feedback(
             tokens, `schema.control_tokens`).
         problem: The problem statement (see `redact_answer_leak`).
     """
+    if not isinstance(text, str):
+        warn_once(
+            f"prepare_feedback got a feedback text of type {type(text).__name__}; the group is unresolved. Pass the "
+            "provider's text as a str."
+        )
+        return PreparedFeedback(None, False)
+    text, problem = _without_lone_surrogates(text), _without_lone_surrogates(problem)
     if tokenizer is not None:
         text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:

@@ -9,8 +9,8 @@ called once per FAILED group with the problem text (the last user message), the 
 reward functions. A provider that takes a `feedback_turn` parameter (or `**kwargs`) also gets the turn the feedback
 will condition: 1 for the first regeneration, 2 for the second; one that takes `feedback_generator` (or `**kwargs`)
 gets a `torch.Generator` seeded from `(seed, global_step, prompt index)` for its random choices (decision 4), such as
-the subgroup split of [`OpenAIFeedbackProvider`]. It returns the feedback text; `None`, an empty string or an
-exception leaves the group unresolved.
+the subgroup split of [`OpenAIFeedbackProvider`]. It returns the feedback text; `None`, an empty string, an exception
+or a reply that is no str (`MALFORMED`, counted in `feedback/malformed_results`) leaves the group unresolved.
 
 A *batched* provider (e.g. `SelfFeedbackProvider`, which generates with the policy's own weights) instead has a method
 `feedback_batch(requests: list[FeedbackRequest], trainer) -> list[FeedbackResult]`: the trainer calls it once per
@@ -20,12 +20,16 @@ on every process even where its own part fails: it then answers its requests wit
 `SelfFeedbackProvider` does (a process that raised would skip the calls the others still make, and they would wait).
 The one exception is a failed collective (`trl_mulferl.mulferl.lockstep.is_collective_error`): the processes are
 already out of step, so the provider raises it, and so does `collect_feedback`, which stops the run with its message.
+What it returns is checked (`checked_results`): a result that breaks the protocol leaves its group unresolved, and a
+list that is not one result per request all of them.
 """
 
 import asyncio
 import functools
 import inspect
 import logging
+import math
+import numbers
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -69,6 +73,11 @@ class FeedbackResult:
     text: str | None
     latency_s: float
     error: str | None = None
+
+
+# The error of a result that breaks the protocol (text neither a str nor None, a bad latency, a batched provider's
+# list not one `FeedbackResult` per request): the group is unresolved, as for a provider that failed.
+MALFORMED = "malformed_result"
 
 
 def problem_text(prompt: str | list[dict[str, Any]]) -> str:
@@ -145,11 +154,10 @@ async def _call(provider: Callable, request: FeedbackRequest, semaphore: asyncio
             return FeedbackResult(None, time.perf_counter() - start, error=type(error).__name__)
         latency = time.perf_counter() - start
         if text is not None and not isinstance(text, str):
-            warn_once(
-                f"The feedback provider returned a {type(text).__name__}, not a str; its groups are unresolved. Return "
-                "the feedback text (or None when there is none)."
+            warn_malformed(
+                provider, f"returned a text of type {type(text).__name__}", "Return the feedback text, or None."
             )
-            return FeedbackResult(None, latency, error="not_a_string")
+            return FeedbackResult(None, latency, error=MALFORMED)
         if text is None or not text.strip():
             return FeedbackResult(None, latency, error="empty")
         return FeedbackResult(text, latency)
@@ -162,6 +170,63 @@ def warn_once(message: str):
     if message not in _warned:
         _warned.add(message)
         logger.warning(message)
+
+
+def provider_name(provider) -> str:
+    """How messages name a provider: a function's name, else its class's."""
+    return getattr(provider, "__name__", type(provider).__name__)
+
+
+def warn_malformed(provider, problem: str, fix: str):
+    """Warn once per provider and kind of `problem` that what it returned breaks the protocol."""
+    warn_once(
+        f"The feedback provider {provider_name(provider)} {problem}: the group is unresolved (counted in "
+        f"mulferl/feedback/malformed_results). {fix}"
+    )
+
+
+_RESULTS_FIX = (
+    "feedback_batch must return a list of one FeedbackResult(text: str | None, latency_s: float >= 0) per request, "
+    "in the order of the requests."
+)
+
+
+def checked_results(provider, requests: list[FeedbackRequest], results) -> list[FeedbackResult]:
+    """`results`, one per request, with each that breaks the protocol replaced by an error (`MALFORMED`, its latency
+    kept when it is one): a text neither a str nor None, a latency that is not a finite number >= 0, an item that is
+    no `FeedbackResult`. If `results` is no list (or tuple) of one item per request, every request gets an error
+    (latency 0): which result answers which request is unknown. Warns once per kind of problem (`warn_malformed`).
+
+    A per-request provider's results are well formed by construction (`request_feedback`); a batched provider's
+    `feedback_batch` returns what it likes, and `FeedbackStep.prepare` must not stop training on it.
+    """
+    if not isinstance(results, (list, tuple)):
+        warn_malformed(provider, f"returned a {type(results).__name__}, not a list of results", _RESULTS_FIX)
+        return [FeedbackResult(None, 0.0, error=MALFORMED) for _ in requests]
+    if len(results) != len(requests):
+        number = "fewer" if len(results) < len(requests) else "more"
+        warn_malformed(provider, f"returned {number} results than it was given requests", _RESULTS_FIX)
+        return [FeedbackResult(None, 0.0, error=MALFORMED) for _ in requests]
+    return [_checked_result(provider, result) for result in results]
+
+
+def _checked_result(provider, result) -> FeedbackResult:
+    if not isinstance(result, FeedbackResult):
+        warn_malformed(provider, f"returned a {type(result).__name__} in place of a FeedbackResult", _RESULTS_FIX)
+        return FeedbackResult(None, 0.0, error=MALFORMED)
+    problems = []
+    latency = result.latency_s
+    if not isinstance(latency, numbers.Real) or isinstance(latency, bool):
+        problems.append(f"returned a latency_s of type {type(latency).__name__}")
+        latency = 0.0
+    elif not math.isfinite(latency) or latency < 0:
+        problems.append("returned a latency_s that is negative or not finite")
+        latency = 0.0
+    if result.text is not None and not isinstance(result.text, str):
+        problems.append(f"returned a text of type {type(result.text).__name__}")
+    for problem in problems:
+        warn_malformed(provider, problem, _RESULTS_FIX)
+    return FeedbackResult(None, float(latency), error=MALFORMED) if problems else result
 
 
 async def request_feedback(

@@ -264,9 +264,10 @@ class TurnLoop:
             with batch_rows(trainer, regenerated_rows):  # a reset environment's observation is part of the prompt
                 prompt_ids, _, _ = trainer._tokenize_prompts([prompt for _, prompt, _ in contexts])
                 if plain:  # the feedback is in the prompt: its control ids are dropped against the prompt without it
-                    empty = [inject_feedback(self.prompts[row], "", "plain")[0] for row in regenerated_rows]
-                    template_ids, _, _ = trainer._tokenize_prompts(empty)
-                    prompt_ids = self.step.context_ids(prompt_ids, template_ids, rollout.counts)
+                    originals = [self.prompts[row] for row in regenerated_rows]
+                    prompt_ids = self.step.context_ids(
+                        prompt_ids, originals, lambda prompts: trainer._tokenize_prompts(prompts)[0], rollout.counts
+                    )
         else:
             prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
         prefill_ids = self.step.prefill_ids([prefill for _, _, prefill in contexts], rollout.counts)
