@@ -423,12 +423,12 @@ def test_a_slow_feedback_provider_does_not_slow_the_steps(tmp_path, vllm_server,
 
 
 def expression_reply(count: int) -> str:
-    """A long reviewer reply: `count` statements of an angle in degrees, which only math-verify reads (the leak guard's
-    costly path: about 1.5 ms each)."""
+    """A long reviewer reply: `count` statements of an angle in degrees, each of which the leak guard reads and
+    compares (about 0.3 ms each: its math-verify path is bounded per call, so the reply's length makes it slow)."""
     return "".join(f"Angle ${angle // 100}.{angle % 100:02d}^\\circ$ is off. " for angle in range(1000, 1000 + count))
 
 
-SLOW_GUARD_EXPRESSIONS = 4000
+SLOW_GUARD_EXPRESSIONS = 16_000
 
 
 def long_reply_provider(prompt, completions, rewards, log_file, **columns):
