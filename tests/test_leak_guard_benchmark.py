@@ -58,6 +58,7 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     """`--only independent` on MATH-500's first three problems (an ordered pair, p - q, 14/3): the JSON has its
     shape, and its counts are what `prepare_feedback` does to the corpus's texts, recomputed here."""
