@@ -85,6 +85,66 @@ def test_train_help_is_short_and_points_to_every_field(capsys):
     assert len(text.splitlines()) < 200  # every MulFeRL field and a few common ones; --help-all lists ~1,400 lines
 
 
+def help_entries(text: str) -> dict[str, str]:
+    """Each flag of the short --help and its text: an entry is a line `  FLAG  TEXT` or `  FLAG` alone, continued by
+    the lines indented to the text's column."""
+    entries, flag = {}, None
+    for line in text.splitlines():
+        if line.startswith("  -"):
+            flag, _, rest = line[2:].partition("  ")
+            entries[flag] = rest.strip()
+        elif flag is not None and line.startswith(" " * 32):
+            entries[flag] += " " + line.strip()
+        else:
+            flag = None
+    return {flag: entry.strip() for flag, entry in entries.items()}
+
+
+def test_train_help_gives_every_flag_its_own_text_in_whole_sentences(capsys):
+    from dataclasses import fields
+
+    from trl import GRPOConfig
+
+    from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
+    from trl_mulferl.train import COMMON_FIELDS, MathScriptArguments
+
+    cli(["train", "--help"])
+    text = capsys.readouterr().out
+    entries = help_entries(text)
+    grpo_fields = {f.name for f in fields(GRPOConfig)}
+    names = [f.name for f in fields(MathScriptArguments)] + list(COMMON_FIELDS)
+    names += [f.name for f in fields(MulFeRLConfig) if f.name not in grpo_fields]
+    for name in names:
+        # The flag, then whitespace (spaces or a line break), then its text: never run into it.
+        assert re.search(rf"^  --{name}\s+\S", text, re.MULTILINE), name
+        assert entries[f"--{name}"].endswith("."), name
+    for flag, entry in entries.items():
+        # No sentence cut inside a parenthesis ("(eq. 13 as written)" was cut to "(eq.").
+        assert entry.count("(") == entry.count(")"), (flag, entry)
+    assert "(eq. 13 as written)" in entries["--fco_score_normalization"]
+    # An unset default says what it means, in the field's own words.
+    assert entries["--bf16"].endswith("If not set, it defaults to `True` if `fp16` is not set.")
+    assert entries["--max_feedback_groups_per_step"].endswith("None: no cap (paper).")
+
+
+@pytest.mark.parametrize(
+    ("help_text", "sentences"),
+    [
+        (
+            "Score: 'sum' or their 'mean' (eq. 13 as written). Next.",
+            ["Score: 'sum' or their 'mean' (eq. 13 as written).", "Next."],
+        ),
+        ("A path, e.g. `a.b:c`. The alternative", ["A path, e.g. `a.b:c`.", "The alternative."]),
+        ("Paper (a. b) here, i.e. there", ["Paper (a. b) here, i.e. there."]),
+        ("One. 0 disables it.", ["One.", "0 disables it."]),
+    ],
+)
+def test_help_sentences_split_outside_parentheses_and_abbreviations(help_text, sentences):
+    from trl_mulferl.train import help_sentences
+
+    assert help_sentences(help_text) == sentences
+
+
 def test_train_help_all_lists_every_field(capsys):
     cli(["train", "--help-all"])
     text = capsys.readouterr().out
@@ -318,3 +378,54 @@ def test_train_takes_short_reward_names_as_trl_does(capsys, tiny_dir, tmp_path):
     assert trainer.reward_funcs[3](completion_ids=[[0] * 16, [0] * 18, [0] * 20]) == [0.0, -0.5, -1.0]
     message = train_error(capsys, arguments + ["--reward_funcs", "acuracy"])
     assert "reward_funcs: no reward named 'acuracy' (did you mean accuracy?)" in message
+
+
+def card_statistics(trainer) -> list[str]:
+    """The card's statistics lines, computed here from the trainer's logged metrics."""
+    steps = [log for log in trainer.state.log_history if "mulferl/route/grpo" in log]
+    share = sum(log["mulferl/route/grpo"] + log["mulferl/route/fco"] for log in steps) / len(steps)
+    reached = sum(log["mulferl/turn_1/reached_groups"] for log in steps) / len(steps)
+    rescued = reached - sum(log["mulferl/turn_1/failed_groups"] for log in steps) / len(steps)
+    requests = sum(log["mulferl/feedback/requests"] for log in steps)  # one generation batch per logged step
+    return [
+        f"\nOver the {len(steps)} logged steps, per generation batch",
+        f"- share of prompts with a gradient (GRPO or FCO route): {share:.3g}\n",
+        f"- feedback turn 1: {reached:.3g} failed groups regenerated with feedback, {rescued:.3g} of them rescued",
+        f"- feedback requests over the run: {requests:g}\n",  # the checker reports no tokens
+    ]
+
+
+def test_train_writes_a_model_card_of_the_run_and_resumes_it(tiny_dir, tmp_path):
+    from trl_mulferl.train import main as train
+
+    feedback = ["--max_feedback_turns", "1", "--feedback_function", "trl_mulferl.tiny:checker_feedback"]
+    run = tiny_arguments(tiny_dir, tmp_path) + feedback + ["--logging_steps", "1", "--max_completion_length", "16"]
+    run += ["--save_steps", "1"]
+    trainer = train(run + ["--max_steps", "2"])
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "None" not in card
+    assert card.startswith("---\n") and "model_name: out\n" in card and "\n# Model Card for out\n" in card
+    # Local paths are named, never linked as Hub pages; the quick start loads the saved folder.
+    assert f"of the local model `{tiny_dir / 'model'}` on the local dataset `{tiny_dir / 'data'}`.\n" in card
+    assert "huggingface.co/datasets" not in card and f"huggingface.co/{tiny_dir}" not in card
+    assert f'pipeline("text-generation", model="{tmp_path / "out"}"' in card
+    for row in (
+        "| `max_feedback_turns` | 1 |",
+        "| `feedback_provider` | `trl_mulferl.tiny:checker_feedback` |",
+        "| `feedback_injection` | structured |",
+        "| `fco_weight` | 0.01 |",
+        "| `fco_tau` | 0.005 |",
+        "| `feedback_replay` | False |",
+    ):
+        assert row in card
+    assert "@misc{li2026mulferl," in card
+    assert len([log for log in trainer.state.log_history if "mulferl/route/grpo" in log]) == 2
+    for line in card_statistics(trainer):
+        assert line in card, (line, card)
+
+    # Resumed from its last checkpoint for one more step: the card's statistics cover the whole run.
+    resumed = train(run + ["--max_steps", "3", "--resume_from_checkpoint", str(tmp_path / "out" / "checkpoint-2")])
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert len([log for log in resumed.state.log_history if "mulferl/route/grpo" in log]) == 3
+    for line in card_statistics(resumed):
+        assert line in card, (line, card)

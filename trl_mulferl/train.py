@@ -35,7 +35,11 @@ DESCRIPTION = (
     "Train MulFeRL from a YAML recipe whose keys are the fields below; FIELD VALUE pairs on the command line override "
     "it. One process; for several: accelerate launch -m trl_mulferl.train --config RECIPE.yaml."
 )
-FIRST_SENTENCE = re.compile(r"(.*?)\.?(?:(?<!\be\.g)(?<!\bi\.e)\.\s|$)", re.DOTALL)
+# A period and whitespace end a sentence, but not after these abbreviations ("e.g. `x`", "eq. 13").
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\beq)(?<!\bcf)(?<!\bvs)\.\s+")
+# The sentence of a help text that says what an unset field (default None) does.
+UNSET_DEFAULT = re.compile(r"^(None|Default)\b|\bnot set\b|\bdefaults? to\b")
+HELP_COLUMN = 32  # where the short --help's texts start, after two spaces of indent and the flag
 # The GRPOConfig and ModelConfig fields a recipe nearly always sets, listed by the short --help.
 COMMON_FIELDS = (
     "model_name_or_path",
@@ -204,8 +208,35 @@ def make_parser() -> TrlParser:
     )
 
 
+def help_sentences(text: str) -> list[str]:
+    """The sentences of a help text, each with its period: split at a period and whitespace outside parentheses
+    ("(eq. 13 as written)" stays whole), not after an abbreviation."""
+    sentences, start = [], 0
+    for end in SENTENCE_END.finditer(text):
+        sentence = text[start : end.start() + 1]
+        if sentence.count("(") == sentence.count(")"):
+            sentences.append(sentence)
+            start = end.end()
+    last = text[start:].rstrip()
+    return sentences + ([last if last.endswith(".") else last + "."] if last else [])
+
+
+def short_help_text(help_text: str, default, choices) -> str:
+    """A field's line in the short --help: its help's first sentence (argparse escapes % as %%), its choices and its
+    default; for a default of None, the help's sentence that says what that means, if it has one."""
+    sentences = help_sentences(help_text.replace("%%", "%"))
+    text = sentences[0]
+    if choices:
+        text += f" One of {', '.join(str(choice) for choice in choices)}."
+    if default is not None:
+        text += f" Default: {default}."
+    else:
+        text += "".join(f" {sentence}" for sentence in sentences[1:] if UNSET_DEFAULT.search(sentence))
+    return text
+
+
 def short_help(parser: TrlParser) -> str:
-    """`--help`: the recipe flags, the script arguments, the MulFeRL fields and the most used others, one line each."""
+    """`--help`: the recipe flags, the script arguments, the MulFeRL fields and the most used others, one entry each."""
     actions = {action.dest: action for action in parser._actions}
     grpo_fields = {f.name for f in fields(GRPOConfig)}
     sections = {
@@ -216,7 +247,10 @@ def short_help(parser: TrlParser) -> str:
     width = min(shutil.get_terminal_size().columns, 119)
 
     def entry(flag: str, text: str) -> str:
-        return textwrap.fill(text, width, initial_indent=f"  {flag:<30}", subsequent_indent=" " * 32)
+        indent = " " * HELP_COLUMN
+        if len(flag) > HELP_COLUMN - 4:  # as argparse: a flag too wide for its column gets a line of its own
+            return f"  {flag}\n" + textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent)
+        return textwrap.fill(text, width, initial_indent=f"  {flag:<{HELP_COLUMN - 2}}", subsequent_indent=indent)
 
     lines = [f"usage: {USAGE}", "", textwrap.fill(DESCRIPTION, width), "", "recipe:"]
     lines.append(entry("--config RECIPE.yaml", "YAML file of FIELD: VALUE, e.g. recipes/tiny_cpu.yaml"))
@@ -226,13 +260,7 @@ def short_help(parser: TrlParser) -> str:
         lines += ["", f"{title}:"]
         for name in names:
             action = actions[name]
-            # The first sentence of the field's help (argparse escapes % as %%), its choices and default.
-            text = FIRST_SENTENCE.match(action.help.replace("%%", "%")).group(1) + "."
-            if action.choices:
-                text += f" One of {', '.join(str(choice) for choice in action.choices)}."
-            if action.default is not None:
-                text += f" Default: {action.default}."
-            lines.append(entry(f"--{name}", text))
+            lines.append(entry(f"--{name}", short_help_text(action.help, action.default, action.choices)))
     return "\n".join(lines) + "\n"
 
 

@@ -1,6 +1,7 @@
 import asyncio
 import logging
 import math
+import os
 import textwrap
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
 from ..core.metrics import FCOWindow, log_feedback_summary
+from ..core.model_card import trainer_model_card
 from ..core.routing import union_advantages, weighted_rewards
 from ..core.validation import (
     check_dataset_columns,
@@ -323,6 +325,21 @@ class MulFeRLTrainer(GRPOTrainer):
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         log_feedback_summary(self, logs)
         super().log(logs, start_time)
+
+    def create_model_card(self, model_name=None, dataset_name=None, tags=None):
+        """
+        Writes the model card, README.md in `output_dir`: TRL's card with the MulFeRL settings of the run and its
+        feedback statistics (from `state.log_history`); a local model or dataset is named, only a Hub one linked.
+
+        Args:
+            model_name (`str`, *optional*): Defaults to the name of `hub_model_id`, else of `output_dir`.
+            dataset_name (`str`, *optional*): A Hub id (linked) or a local path.
+            tags (`str` or `list[str]`, *optional*): Added to the trainer's tags.
+        """
+        if not self.is_world_process_zero():
+            return
+        card = trainer_model_card(self, model_name, dataset_name, tags)
+        card.save(os.path.join(self.args.output_dir, "README.md"))
 
     # ----------------------------------------------------------------------------------------------------------------
     # The loss: TRL's GRPO term (advantages and KL zero off the GRPO rows), plus FCO from the same policy

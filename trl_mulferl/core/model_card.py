@@ -1,0 +1,316 @@
+"""The model card a MulFeRL run writes next to its weights: TRL's card (the same metadata, tags, tracker badges and
+citations, through `huggingface_hub.ModelCard`), with links only to what is on the Hub, the MulFeRL settings that
+define the run and its feedback statistics, read from the metrics the trainer logged."""
+
+import importlib.metadata
+import math
+import os
+from pathlib import Path
+
+from huggingface_hub import ModelCard, ModelCardData
+from huggingface_hub.errors import HFValidationError
+from huggingface_hub.utils import validate_repo_id
+from transformers import is_wandb_available
+from trl.trainer.utils import get_comet_experiment_url, get_config_model_id, get_trackio_space_url
+
+from .metrics import feedback_metric, route_metric, turn_metric
+from .routing import Route
+
+
+# TRL's templates/lm_model_card.md, but a local model, dataset or output folder is named, not linked to the Hub.
+TEMPLATE = """---
+{{ card_data }}
+---
+
+# Model Card for {{ model_name }}
+
+This model is a fine-tuned version of {{ base_model }}{% if dataset %} on {{ dataset }}{% endif %}.
+It has been trained with {{ trainer_name }} (Multi-turn Feedback-guided Reinforcement Learning) using
+[TRL](https://github.com/huggingface/trl) and `trl_mulferl`.
+
+## Quick start
+
+The prompt asks for MulFeRL's answer schema, as the prompts of `trl-mulferl train` do:
+
+```python
+from transformers import pipeline
+
+from trl_mulferl import make_conversation
+
+generator = pipeline("text-generation", model="{{ model_id }}", device_map="auto")
+output = generator(make_conversation("What is 17 + 25?"), max_new_tokens=512, return_full_text=False)[0]
+print(output["generated_text"])
+```
+
+## Training procedure
+
+{% if wandb_url %}[<img src="https://raw.githubusercontent.com/wandb/assets/main/wandb-github-badge-28.svg" \
+alt="Visualize in Weights & Biases" width="150" height="24"/>]({{ wandb_url }}){% endif %}
+{% if trackio_url %}[<img src="https://raw.githubusercontent.com/gradio-app/trackio/refs/heads/main/trackio/assets/\
+badge.png" alt="Visualize in Trackio" title="Visualize in Trackio" width="150" height="24"/>]({{ trackio_url }})\
+{% endif %}
+{% if comet_url %}[<img src="https://raw.githubusercontent.com/comet-ml/comet-examples/master/logo/comet_badge.png" \
+alt="Visualize in Comet" width="150" height="24"/>]({{ comet_url }}){% endif %}
+
+This model was trained with {{ trainer_name }}, the method of *{{ paper_title }}*: a prompt whose rollouts all fail
+gets verbal feedback and is regenerated, and each prompt is trained on its first turn that shows contrast.
+
+### MulFeRL settings
+
+| setting | value |
+|---|---|
+{% for name, value in settings %}| `{{ name }}` | {{ value }} |
+{% endfor %}
+### Feedback statistics
+
+{{ statistics[0] }}
+
+{% for line in statistics[1:] %}- {{ line }}
+{% endfor %}
+### Framework versions
+
+- TRL: {{ trl_version }}
+- Transformers: {{ transformers_version }}
+- Pytorch: {{ pytorch_version }}
+- Datasets: {{ datasets_version }}
+- Tokenizers: {{ tokenizers_version }}
+
+## Citations
+
+Cite {{ trainer_name }} as:
+
+```bibtex
+{{ trainer_citation }}
+```
+
+Cite TRL as:
+
+```bibtex
+{% raw %}@software{vonwerra2020trl,
+  title   = {{TRL: Transformers Reinforcement Learning}},
+  author  = {von Werra, Leandro and Belkada, Younes and Tunstall, Lewis and Beeching, Edward and Thrush, Tristan and \
+Lambert, Nathan and Huang, Shengyi and Rasul, Kashif and Gallouédec, Quentin},
+  license = {Apache-2.0},
+  url     = {https://github.com/huggingface/trl},
+  year    = {2020}
+}{% endraw %}
+```
+"""
+
+
+def is_hub_id(name: str | None) -> bool:
+    """Whether `name` names a Hub repository: a valid repo id that is not a local path (as `from_pretrained` and
+    `load_dataset` read a name: an existing local folder or file first)."""
+    if not name or os.path.exists(name) or name.startswith((".", "/", "~")):
+        return False
+    try:
+        validate_repo_id(name)
+    except HFValidationError:
+        return False
+    return True
+
+
+def describe_model(name: str | None) -> str:
+    """The base model in the card's first sentence: a link to its Hub page, or its local path."""
+    if is_hub_id(name):
+        return f"[{name}](https://huggingface.co/{name})"
+    return f"the local model `{name}`" if name else "a model"
+
+
+def describe_dataset(name: str | None) -> str | None:
+    """The dataset in the card's first sentence: a link to its Hub page, or its local path."""
+    if is_hub_id(name):
+        return f"the [{name}](https://huggingface.co/datasets/{name}) dataset"
+    return f"the local dataset `{name}`" if name else None
+
+
+def card_model_name(output_dir: str, hub_model_id: str | None) -> str:
+    """The model's name when none is given: the Hub repository's, else the output folder's, as `Trainer.push_to_hub`
+    and `GRPOTrainer._save_checkpoint` name it."""
+    return hub_model_id.split("/")[-1] if hub_model_id else Path(output_dir).resolve().name
+
+
+def provider_kind(args, feedback_provider) -> str:
+    """The feedback provider in words: the built-in one `args.feedback_provider` names, or the callable's import
+    path."""
+    if args.max_feedback_turns == 0 or feedback_provider is None:
+        return "none (no feedback turns: GRPO)"
+    if args.feedback_provider == "openai":
+        return f"`openai` (model `{args.feedback_model}`)"
+    if args.feedback_provider is not None:
+        return f"`{args.feedback_provider}`"
+    function = feedback_provider if hasattr(feedback_provider, "__qualname__") else type(feedback_provider)
+    return f"`{function.__module__}:{function.__qualname__}`"
+
+
+def mulferl_settings(args, feedback_provider) -> list[tuple[str, str]]:
+    """The MulFeRL settings that define a run, as (field, value) rows."""
+    return [
+        ("max_feedback_turns", str(args.max_feedback_turns)),
+        ("feedback_provider", provider_kind(args, feedback_provider)),
+        ("feedback_injection", args.feedback_injection),
+        ("fco_weight", f"{args.fco_weight:g}"),
+        ("fco_tau", f"{args.fco_tau:g}"),
+        ("feedback_replay", str(args.feedback_replay)),
+        ("num_generations", str(args.num_generations)),
+    ]
+
+
+def mean_logged(logs: list[dict], key: str) -> float:
+    """The mean of a metric over the logs that hold it, NaNs (a turn no group reached) left out; NaN if none."""
+    values = [log[key] for log in logs if key in log and not math.isnan(log[key])]
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def feedback_statistics(log_history: list[dict]) -> dict:
+    """A run's feedback statistics from `state.log_history`.
+
+    Each training log holds the means, over the generation batches since the previous log, of the per-batch metrics;
+    these are averaged again over the logs. The request, token and cost totals come from the summary `train()` logs
+    at its end (absent before it, or without a feedback provider).
+
+    Returns:
+        `logged_steps`; `trained_share`, the share of prompts with a gradient (GRPO or FCO route); `turn_0_success`;
+        `turns`, for each feedback turn t its mean `reached` groups per batch (regenerated with feedback) and
+        `rescued` (no longer all-failed); `totals`, the end-of-training totals (`requests`, `prompt_tokens`,
+        `completion_tokens`, `cost`), or None.
+    """
+    logs = [log for log in log_history if route_metric(Route.GRPO) in log]
+    turns = {}
+    turn = 1
+    while any(turn_metric(turn, "reached_groups") in log for log in logs):
+        reached = mean_logged(logs, turn_metric(turn, "reached_groups"))
+        turns[turn] = {"reached": reached, "rescued": reached - mean_logged(logs, turn_metric(turn, "failed_groups"))}
+        turn += 1
+    trained = [log[route_metric(Route.GRPO)] + log.get(route_metric(Route.FCO), 0.0) for log in logs]
+    summary = next((log for log in reversed(log_history) if feedback_metric("total_requests") in log), None)
+    totals = None
+    if summary is not None:
+        names = ("requests", "prompt_tokens", "completion_tokens", "cost")
+        totals = {name: summary[feedback_metric(f"total_{name}")] for name in names}
+    return {
+        "logged_steps": len(logs),
+        "trained_share": math.fsum(trained) / len(trained) if trained else math.nan,
+        "turn_0_success": mean_logged(logs, turn_metric(0, "success_rate")),
+        "turns": turns,
+        "totals": totals,
+    }
+
+
+def statistics_lines(statistics: dict, feedback: bool) -> list[str]:
+    """`feedback_statistics` in the card's words: a sentence that says what they are, then one list item each."""
+    steps = statistics["logged_steps"]
+    if steps == 0:
+        return ["No training step was logged (yet): the statistics come from the logged metrics (`logging_steps`)."]
+    lines = [
+        f"Over the {steps} logged step{'s' if steps > 1 else ''}, per generation batch (means of the logged "
+        "`mulferl/*` metrics):",
+        f"share of prompts with a gradient (GRPO or FCO route): {statistics['trained_share']:.3g}",
+        f"turn-0 success rate: {statistics['turn_0_success']:.3g}",
+    ]
+    for turn, groups in statistics["turns"].items():
+        reached, rescued = groups["reached"], groups["rescued"]
+        share = f", {rescued / reached:.0%}" if reached else ""
+        lines.append(
+            f"feedback turn {turn}: {reached:.3g} failed groups regenerated with feedback, {rescued:.3g} of them "
+            f"rescued (no longer all-failed{share})"
+        )
+    totals = statistics["totals"]
+    if not feedback:
+        lines.append("feedback requests: none (no feedback provider)")
+    elif totals is None:
+        lines.append("feedback requests: not logged yet (the total is logged when training ends)")
+    else:
+        details = []
+        if totals["prompt_tokens"] or totals["completion_tokens"]:
+            details.append(
+                f"{totals['prompt_tokens']:g} prompt and {totals['completion_tokens']:g} completion tokens reported by "
+                "the provider"
+            )
+        if totals["cost"]:
+            details.append(f"cost {totals['cost']:.4g} at the configured prices")
+        lines.append(
+            f"feedback requests over the run: {totals['requests']:g}" + (f" ({', '.join(details)})" if details else "")
+        )
+    return lines
+
+
+def mulferl_model_card(
+    *,
+    model_name: str,
+    base_model: str | None,
+    dataset_name: str | None,
+    model_id: str,
+    tags: list[str],
+    trainer_name: str,
+    paper: dict,
+    settings: list[tuple[str, str]],
+    statistics: list[str],
+    tracker_urls: dict[str, str | None],
+    versions: dict[str, str],
+) -> ModelCard:
+    """The card, from TRL's card data (`trl.trainer.utils.generate_model_card`'s) and `TEMPLATE`.
+
+    Args:
+        model_id: Where the Quick start loads the model from: its Hub id, or its local folder.
+        tracker_urls: `wandb_url`, `trackio_url`, `comet_url`, each None when that tracker is off.
+        versions: `trl_version`, `transformers_version`, ... as TRL's template names them.
+    """
+    card_data = ModelCardData(
+        base_model=base_model if is_hub_id(base_model) else None,
+        datasets=dataset_name if is_hub_id(dataset_name) else None,
+        library_name="transformers",
+        model_name=model_name,
+        tags=["generated_from_trainer", *tags],
+    )
+    return ModelCard.from_template(
+        card_data,
+        template_str=TEMPLATE,
+        model_name=model_name,
+        base_model=describe_model(base_model),
+        dataset=describe_dataset(dataset_name),
+        model_id=model_id,
+        trainer_name=trainer_name,
+        paper_title=paper["title"],
+        trainer_citation=paper["citation"],
+        settings=settings,
+        statistics=statistics,
+        **tracker_urls,
+        **versions,
+    )
+
+
+def trainer_model_card(trainer, model_name: str | None, dataset_name: str | None, tags) -> ModelCard:
+    """The card of a MulFeRL trainer, as `_BaseTrainer.create_model_card` gathers it: the base model from the model's
+    config, the tags (the trainer's, Unsloth's, HF Jobs', Trackio's) and the trackers' URLs."""
+    tags = {tags} if isinstance(tags, str) else set(tags or ())
+    if hasattr(trainer.model.config, "unsloth_version"):
+        tags.add("unsloth")
+    if "JOB_ID" in os.environ:
+        tags.add("hf_jobs")
+    tags.update(trainer._tag_names)
+    trackio_url = get_trackio_space_url()
+    if trackio_url is not None:  # TRL's rule: one Trackio tag, with this run's URL
+        tags = {tag for tag in tags if not tag.startswith("trackio:")} | {f"trackio:{trackio_url}"}
+    wandb_url = None
+    if is_wandb_available():
+        import wandb
+
+        wandb_url = wandb.run.url if wandb.run is not None else None
+    args = trainer.args
+    statistics = feedback_statistics(trainer.state.log_history)
+    packages = ("trl", "transformers", "torch", "datasets", "tokenizers")
+    names = ("trl", "transformers", "pytorch", "datasets", "tokenizers")
+    return mulferl_model_card(
+        model_name=model_name or card_model_name(args.output_dir, args.hub_model_id),
+        base_model=get_config_model_id(trainer.model.config),
+        dataset_name=dataset_name,
+        model_id=trainer.hub_model_id or args.output_dir,
+        tags=sorted(tags),
+        trainer_name=trainer._name,
+        paper=trainer._paper,
+        settings=mulferl_settings(args, trainer.feedback_provider),
+        statistics=statistics_lines(statistics, feedback=trainer.feedback_provider is not None),
+        tracker_urls={"wandb_url": wandb_url, "trackio_url": trackio_url, "comet_url": get_comet_experiment_url()},
+        versions={f"{name}_version": importlib.metadata.version(p) for name, p in zip(names, packages)},
+    )
