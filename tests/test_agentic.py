@@ -235,7 +235,13 @@ def test_environment_dict_trains_like_grpo(tmp_path, tiny_tokenizer):
 # TRL's own tool tests (`test_train_with_tools`, `test_train_with_environment_factory`, ...) script `model.generate`
 # by the call, not by the context: the call with every row of the batch is turn 0, any other the tool loop's. Each
 # trainer loads its model and tokenizer by path, as there.
-TRL_TOOL_TRAINING = {**AGENT_TRAINING, "per_device_train_batch_size": 3, "num_generations": 3, "learning_rate": 0.1}
+TRL_TOOL_TRAINING = {
+    **AGENT_TRAINING,
+    "per_device_train_batch_size": 3,
+    "num_generations": 3,
+    "learning_rate": 0.1,
+    "activation_checkpointing": True,  # TRL's default, as in its tests
+}
 
 
 def scripted_by_call(tokenizer, first_turn: list[str]):
