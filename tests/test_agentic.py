@@ -232,6 +232,132 @@ def test_environment_dict_trains_like_grpo(tmp_path, tiny_tokenizer):
     )
 
 
+# TRL's own tool tests (`test_train_with_tools`, `test_train_with_environment_factory`, ...) script `model.generate`
+# by the call, not by the context: the call with every row of the batch is turn 0, any other the tool loop's. Each
+# trainer loads its model and tokenizer by path, as there.
+TRL_TOOL_TRAINING = {
+    **AGENT_TRAINING,
+    "per_device_train_batch_size": 3,
+    "num_generations": 3,
+    "learning_rate": 0.1,
+    "activation_checkpointing": True,  # TRL's default, as in its tests
+}
+
+
+def scripted_by_call(tokenizer, first_turn: list[str]):
+    """TRL's tool tests' `model.generate`: a call with `len(first_turn)` rows writes `first_turn`, row by row; any
+    other (the tool loop's, with the rows that called a tool) writes "Done!"."""
+
+    def generate(input_ids, **kwargs):
+        texts = first_turn if len(input_ids) == len(first_turn) else ["Done!<|im_end|>"] * len(input_ids)
+        ids = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
+        width = max(len(row) for row in ids)
+        padded = [row + [tokenizer.pad_token_id] * (width - len(row)) for row in ids]
+        return torch.cat([input_ids, torch.tensor(padded, device=input_ids.device)], dim=1)
+
+    return generate
+
+
+async def async_multiply(a: int, b: int) -> int:
+    """
+    Multiplies two integers.
+
+    Args:
+        a: The first integer.
+        b: The second integer.
+
+    Returns:
+        The product of the two integers.
+    """
+    return a * b
+
+
+class StepEnv:
+    """TRL's test environment: a counter that `increment` moves, and whose value is the reward."""
+
+    def reset(self, **kwargs) -> None:
+        self.counter = 0
+
+    def increment(self, step: int) -> int:
+        """
+        Increments the counter.
+
+        Args:
+            step: The amount to add.
+
+        Returns:
+            The counter after the increment.
+        """
+        self.counter += step
+        return self.counter
+
+    def get_reward(self) -> float:
+        return float(self.counter)
+
+
+def messages_reward(completions, **kwargs):
+    """The number of messages of each episode: a tool call and its result make it longer."""
+    return [float(len(messages)) for messages in completions]
+
+
+# Per case: the trainer's tool arguments, turn 0's texts (calls that run, fail, none), what TRL logs, and the batch
+# (3 rollouts of one prompt; for the dict of environments, TRL's [counter, counter, echo, echo]).
+TRL_TOOL_CASES = {
+    "tools": (
+        lambda: {"tools": [multiply], "reward_funcs": messages_reward, "train_dataset": multiply_dataset()},
+        [tool_call("multiply", a=3, b=4), tool_call("multiply", a=3, c=4), "I don't know any tool.<|im_end|>"],
+        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2},
+        {},
+    ),
+    "async tools": (
+        lambda: {"tools": [async_multiply], "reward_funcs": messages_reward, "train_dataset": multiply_dataset()},
+        [tool_call("async_multiply", a=3, b=4), tool_call("async_multiply", a=3, c=4), "No tool.<|im_end|>"],
+        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2},
+        {},
+    ),
+    "environment owning the data and reward": (
+        lambda: {"environment_factory": StepEnv},
+        [tool_call("increment", step=1), tool_call("decrement", step=2), "I won't increment.<|im_end|>"],
+        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2, "rewards/StepEnv/mean": 1 / 3},
+        {},
+    ),
+    "dict of environments": (
+        lambda: {
+            "environment_factory": {"counter": CounterEnv, "echo": EchoEnv},
+            "reward_funcs": messages_reward,
+            "train_dataset": environment_dataset(["counter", "echo"] * 2),
+        },
+        [tool_call("increment", a=1), "No.<|im_end|>", tool_call("echo", text="hi"), "No.<|im_end|>"],
+        {"tools/call_frequency": 2 / 4, "tools/failure_frequency": 0.0},
+        {"per_device_train_batch_size": 4, "num_generations": 2, "shuffle_dataset": False},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TRL_TOOL_CASES)
+def test_feedback_off_logs_trl_tool_metrics_like_grpo(tmp_path, tokenizer_and_model, case):
+    """With feedback off, TRL's tool tests pass on MulFeRLTrainer: every step logs GRPOTrainer's tool metrics."""
+    _, model_dir = tokenizer_and_model
+    trainer_kwargs, first_turn, expected, batch = TRL_TOOL_CASES[case]
+    trainers = []
+    for name, trainer_class, config_class, extra in (
+        ("grpo", GRPOTrainer, GRPOConfig, {}),
+        ("mulferl", MulFeRLTrainer, MulFeRLConfig, {"max_feedback_turns": 0, "fco_weight": 0.0}),
+    ):
+        trainer = trainer_class(
+            model=model_dir,
+            args=config_class(output_dir=str(tmp_path / name), **{**TRL_TOOL_TRAINING, **batch}, **extra),
+            **trainer_kwargs(),
+        )
+        trainer.model.generate = scripted_by_call(trainer.processing_class, first_turn)
+        trainer.train()
+        trainers.append(trainer)
+    grpo, mulferl = trainers
+    for key, value in expected.items():
+        assert logged(grpo, key) == pytest.approx([value] * TRL_TOOL_TRAINING["max_steps"]), key
+        assert logged(mulferl, key) == logged(grpo, key), key
+
+
 def rollout_with_turn_field(prompts, trainer):
     """A custom rollout: TRL's own tokenization and generation, an `env_mask` hiding each completion's first token,
     and an extra field that reaches the reward functions."""
