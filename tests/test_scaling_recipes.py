@@ -84,7 +84,7 @@ def test_accelerate_configs_are_for_8_gpus_in_bf16(name, distributed_type):
         assert config.deepspeed_config["zero_stage"] == int(name[-1])
     if name == "fsdp2":
         assert config.fsdp_config["fsdp_version"] == 2
-        assert not config.fsdp_config["fsdp_activation_checkpointing"]  # the recipes' gradient_checkpointing does it
+        assert not config.fsdp_config["fsdp_activation_checkpointing"]  # the recipes' activation_checkpointing does it
 
 
 def test_there_is_an_accelerate_config_per_engine():
