@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 import torch
@@ -20,6 +21,7 @@ from trl import GRPOConfig, GRPOTrainer
 
 from tests.test_trainer import TINY_TRAINING, capture_generation_outputs, logged
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer
+from trl_mulferl.tiny import chat_template
 
 
 # Long enough for feedback, a tool call, its result and an answer in the tiny tokenizer (JSON splits into many tokens).
@@ -232,33 +234,177 @@ def test_environment_dict_trains_like_grpo(tmp_path, tiny_tokenizer):
     )
 
 
-# TRL's own tool tests (`test_train_with_tools`, `test_train_with_environment_factory`, ...) script `model.generate`
-# by the call, not by the context: the call with every row of the batch is turn 0, any other the tool loop's. Each
-# trainer loads its model and tokenizer by path, as there.
-TRL_TOOL_TRAINING = {
-    **AGENT_TRAINING,
-    "per_device_train_batch_size": 3,
-    "num_generations": 3,
-    "learning_rate": 0.1,
-    "activation_checkpointing": True,  # TRL's default, as in its tests
+# ---------------------------------------------------------------------------------------------------------------------
+# TRL 1.16's own tool tests (tests/test_grpo_trainer.py: `test_train_with_tools` with a sync and an async tool,
+# `test_train_with_environment_factory`, `test_train_with_environment_owned_reward`,
+# `test_train_with_multiple_environments`), run as there on both trainers: their `fake_generate` (Qwen token ids,
+# padding tails and all, by the call: the call with every row is turn 0, any other the tool loop's two rows), their
+# configs, environments and checks on `log_history[-1]`, the summary `train()` logs last. Offline stand-ins for their
+# Hub models: a tokenizer with Qwen's pieces and tags for every token their ids name, TRL's qwen3 chat template (as on
+# tiny-Qwen3MoeForCausalLM: not prefix-preserving, so TRL trains with its training template), a tiny Qwen3-MoE policy
+# and a tiny sequence-classification reward model. Epoch-long runs (51 and 24 steps) take 3 steps here.
+
+# The Qwen2/3 ids of what TRL's fake completions hold beyond single bytes (ids 0-255 are GPT-2's byte order in both).
+# fmt: off
+QWEN_PIECES = {
+    4913: '{"', 606: "name", 788: '":', 330: 'Ġ"', 64648: "multiply", 22785: "_tool", 497: '",', 16370: "arguments",
+    5212: 'Ġ{"', 11248: "}}Ċ", 7692: "async", 93054: "_multiply", 1513: "Ġdon", 944: "'t", 1414: "Ġknow", 894: "Ġany",
+    5392: "Ġtool", 17453: "Done", 35744: "increment", 9520: "step", 450: "de", 13477: "crement", 2765: "Ġwon",
+    16252: "Ġincrement", 927: "sh", 411: "out", 1318: "text", 6023: "hi", 95642: '"}}Ċ',
+}
+# fmt: on
+QWEN_TAGS = {
+    151643: "<|endoftext|>",
+    151644: "<|im_start|>",
+    151645: "<|im_end|>",
+    151657: "<tool_call>",
+    151658: "</tool_call>",
+    151665: "<tool_response>",
+    151666: "</tool_response>",
+    151667: "<think>",
+    151668: "</think>",
+}  # fmt: skip
+# Each piece as Qwen's merges build it from the pieces before it, where a plain left-to-right chain would not.
+PIECE_MERGES = {"increment": ("in", "crement"), "Ġincrement": ("Ġ", "increment"), 'Ġ{"': ("Ġ", '{"'),
+                '"}}Ċ': ('"', "}}Ċ"), "_multiply": ("_", "multiply")}  # fmt: skip
+
+
+def build_qwen_pieces_tokenizer():
+    """A byte-level BPE tokenizer that splits TRL's test texts into Qwen's tokens (checked against TRL's ids in
+    `test_qwen_pieces_tokenizer_splits_like_qwen`), with compact ids (`from_qwen_ids` maps Qwen's to them)."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from trl_mulferl.tiny import QWEN2_SPLIT_PATTERN
+
+    vocab = {char: i for i, char in enumerate(byte_level_order())}
+    merges = []
+
+    def merge(left, right):
+        merges.append((left, right))
+        vocab.setdefault(left + right, len(vocab))
+        return left + right
+
+    for piece in QWEN_PIECES.values():
+        if piece not in PIECE_MERGES:
+            built = piece[0]
+            for char in piece[1:]:
+                built = merge(built, char)
+    merge("i", "n")
+    for left, right in PIECE_MERGES.values():
+        merge(left, right)
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN2_SPLIT_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    # Qwen's ChatML tokens are special; its tool and thinking tags are added tokens that are not.
+    tokenizer.add_tokens(
+        [AddedToken(tag, special=tag.startswith("<|"), normalized=False) for tag in QWEN_TAGS.values()]
+    )
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    fast.chat_template = chat_template("qwen3")
+    return fast
+
+
+def from_qwen_ids(tokenizer, rows: list[list[int]]) -> list[list[int]]:
+    """Qwen's ids of `build_qwen_pieces_tokenizer`'s tokens as its own (its bytes keep Qwen's ids 0-255)."""
+    tokens = QWEN_PIECES | QWEN_TAGS
+    return [[i if i < 256 else tokenizer.convert_tokens_to_ids(tokens[i]) for i in row] for row in rows]
+
+
+def byte_level_order() -> list[str]:
+    """GPT-2's byte-level alphabet in its vocabulary order (Qwen's ids 0-255): printable bytes first, then the rest."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    return [chr(b) for b in printable] + [chr(256 + i) for i in range(len(others))]
+
+
+# TRL's fake completions, in Qwen ids, by test. The tool loop's call (2 rows) writes "Done!" in every test.
+TRL_DONE = [[17453, 0, 151645], [17453, 0, 151645]]
+# fmt: off
+TRL_FIRST_TURN = {
+    "multiply_tool": [
+        [151657, 198, 4913, 606, 788, 330, 64648, 22785, 497, 330, 16370, 788, 5212, 64, 788, 220, 18, 11, 330, 65, 788, 220, 19, 11248, 151658, 151645],
+        [151657, 198, 4913, 606, 788, 330, 64648, 22785, 497, 330, 16370, 788, 5212, 64, 788, 220, 18, 11, 330, 66, 788, 220, 19, 11248, 151658, 151645],
+        [40, 1513, 944, 1414, 894, 5392, 151645] + [151643] * 19,
+    ],
+    "async_multiply_tool": [
+        [151657, 198, 4913, 606, 788, 330, 7692, 93054, 22785, 497, 330, 16370, 788, 5212, 64, 788, 220, 18, 11, 330, 65, 788, 220, 19, 11248, 151658, 151645],
+        [151657, 198, 4913, 606, 788, 330, 7692, 93054, 22785, 497, 330, 16370, 788, 5212, 64, 788, 220, 18, 11, 330, 66, 788, 220, 19, 11248, 151658, 151645],
+        [40, 1513, 944, 1414, 894, 5392, 151645] + [151643] * 20,
+    ],
+    "environment": [  # increment (runs), decrement (no such tool), no call
+        [151657, 198, 4913, 606, 788, 330, 35744, 497, 330, 16370, 788, 5212, 9520, 788, 220, 16, 11248, 151658, 151645, 151643],
+        [151657, 198, 4913, 606, 788, 330, 450, 13477, 497, 330, 16370, 788, 5212, 9520, 788, 220, 17, 11248, 151658, 151645],
+        [40, 2765, 944, 16252, 151645] + [151643] * 15,
+    ],
+    "multiple_environments": [  # [counter, counter, echo, echo]: increment, none, shout, none
+        [151657, 198, 4913, 606, 788, 330, 35744, 497, 330, 16370, 788, 5212, 9520, 788, 220, 16, 11248, 151658, 151645, 151643],
+        [40, 2765, 944, 151645] + [151643] * 16,
+        [151657, 198, 4913, 606, 788, 330, 927, 411, 497, 330, 16370, 788, 5212, 1318, 788, 330, 6023, 95642, 151658, 151645],
+        [17453, 0, 151645] + [151643] * 17,
+    ],
+}
+# fmt: on
+TRL_TEXTS = {
+    "multiply_tool": [
+        '<tool_call>\n{"name": "multiply_tool", "arguments": {"a": 3, "b": 4}}\n</tool_call><|im_end|>',
+        '<tool_call>\n{"name": "multiply_tool", "arguments": {"a": 3, "c": 4}}\n</tool_call><|im_end|>',
+        "I don't know any tool<|im_end|>",
+    ],
+    "multiple_environments": [
+        '<tool_call>\n{"name": "increment", "arguments": {"step": 1}}\n</tool_call><|im_end|>',
+        "I won't<|im_end|>",
+        '<tool_call>\n{"name": "shout", "arguments": {"text": "hi"}}\n</tool_call><|im_end|>',
+        "Done!<|im_end|>",
+    ],
 }
 
 
-def scripted_by_call(tokenizer, first_turn: list[str]):
-    """TRL's tool tests' `model.generate`: a call with `len(first_turn)` rows writes `first_turn`, row by row; any
-    other (the tool loop's, with the rows that called a tool) writes "Done!"."""
+def trl_fake_generate(tokenizer, first_turn: list[list[int]]):
+    """TRL's `fake_generate`: the call with `len(first_turn)` rows writes `first_turn`, any other `TRL_DONE`."""
 
-    def generate(input_ids, **kwargs):
-        texts = first_turn if len(input_ids) == len(first_turn) else ["Done!<|im_end|>"] * len(input_ids)
-        ids = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
-        width = max(len(row) for row in ids)
-        padded = [row + [tokenizer.pad_token_id] * (width - len(row)) for row in ids]
-        return torch.cat([input_ids, torch.tensor(padded, device=input_ids.device)], dim=1)
+    def fake_generate(input_ids, **kwargs):
+        completions = first_turn if input_ids.shape[0] == len(first_turn) else TRL_DONE
+        ids = torch.tensor(from_qwen_ids(tokenizer, completions), device=input_ids.device)
+        return torch.cat([input_ids, ids], dim=-1)
 
-    return generate
+    return fake_generate
 
 
-async def async_multiply(a: int, b: int) -> int:
+@pytest.fixture(scope="module")
+def trl_test_models(tmp_path_factory):
+    """TRL's tiny-Qwen3MoeForCausalLM and tiny-Qwen2ForSequenceClassification-2.5, offline: folders to load by path."""
+    from transformers import Qwen2Config, Qwen2ForSequenceClassification, Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+    tokenizer = build_qwen_pieces_tokenizer()
+    policy, reward = tmp_path_factory.mktemp("tiny-qwen3-moe"), tmp_path_factory.mktemp("tiny-reward")
+    torch.manual_seed(0)
+    shape = {"vocab_size": len(tokenizer), "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "pad_token_id": tokenizer.pad_token_id}  # fmt: skip
+    moe = {"moe_intermediate_size": 16, "num_experts": 4, "num_experts_per_tok": 2, "head_dim": 4}
+    Qwen3MoeForCausalLM(Qwen3MoeConfig(**shape, **moe, eos_token_id=tokenizer.eos_token_id)).save_pretrained(policy)
+    Qwen2ForSequenceClassification(Qwen2Config(**shape, num_labels=1)).save_pretrained(reward)
+    tokenizer.save_pretrained(policy)
+    tokenizer.chat_template = chat_template("qwen2_5")
+    tokenizer.save_pretrained(reward)
+    return str(policy), str(reward)
+
+
+def zen_prompts() -> Dataset:
+    """trl-internal-testing/zen's `conversational_prompt_only` shape: 17 one-message prompts."""
+    import codecs
+    import this
+
+    lines = [line for line in codecs.decode(this.s, "rot13").splitlines()[2:] if line][:17]
+    return Dataset.from_dict({"prompt": [[{"role": "user", "content": line}] for line in lines]})
+
+
+def multiply_tool(a: int, b: int) -> int:
     """
     Multiplies two integers.
 
@@ -272,90 +418,175 @@ async def async_multiply(a: int, b: int) -> int:
     return a * b
 
 
-class StepEnv:
-    """TRL's test environment: a counter that `increment` moves, and whose value is the reward."""
+async def async_multiply_tool(a: int, b: int) -> int:
+    """
+    Asynchronously multiplies two integers.
 
-    def reset(self, **kwargs) -> None:
-        self.counter = 0
+    Args:
+        a: The first integer.
+        b: The second integer.
+
+    Returns:
+        The product of the two integers.
+    """
+    return a * b
+
+
+class DummyEnvironment:
+    """TRL's environment of `test_train_with_environment_factory`."""
+
+    def reset(self, **kwargs):
+        self._counter = 0
 
     def increment(self, step: int) -> int:
         """
-        Increments the counter.
+        Increment the internal counter.
 
         Args:
-            step: The amount to add.
+            step: Value to add to the counter.
 
         Returns:
-            The counter after the increment.
+            The updated counter value.
         """
-        self.counter += step
-        return self.counter
+        self._counter += step
+        return self._counter
+
+
+class RewardingEnvironment(DummyEnvironment):
+    """TRL's environment of `test_train_with_environment_owned_reward`: the counter is the reward."""
 
     def get_reward(self) -> float:
-        return float(self.counter)
+        return float(self._counter)
 
 
-def messages_reward(completions, **kwargs):
-    """The number of messages of each episode: a tool call and its result make it longer."""
-    return [float(len(messages)) for messages in completions]
-
-
-# Per case: the trainer's tool arguments, turn 0's texts (calls that run, fail, none), what TRL logs, and the batch
-# (3 rollouts of one prompt; for the dict of environments, TRL's [counter, counter, echo, echo]).
-TRL_TOOL_CASES = {
-    "tools": (
-        lambda: {"tools": [multiply], "reward_funcs": messages_reward, "train_dataset": multiply_dataset()},
-        [tool_call("multiply", a=3, b=4), tool_call("multiply", a=3, c=4), "I don't know any tool.<|im_end|>"],
-        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2},
-        {},
-    ),
-    "async tools": (
-        lambda: {"tools": [async_multiply], "reward_funcs": messages_reward, "train_dataset": multiply_dataset()},
-        [tool_call("async_multiply", a=3, b=4), tool_call("async_multiply", a=3, c=4), "No tool.<|im_end|>"],
-        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2},
-        {},
-    ),
-    "environment owning the data and reward": (
-        lambda: {"environment_factory": StepEnv},
-        [tool_call("increment", step=1), tool_call("decrement", step=2), "I won't increment.<|im_end|>"],
-        {"tools/call_frequency": 2 / 3, "tools/failure_frequency": 1 / 2, "rewards/StepEnv/mean": 1 / 3},
-        {},
-    ),
-    "dict of environments": (
-        lambda: {
-            "environment_factory": {"counter": CounterEnv, "echo": EchoEnv},
-            "reward_funcs": messages_reward,
-            "train_dataset": environment_dataset(["counter", "echo"] * 2),
-        },
-        [tool_call("increment", a=1), "No.<|im_end|>", tool_call("echo", text="hi"), "No.<|im_end|>"],
-        {"tools/call_frequency": 2 / 4, "tools/failure_frequency": 0.0},
-        {"per_device_train_batch_size": 4, "num_generations": 2, "shuffle_dataset": False},
-    ),
+TRAINERS = {
+    "grpo": (GRPOTrainer, GRPOConfig, {}),
+    "mulferl": (MulFeRLTrainer, MulFeRLConfig, {"max_feedback_turns": 0, "fco_weight": 0}),
 }
 
 
-@pytest.mark.parametrize("case", TRL_TOOL_CASES)
-def test_feedback_off_logs_trl_tool_metrics_like_grpo(tmp_path, tokenizer_and_model, case):
-    """With feedback off, TRL's tool tests pass on MulFeRLTrainer: every step logs GRPOTrainer's tool metrics."""
-    _, model_dir = tokenizer_and_model
-    trainer_kwargs, first_turn, expected, batch = TRL_TOOL_CASES[case]
-    trainers = []
-    for name, trainer_class, config_class, extra in (
-        ("grpo", GRPOTrainer, GRPOConfig, {}),
-        ("mulferl", MulFeRLTrainer, MulFeRLConfig, {"max_feedback_turns": 0, "fco_weight": 0.0}),
-    ):
-        trainer = trainer_class(
-            model=model_dir,
-            args=config_class(output_dir=str(tmp_path / name), **{**TRL_TOOL_TRAINING, **batch}, **extra),
-            **trainer_kwargs(),
-        )
-        trainer.model.generate = scripted_by_call(trainer.processing_class, first_turn)
+def trl_test_trainer(name, tmp_path, models, args, **trainer_kwargs):
+    """A trainer as TRL's tool tests build one: the model (and reward model) by path, `learning_rate=0.1`."""
+    trainer_class, config_class, feedback_off = TRAINERS[name]
+    config = config_class(
+        output_dir=str(tmp_path), learning_rate=0.1, report_to="none", use_cpu=True, bf16=False, **args, **feedback_off
+    )
+    return trainer_class(model=models[0], args=config, **trainer_kwargs)
+
+
+def train_with_trl_fake_generate(trainer, first_turn):
+    before = {n: p.clone() for n, p in trainer.model.named_parameters()}
+    with patch.object(trainer.model, "generate", side_effect=trl_fake_generate(trainer.processing_class, first_turn)):
         trainer.train()
-        trainers.append(trainer)
-    grpo, mulferl = trainers
-    for key, value in expected.items():
-        assert logged(grpo, key) == pytest.approx([value] * TRL_TOOL_TRAINING["max_steps"]), key
-        assert logged(mulferl, key) == logged(grpo, key), key
+    assert trainer.state.log_history[-1]["train_loss"] is not None
+    for n, p in before.items():
+        assert not torch.equal(p, trainer.model.get_parameter(n)), f"Parameter {n} has not changed."
+    return trainer.state.log_history[-1]
+
+
+def test_qwen_pieces_tokenizer_splits_like_qwen():
+    tokenizer = build_qwen_pieces_tokenizer()
+    for name, texts in TRL_TEXTS.items():
+        for text, qwen_ids in zip(texts, TRL_FIRST_TURN[name], strict=True):
+            (ids,) = from_qwen_ids(tokenizer, [[i for i in qwen_ids if i != 151643]])  # no padding tail
+            assert tokenizer(text, add_special_tokens=False)["input_ids"] == ids
+            assert tokenizer.decode(ids) == text
+
+
+@pytest.mark.parametrize("trainer_name", TRAINERS)
+@pytest.mark.parametrize("tools", [[multiply_tool], [async_multiply_tool]], ids=["sync", "async"])
+def test_trl_train_with_tools(tmp_path, trl_test_models, trainer_name, tools):
+    """TRL's `test_train_with_tools`: 3 completions, 2 tool calls, one failing (wrong argument name)."""
+    args = {"per_device_train_batch_size": 3, "num_generations": 3, "max_completion_length": 128, "max_steps": 3}
+    trainer = trl_test_trainer(
+        trainer_name, tmp_path, trl_test_models, args,
+        reward_funcs=trl_test_models[1], train_dataset=zen_prompts(), tools=tools,
+    )  # fmt: skip
+    summary = train_with_trl_fake_generate(trainer, TRL_FIRST_TURN[tools[0].__name__])
+    assert summary["tools/call_frequency"] == pytest.approx(2 / 3)
+    assert summary["tools/failure_frequency"] == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize("trainer_name", TRAINERS)
+def test_trl_train_with_environment_factory(tmp_path, trl_test_models, trainer_name):
+    """TRL's `test_train_with_environment_factory`: the environment owns the data; one call runs, one names no tool."""
+    args = {"per_device_train_batch_size": 3, "num_generations": 3, "max_steps": 5}
+    trainer = trl_test_trainer(
+        trainer_name, tmp_path, trl_test_models, args,
+        reward_funcs=trl_test_models[1], environment_factory=DummyEnvironment,
+    )  # fmt: skip
+    summary = train_with_trl_fake_generate(trainer, TRL_FIRST_TURN["environment"])
+    assert summary["tools/call_frequency"] == pytest.approx(2 / 3)
+    assert summary["tools/failure_frequency"] == pytest.approx(1 / 2)
+    assert [environment._counter for environment in trainer.environments] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("trainer_name", TRAINERS)
+def test_trl_train_with_environment_owned_reward(tmp_path, trl_test_models, trainer_name):
+    """TRL's `test_train_with_environment_owned_reward`: no reward function; counters 1, 0, 0 are the rewards."""
+    args = {"per_device_train_batch_size": 3, "num_generations": 3, "max_steps": 5}
+    trainer = trl_test_trainer(trainer_name, tmp_path, trl_test_models, args, environment_factory=RewardingEnvironment)
+    assert trainer.reward_func_names == ["RewardingEnvironment"] and trainer.reward_weights.tolist() == [1.0]
+    assert [tool.__name__ for tool in trainer.tools] == ["increment"]
+    summary = train_with_trl_fake_generate(trainer, TRL_FIRST_TURN["environment"])
+    assert summary["rewards/RewardingEnvironment/mean"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("trainer_name", TRAINERS)
+def test_trl_train_with_multiple_environments(tmp_path, trl_test_models, trainer_name):
+    """TRL's `test_train_with_multiple_environments`: each rollout calls the tools of its own environment."""
+    reset_kwargs_seen, tool_calls_made = {"counter": [], "echo": []}, {"increment": [], "shout": []}
+
+    class CounterEnvironment:
+        def reset(self, **kwargs):
+            reset_kwargs_seen["counter"].append(kwargs)
+            return "Count."
+
+        def increment(self, step: int) -> int:
+            """
+            Increment the internal counter.
+
+            Args:
+                step: Value to add to the counter.
+
+            Returns:
+                The updated counter value.
+            """
+            tool_calls_made["increment"].append(step)
+            return step
+
+    class EchoEnvironment:
+        def reset(self, **kwargs):
+            reset_kwargs_seen["echo"].append(kwargs)
+            return "Echo."
+
+        def shout(self, text: str) -> str:
+            """
+            Shout the given text.
+
+            Args:
+                text: Text to shout.
+
+            Returns:
+                The text in upper case.
+            """
+            tool_calls_made["shout"].append(text)
+            return text.upper()
+
+    args = {"per_device_train_batch_size": 4, "num_generations": 2, "shuffle_dataset": False, "max_steps": 3}
+    trainer = trl_test_trainer(
+        trainer_name, tmp_path, trl_test_models, args,
+        reward_funcs=trl_test_models[1], train_dataset=Dataset.from_dict({"environment": ["counter", "echo"] * 8}),
+        environment_factory={"counter": CounterEnvironment, "echo": EchoEnvironment},
+    )  # fmt: skip
+    assert [tool.__name__ for tool in trainer._env_tools["counter"]] == ["increment"]
+    assert [tool.__name__ for tool in trainer._env_tools["echo"]] == ["shout"]
+    summary = train_with_trl_fake_generate(trainer, TRL_FIRST_TURN["multiple_environments"])
+    assert tool_calls_made["increment"] and tool_calls_made["shout"]
+    assert summary["tools/call_frequency"] == pytest.approx(2 / 4)
+    assert summary["tools/failure_frequency"] == pytest.approx(0.0)
+    assert reset_kwargs_seen["counter"] and reset_kwargs_seen["echo"]
+    assert all("environment" not in kwargs for kwargs in reset_kwargs_seen["counter"] + reset_kwargs_seen["echo"])
 
 
 def rollout_with_turn_field(prompts, trainer):
