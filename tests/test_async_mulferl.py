@@ -1151,3 +1151,55 @@ def test_a_run_ends_whatever_its_rows_a_step(tmp_path, vllm_server, async_model_
     assert len(consumed) == 3 * steps
     assert len({sample["group_id"] for sample in consumed}) == prompts
     assert sum(entry.get("mulferl/pipeline/turn0_groups", 0) for entry in history) == prompts
+
+
+def test_the_rollout_process_counts_the_schema_breaking_rows_of_failed_turn_0_groups():
+    """`mulferl/schema_noncompliant`: the turn-0 rows of a failed group that break the schema; 0 for any other
+    group, none at a feedback turn."""
+    from types import SimpleNamespace
+
+    from trl_mulferl.async_mulferl.async_rollout_worker import MetricWindow, MulFeRLRolloutLoop
+    from trl_mulferl.core.routing import GroupState
+
+    loop = SimpleNamespace(settings=SimpleNamespace(success_threshold=1.0), _window=MetricWindow())
+    bare = [{"role": "assistant", "content": "So \\boxed{7}."}]
+    compliant = [{"role": "assistant", "content": "<thinking><feedback></feedback>7</thinking> \\boxed{7}"}]
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [0.0, 0.0], [GroupState.FAILED], [bare, compliant])
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [1.0, 0.0], [GroupState.CONTRASTIVE], [bare, compliant])
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [0.0, 0.0], [GroupState.FAILED] * 2, [bare, bare])
+    assert loop._window.values["mulferl/schema_noncompliant"] == 1.0
+    assert loop._window.values["mulferl/turn_0/failed_groups"] == 1.0
+
+
+@pytest.mark.vllm
+def test_prompts_that_never_ask_for_the_schema_are_told_at_start_up_and_in_the_window(
+    tmp_path, async_model_dir, caplog
+):
+    """The async trainer runs the sync one's checks: the start-up line as it is built (before its rollout process
+    starts, so before any feedback request), and the run-time warning from the counts the rollout process sends."""
+    import logging
+
+    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
+    from trl_mulferl import AsyncMulFeRLTrainer, accuracy_reward
+
+    rows = [{"prompt": make_conversation(f"What is {i} + {i}?", None), "solution": str(2 * i)} for i in range(4)]
+    url = "http://127.0.0.1:9"  # never reached
+    with cpu_substitutions(), caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+        trainer = AsyncMulFeRLTrainer(
+            async_model_dir,
+            accuracy_reward,
+            args=AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=url, **ASYNC_TRAINING),
+            train_dataset=Dataset.from_list(rows),
+            weight_transfer=DiskWeightTransfer(url, str(tmp_path / "weights")),
+            feedback_provider=round_provider,
+        )
+        start_up = [r.getMessage() for r in caplog.records if "ask for the answer schema" in r.getMessage()]
+        window = {"mulferl/turn_0/failed_groups": 1.0, "mulferl/schema_noncompliant": float(K)}
+        trainer.rollout_worker.metrics_queue = ArrivingQueue([window] * 2, [window])
+        trainer.model.train()
+        trainer.log({"loss": 0.0})
+        trainer.log({"loss": 0.0})
+    assert len(start_up) == 1 and start_up[0].startswith("Only 0 of 4 sampled training prompts")
+    run_time = [r.getMessage() for r in caplog.records if "break the answer schema" in r.getMessage()]
+    assert len(run_time) == 1 and run_time[0].startswith(f"{2 * K} of the {2 * K} rows of the groups that failed")
+    assert [entry["mulferl/schema_noncompliant"] for entry in trainer.state.log_history] == [2.0 * K, K]

@@ -14,8 +14,13 @@ from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
 
 from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
-from ..core.metrics import FCOWindow, feedback_metric, log_feedback_bill, log_feedback_summary
-from ..core.validation import check_dataset_columns, check_feedback_provider, resolve_args
+from ..core.metrics import FCOWindow, SchemaFailures, feedback_metric, log_feedback_bill, log_feedback_summary
+from ..core.validation import (
+    check_dataset_columns,
+    check_feedback_provider,
+    check_prompts_ask_for_schema,
+    resolve_args,
+)
 from ..feedback import FeedbackTotals, build_feedback_provider, is_batched
 from ..feedback.totals import TOTAL_COUNTS
 from .async_mulferl_config import AsyncMulFeRLConfig
@@ -93,6 +98,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             feedback_fields.feedback_max_concurrency *= feedback_requests_per_group(
                 args.num_generations, args.feedback_group_size
             )
+        schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
         if args.max_feedback_turns > 0:
             check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
         reward_funcs = (
@@ -143,6 +149,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             else:
                 self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
         self._fco_window = FCOWindow()
+        self._schema_failures = SchemaFailures(schema_rewards, args.num_generations)
 
     def get_train_dataloader(self):
         dataloader = super().get_train_dataloader()
@@ -262,6 +269,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                     break
         for key, value in counts.items():
             metrics[key] = [value]
+        self._schema_failures.check(metrics)
         window = {f"feedback/{name}": sum(metrics.get(feedback_metric(name), [])) for name in TOTAL_COUNTS}
         if self.feedback_provider is not None and window["feedback/requests"]:  # the rollout process's, on process 0
             log_feedback_bill(self, window)

@@ -1,6 +1,7 @@
 """The `mulferl/*` metrics both MulFeRL trainers log: their names, the feedback counts as metrics, the run's feedback
 bill, and FCO's loss per optimizer step."""
 
+import logging
 import math
 from collections.abc import Mapping
 
@@ -9,6 +10,8 @@ import torch
 from ..feedback import feedback_totals
 from .routing import Route
 
+
+logger = logging.getLogger(__name__)
 
 TRAINED_ROUTES = (Route.GRPO, Route.FCO)
 LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
@@ -31,6 +34,8 @@ REWARD_ROWS = "mulferl/reward_rows"
 REGENERATED_TOKENS = "mulferl/regenerated_tokens"
 REPLAYED_ROWS = "mulferl/replayed_rows"
 FCO_DROPPED_PAIRS = "mulferl/fco/dropped_pairs"
+# The turn-0 rows of the groups that failed at turn 0 whose completion breaks the schema (a count, as the failed groups).
+SCHEMA_NONCOMPLIANT = "mulferl/schema_noncompliant"
 
 
 def route_metric(route: Route) -> str:
@@ -70,6 +75,37 @@ def log_feedback_summary(trainer, logs: dict[str, float]):
     """The run's feedback totals, in the summary that `train()` logs once at its end (the log with `train_runtime`)."""
     if "train_runtime" in logs and trainer.feedback_provider is not None:
         logs.update({feedback_metric(name): value for name, value in feedback_totals(trainer).summary().items()})
+
+
+class SchemaFailures:
+    """Warns once per run when the schema is why groups fail: in a logging window, more than half of the rows of the
+    groups that failed at turn 0 (`turn_0/failed_groups` x `num_generations`) break the schema
+    (`SCHEMA_NONCOMPLIANT`), and a reward function requires it (`schema_rewards`, from the start-up check)."""
+
+    def __init__(self, schema_rewards: list[str], group_size: int):
+        self.schema_rewards = schema_rewards
+        self.group_size = group_size
+        self.warned = False
+
+    def check(self, metrics: Mapping[str, list[float]]):
+        """`metrics`: the window's values of each metric (TRL's `_metrics["train"]`), summed here."""
+        if self.warned or not self.schema_rewards:
+            return
+        noncompliant = sum(metrics.get(SCHEMA_NONCOMPLIANT, []))
+        failed_rows = sum(metrics.get(turn_metric(0, "failed_groups"), [])) * self.group_size
+        if 2 * noncompliant <= failed_rows:
+            return
+        self.warned = True
+        logger.warning(
+            "%d of the %d rows of the groups that failed at turn 0 in this logging window break the answer schema "
+            "(%s), which %s requires: they score 0 whatever their answer, so these groups fail on the format, not on "
+            "the task. Ask for the schema in the prompts (trl_mulferl.make_conversation puts trl_mulferl.SYSTEM_PROMPT "
+            "first), or use a reward that does not require it (trl.rewards.accuracy_reward). (Logged once.)",
+            noncompliant,
+            failed_rows,
+            SCHEMA_NONCOMPLIANT,
+            ", ".join(self.schema_rewards),
+        )
 
 
 class FCOWindow:

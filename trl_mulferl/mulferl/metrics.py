@@ -14,6 +14,7 @@ from ..core.metrics import (
     REPLAYED_ROWS,
     REWARD_FINAL,
     REWARD_ROWS,
+    SCHEMA_NONCOMPLIANT,
     TRAINED_ROUTES,
     feedback_metric,
     feedback_metrics,
@@ -73,6 +74,7 @@ def log_rollout(trainer, rollout):
             metrics[turn_metric(turn, "escape_rate")].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
     metrics[REWARD_FINAL].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
     metrics[REWARD_ROWS].append(totals["reward_rows"])
+    metrics[SCHEMA_NONCOMPLIANT].append(totals["schema_noncompliant"])
     if trainer.tools:  # in the regenerated episodes; TRL's `tools/*` describe turn 0
         metrics["mulferl/tools/calls"].append(totals["tools/calls"])
         metrics["mulferl/tools/failures"].append(totals["tools/failures"])

@@ -12,12 +12,13 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
 from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
-from ..core.metrics import FCOWindow, log_feedback_summary
+from ..core.metrics import FCOWindow, SchemaFailures, log_feedback_summary
 from ..core.model_card import trainer_model_card
 from ..core.routing import union_advantages, weighted_rewards
 from ..core.validation import (
     check_dataset_columns,
     check_feedback_provider,
+    check_prompts_ask_for_schema,
     check_reward_outputs,
     refuse_episodes_out_of_step,
     resolve_args,
@@ -131,6 +132,7 @@ class MulFeRLTrainer(GRPOTrainer):
         check_generation_owners(args, rollout_func, environment_factory, train_dataset)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
+        schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
         if args.max_feedback_turns > 0:
             if feedback_provider is None:
                 raise ValueError(
@@ -207,6 +209,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self._feedback_loop = None
         self._warned_unscorable_step = False
+        self._schema_failures = SchemaFailures(schema_rewards, self.num_generations)
         self.lockstep = Lockstep.of(self)
         refuse_episodes_out_of_step(args, self.lockstep, self.tools)
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
@@ -324,6 +327,7 @@ class MulFeRLTrainer(GRPOTrainer):
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         log_feedback_summary(self, logs)
+        self._schema_failures.check(self._metrics["train"])
         super().log(logs, start_time)
 
     def create_model_card(self, model_name=None, dataset_name=None, tags=None):
