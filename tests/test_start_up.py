@@ -312,7 +312,7 @@ def test_prompts_that_never_ask_for_the_schema_are_told_before_any_feedback_requ
     assert start_up[0] < requests[0] < run_time[0]
     line = events[start_up[0]][1]
     assert line.startswith("Only 0 of 4 sampled training prompts ask for the answer schema")
-    assert "accuracy_reward requires" in line and "feedback_injection='structured'" in line
+    assert "which accuracy_reward requires" in line and "goes to the feedback provider" in line
     assert "make_conversation" in line and "trl.rewards.accuracy_reward" in line
     assert events[run_time[0]][1].startswith("4 of the 4 rows of the groups that failed at turn 0")
     # 2 prompts x K = 2 rows a step, every group failed at turn 0, every row outside the schema.
@@ -339,8 +339,8 @@ def test_schema_prompts_and_compliant_failures_warn_nothing(tmp_path, tiny_token
     assert logged(trainer, "mulferl/schema_noncompliant") == [0.0, 0.0]
 
 
-def schema_check_args(max_feedback_turns=2, feedback_injection="structured"):
-    return SimpleNamespace(max_feedback_turns=max_feedback_turns, feedback_injection=feedback_injection)
+def schema_check_args(max_feedback_turns=2):
+    return SimpleNamespace(max_feedback_turns=max_feedback_turns)
 
 
 def startup_schema_lines(caplog, reward_funcs, dataset, args):
@@ -378,27 +378,24 @@ def test_the_start_up_check_samples_prompts_spread_over_the_dataset(caplog):
     assert startup_schema_lines(caplog, accuracy_reward, even_ask, schema_check_args())[1] == []
 
 
-def test_the_start_up_line_names_what_depends_on_the_schema(caplog):
+def test_the_start_up_line_names_the_reward_and_the_fix(caplog):
     from trl_mulferl import accuracy_reward
 
     def own_reward(completions, **kwargs):
         return [0.0] * len(completions)
 
     none_ask = prompts_dataset([False] * 4)
-    _, (line,) = startup_schema_lines(caplog, accuracy_reward, none_ask, schema_check_args(0))
-    assert "accuracy_reward requires (an answer without it scores 0, so its group fails)." in line
-    assert "feedback_injection" not in line and line.endswith("(trl.rewards.accuracy_reward).")
-    names, (line,) = startup_schema_lines(caplog, [own_reward], none_ask, schema_check_args())
-    assert names == [] and "requires" not in line
-    assert "which feedback_injection='structured' prefills into the regenerated answers" in line
-    assert line.endswith("or use feedback_injection='plain'.")
-    # Nothing depends on the schema, or nothing to sample: no line.
-    assert startup_schema_lines(caplog, [own_reward], none_ask, schema_check_args(2, "plain")) == ([], [])
+    names, (line,) = startup_schema_lines(caplog, [own_reward, accuracy_reward], none_ask, schema_check_args(0))
+    assert names == ["accuracy_reward"]
+    assert "which accuracy_reward requires: an answer without it scores 0, so its group fails, unless" in line
+    assert line.endswith("or use a reward that does not require it (trl.rewards.accuracy_reward).")
+    _, (line,) = startup_schema_lines(caplog, accuracy_reward, none_ask, schema_check_args(2))
+    assert "so its group fails and goes to the feedback provider, unless the policy writes the schema unasked" in line
+    # No reward requires the schema, or nothing to sample: no line.
+    assert startup_schema_lines(caplog, [own_reward], none_ask, schema_check_args()) == ([], [])
     assert startup_schema_lines(caplog, accuracy_reward, none_ask.to_iterable_dataset(), schema_check_args())[1] == []
-    assert (
-        startup_schema_lines(caplog, accuracy_reward, none_ask.rename_column("prompt", "q"), schema_check_args())[1]
-        == []
-    )
+    no_prompt = none_ask.rename_column("prompt", "question")
+    assert startup_schema_lines(caplog, accuracy_reward, no_prompt, schema_check_args())[1] == []
 
 
 def test_the_run_time_warning_reads_the_windows_failed_rows(caplog):

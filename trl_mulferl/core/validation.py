@@ -226,38 +226,29 @@ def sample_prompts(dataset, size: int = SCHEMA_SAMPLE_SIZE) -> list:
 
 def check_prompts_ask_for_schema(reward_funcs, dataset, args) -> list[str]:
     """Warn in one line, before any feedback request, when most sampled training prompts (`sample_prompts`) do not
-    ask for the schema (`asks_for_schema`) while something depends on it: a reward function that requires it
-    (`requires_schema`: every answer then scores 0, every group fails and goes to the paid feedback provider), or the
-    structured injection, which prefills `<thinking><feedback>` into the regenerated answers.
+    ask for the schema (`asks_for_schema`) while a reward function requires it (`requires_schema`): every answer then
+    scores 0, and every group fails and goes to the feedback provider.
 
     Returns:
         The names of the reward functions that require the schema, for the run-time warning (`SchemaFailures`).
     """
     funcs = reward_funcs if isinstance(reward_funcs, list) else [] if reward_funcs is None else [reward_funcs]
     schema_rewards = [get_callable_name(func) for func in funcs if requires_schema(func)]
-    structured = args.max_feedback_turns > 0 and args.feedback_injection == "structured"
-    prompts = sample_prompts(dataset) if schema_rewards or structured else []
+    prompts = sample_prompts(dataset) if schema_rewards else []
     asking = sum(asks_for_schema(prompt) for prompt in prompts)
     if 2 * asking >= len(prompts):
         return schema_rewards
-    needs, alternatives = [], []
-    if schema_rewards:
-        verb = "requires" if len(schema_rewards) == 1 else "require"
-        sent = " and goes to the feedback provider" if args.max_feedback_turns > 0 else ""
-        needs.append(f"{', '.join(schema_rewards)} {verb} (an answer without it scores 0, so its group fails{sent})")
-        alternatives.append("a reward that does not require it (trl.rewards.accuracy_reward)")
-    if structured:
-        needs.append("feedback_injection='structured' prefills into the regenerated answers")
-        alternatives.append("feedback_injection='plain'")
     logger.warning(
-        "Only %d of %d sampled training prompts ask for the answer schema (naming %s and %s), which %s. Put the schema "
-        "instruction in the prompts (trl_mulferl.make_conversation(problem) puts trl_mulferl.SYSTEM_PROMPT first), "
-        "or use %s.",
+        "Only %d of %d sampled training prompts ask for the answer schema (naming %s and %s), which %s %s: an answer "
+        "without it scores 0, so its group fails%s, unless the policy writes the schema unasked. Put the schema "
+        "instruction in the prompts (trl_mulferl.make_conversation(problem) puts trl_mulferl.SYSTEM_PROMPT first), or "
+        "use a reward that does not require it (trl.rewards.accuracy_reward).",
         asking,
         len(prompts),
         THINKING_OPEN,
         FEEDBACK_OPEN,
-        " and which ".join(needs),
-        " and ".join(alternatives),
+        ", ".join(schema_rewards),
+        "requires" if len(schema_rewards) == 1 else "require",
+        " and goes to the feedback provider" if args.max_feedback_turns > 0 else "",
     )
     return schema_rewards
