@@ -1,5 +1,5 @@
 """The `mulferl/*` metrics both MulFeRL trainers log: their names, the feedback counts as metrics, the run's feedback
-bill, and FCO's loss per optimizer step."""
+bill, FCO's loss per optimizer step, and the warning when the schema is why groups fail."""
 
 import logging
 import math

@@ -226,8 +226,8 @@ def prompt_text(prompt: str | list[dict[str, Any]]) -> str:
 
 def asks_for_schema(prompt: str | list[dict[str, Any]]) -> bool:
     """Whether a prompt can have asked for the schema: it names both `<thinking>` and `<feedback>`, as
-    `SYSTEM_PROMPT` does. A prompt that names neither cannot have told the policy the format that `accuracy_reward`
-    requires and the structured injection prefills."""
+    `SYSTEM_PROMPT` does. A prompt that does not name both cannot have told the policy the format that
+    `accuracy_reward` requires and the structured injection prefills."""
     text = prompt_text(prompt)
     return THINKING_OPEN in text and FEEDBACK_OPEN in text
 
