@@ -555,7 +555,9 @@ def test_train_loads_a_datasets_mixture_as_trl_does(tiny_dir, tmp_path):
     arguments = tiny_arguments(tiny_dir, tmp_path)
     arguments = arguments[arguments.index("--use_cpu") :] + ["--model_name_or_path", str(tiny_dir / "model")]
     mixture = ["--datasets", str(tmp_path / "conversational"), str(tmp_path / "own_system")]
-    trainer = build_from(arguments + NO_FEEDBACK + mixture + ["--test_split_size", "0.2", "--eval_strategy", "steps"])
+    split = ["--test_split_size", "0.2", "--eval_strategy", "steps"]
+    # As in TRL's script, the mixture wins over a dataset_name (the tiny sums: 35 train and 20 test rows).
+    trainer = build_from(arguments + NO_FEEDBACK + mixture + split + ["--dataset_name", str(tiny_dir / "data")])
     assert (len(trainer.train_dataset), len(trainer.eval_dataset)) == (56, 14)
     own = [row for row in trainer.train_dataset if row["prompt"][0]["content"] == "Think step by step."]
     assert 0 < len(own) < 56 and all(len(row["prompt"]) == 2 for row in trainer.train_dataset)
