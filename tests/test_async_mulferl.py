@@ -9,6 +9,7 @@ other's policy.
 import json
 import math
 import queue
+import re
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -369,6 +370,22 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
     assert 0 < history[-1]["mulferl/total_gradient_share"] <= 1  # the run's summary
     assert [key for entry in history for key, value in entry.items() if value is None] == []
+
+
+@pytest.mark.vllm
+def test_the_model_card_tells_what_feedback_bought(oracle_run, async_model_dir):
+    trainer, _ = oracle_run
+    trainer.create_model_card(dataset_name="./data/kinds")
+    card = (Path(trainer.args.output_dir) / "README.md").read_text()
+    assert "None" not in card and f"\n# Model Card for {Path(trainer.args.output_dir).name}\n" in card
+    assert f"of the local model `{async_model_dir}` on the local dataset `./data/kinds`." in card
+    assert "| `max_feedback_turns` | 2 |" in card and "| `num_generations` | 2 |" in card
+    history = trainer.state.log_history
+    rescued = int(history[-1]["mulferl/turn_1/total_rescued_groups"])
+    assert f"\n- feedback turn 1: rescued {rescued} of the " in card
+    assert f"\n- prompts with a gradient: {history[-1]['mulferl/total_gradient_share']:.1%} (" in card
+    links = re.findall(r"\]\(([^)]*)\)", card)
+    assert links and all(link.startswith("https://") and "huggingface.co" not in link for link in links), links
 
 
 @pytest.mark.vllm

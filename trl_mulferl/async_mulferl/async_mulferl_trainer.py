@@ -1,6 +1,7 @@
 """`AsyncMulFeRLTrainer`: MulFeRL on TRL's asynchronous GRPO. The rollout process (`async_rollout_worker`) runs the
 feedback turns while this trainer trains; here, the FCO and replay terms of the loss and the `mulferl/*` logging."""
 
+import os
 import pickle
 import queue
 from collections import Counter
@@ -25,8 +26,10 @@ from ..core.metrics import (
     route_metric,
     turn_metric,
 )
+from ..core.model_card import trainer_model_card
 from ..core.validation import check_dataset_columns, check_feedback_provider, resolve_args
 from ..feedback import FeedbackTotals, build_feedback_provider, feedback_totals, is_batched
+from ..mulferl.mulferl_trainer import MulFeRLTrainer
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
 from .async_samples import MulFeRLCollator, MulFeRLQueue, planning_the_run
@@ -68,6 +71,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     _tag_names = ["trl", "async-grpo", "mulferl"]
     _name = "AsyncMulFeRL"
+    _paper = MulFeRLTrainer._paper
 
     def __init__(
         self,
@@ -244,6 +248,14 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             return self.ref_model(**forward, **tree, fused_lm_head=True).log_probs
         with use_adapter(self.accelerator.unwrap_model(model), adapter_name=None):
             return model(**forward, **tree, fused_lm_head=True).log_probs
+
+    def create_model_card(self, model_name=None, dataset_name=None, tags=None):
+        """Writes the model card, README.md in `output_dir`, as `MulFeRLTrainer.create_model_card` does (TRL's card
+        for AsyncGRPO would be named None and link local paths to the Hub)."""
+        if not self.is_world_process_zero():
+            return
+        card = trainer_model_card(self, model_name, dataset_name, tags)
+        card.save(os.path.join(self.args.output_dir, "README.md"))
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # Drained here rather than in TRL's `log`, so that the counts the rollout process sends are summed over the
