@@ -9,6 +9,7 @@ other's policy.
 import json
 import math
 import queue
+import re
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -20,8 +21,10 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, completion_texts, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
+from trl_mulferl.async_mulferl.async_mulferl_trainer import window_counts
 from trl_mulferl.async_mulferl.async_samples import FCO_PAIRS
 from trl_mulferl.core.schema import control_tokens, feedback_prefill, sanitize_feedback
+from trl_mulferl.core.summary import run_summary
 
 
 CPU = {"use_cpu": True, "bf16": False}
@@ -60,6 +63,53 @@ def test_config_keeps_the_feedback_endpoints_credentials_out_of_logs(tmp_path):
     with pytest.raises(ValueError, match="feedback_api_key_env must be the name") as error:
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_api_key_env="sk-Abc123Def456Ghi789Jkl")
     assert "Abc123" not in str(error.value)
+
+
+def test_a_logging_window_gives_the_run_counts():
+    """The async trainer's window, as its `log` holds it: the rollout process's counts summed, its rates as
+    `(numerator, denominator)` per group, and the trained rows' routes, a rate per row (K = 2 rows a prompt): 3
+    prompts trained, one of each of GRPO, FCO and solved."""
+    routes = {"grpo": [1, 1, 0, 0, 0, 0], "fco": [0, 0, 1, 1, 0, 0], "solved_skip": [0, 0, 0, 0, 1, 1]}
+    metrics = {
+        "mulferl/feedback/requests": [5.0],
+        "mulferl/feedback/prompt_tokens": [500.0],
+        "mulferl/feedback/completion_tokens": [100.0],
+        "mulferl/feedback/latency_s": [(2.0, 3.0), (1.5, 2.0)],
+        "mulferl/regenerated_tokens": [40.0],
+        "mulferl/turn_0/success_rate": [(1.0, 2.0), (0.0, 2.0), (2.0, 2.0)],
+        "mulferl/turn_0/varied_groups": [1.0],
+        "mulferl/turn_0/failed_groups": [1.0],
+        "mulferl/turn_1/failed_groups": [0.0],
+        "mulferl/turn_1/reached_groups": [1.0],
+        **{
+            f"mulferl/route/{r}": [(float(v), 1.0) for v in routes.get(r, [0] * 6)]
+            for r in ("grpo", "fco", "solved_skip", "unresolved", "unscorable")
+        },
+    }
+    counts = window_counts(metrics, group_size=2, max_feedback_turns=2)
+    assert counts == {
+        "feedback/requests": 5.0,
+        "feedback/prompt_tokens": 500.0,
+        "feedback/completion_tokens": 100.0,
+        "feedback/latency_sum": 3.5,
+        "regenerated_tokens": 40.0,
+        "turn_0/successes": 3.0,
+        "turn_0/scored_rows": 6.0,
+        "turn_0/varied": 1.0,
+        "turn_0/failed": 1.0,
+        "turn_1/failed": 0.0,
+        "turn_1/reached": 1.0,
+        "turn_2/failed": 0,
+        "turn_2/reached": 0,
+        "route/grpo": 1.0,
+        "route/fco": 1.0,
+        "route/solved_skip": 1.0,
+        "route/unresolved": 0.0,
+        "route/unscorable": 0.0,
+    }
+    summary = run_summary(counts, fco_trains=True, cost=None)
+    assert (summary.groups, summary.gradient_groups, summary.grpo_gradient_groups) == (3, 2, 1)
+    assert summary.rescued == {1: (1, 1), 2: (0, 0)}
 
 
 def test_config_refuses_self_feedback(tmp_path):
@@ -318,6 +368,24 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     requests = sum(entry.get("mulferl/feedback/requests", 0) for entry in history if "train_runtime" not in entry)
     assert requests > 0
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
+    assert 0 < history[-1]["mulferl/total_gradient_share"] <= 1  # the run's summary
+    assert [key for entry in history for key, value in entry.items() if value is None] == []
+
+
+@pytest.mark.vllm
+def test_the_model_card_tells_what_feedback_bought(oracle_run, async_model_dir):
+    trainer, _ = oracle_run
+    trainer.create_model_card(dataset_name="./data/kinds")
+    card = (Path(trainer.args.output_dir) / "README.md").read_text()
+    assert "None" not in card and f"\n# Model Card for {Path(trainer.args.output_dir).name}\n" in card
+    assert f"of the local model `{async_model_dir}` on the local dataset `./data/kinds`." in card
+    assert "| `max_feedback_turns` | 2 |" in card and "| `num_generations` | 2 |" in card
+    history = trainer.state.log_history
+    rescued = int(history[-1]["mulferl/turn_1/total_rescued_groups"])
+    assert f"\n- feedback turn 1: rescued {rescued} of the " in card
+    assert f"\n- prompts with a gradient: {history[-1]['mulferl/total_gradient_share']:.1%} (" in card
+    links = re.findall(r"\]\(([^)]*)\)", card)
+    assert links and all(link.startswith("https://") and "huggingface.co" not in link for link in links), links
 
 
 @pytest.mark.vllm

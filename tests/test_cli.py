@@ -381,17 +381,17 @@ def test_train_takes_short_reward_names_as_trl_does(capsys, tiny_dir, tmp_path):
 
 
 def card_statistics(trainer) -> list[str]:
-    """The card's statistics lines, computed here from the trainer's logged metrics."""
+    """The card's statistics lines, computed here from the trainer's logged metrics (the same prompts each step)."""
     steps = [log for log in trainer.state.log_history if "mulferl/route/grpo" in log]
     share = sum(log["mulferl/route/grpo"] + log["mulferl/route/fco"] for log in steps) / len(steps)
-    reached = sum(log["mulferl/turn_1/reached_groups"] for log in steps) / len(steps)
-    rescued = reached - sum(log["mulferl/turn_1/failed_groups"] for log in steps) / len(steps)
+    reached = sum(log["mulferl/turn_1/reached_groups"] for log in steps)
+    rescued = reached - sum(log["mulferl/turn_1/failed_groups"] for log in steps)
     requests = sum(log["mulferl/feedback/requests"] for log in steps)  # one generation batch per logged step
     return [
-        f"\nOver the {len(steps)} logged steps, per generation batch",
-        f"- share of prompts with a gradient (GRPO or FCO route): {share:.3g}\n",
-        f"- feedback turn 1: {reached:.3g} failed groups regenerated with feedback, {rescued:.3g} of them rescued",
-        f"- feedback requests over the run: {requests:g}\n",  # the checker reports no tokens
+        f"\n- feedback turn 1: rescued {rescued:g} of the {reached:g} failed groups it regenerated",
+        f"\n- prompts with a gradient: {share:.1%} (",
+        f"\n- feedback cost: {requests:g} requests, ",  # the checker reports no tokens
+        "\n- cost: not priced\n",
     ]
 
 

@@ -379,6 +379,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             scored_rewards = [reward for reward in rewards if reward == reward]  # not NaN
             successes = sum(reward >= self.settings.success_threshold for reward in scored_rewards)
             metrics[turn_metric(0, "success_rate")] = (float(successes), float(len(scored_rewards)))
+            metrics[turn_metric(0, "varied_groups")] = float(rewards_vary(rewards))
         else:
             metrics[turn_metric(turn, "reached_groups")] = 1.0
             metrics[turn_metric(turn, "escape_rate")] = (1.0 - failed, 1.0)

@@ -9,6 +9,7 @@ import torch
 from trl.trainer.utils import get_callable_name, get_config_model_id, is_async_callable
 
 from ..feedback import is_batched
+from ..feedback.openai import warn_if_unpriced
 from ..feedback.protocol import PROVIDER_KEYWORDS, provider_name
 from .rewards import requires_schema
 from .schema import FEEDBACK_OPEN, THINKING_OPEN, asks_for_schema
@@ -157,8 +158,9 @@ def check_feedback_provider(provider, dataset, args):
 
     `args.feedback_group_size` configures the built-in providers only (they have a `group_size`): a provider of your
     own sees the whole group, since splitting it would need a merge step that only the provider can define. Setting
-    it for one is warned about.
+    it for one is warned about, as is an OpenAI-compatible endpoint that may bill with no price set.
     """
+    warn_if_unpriced(provider, args.feedback_input_token_price, args.feedback_output_token_price)
     columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
     reserved = [c for c in columns if c in PROVIDER_KEYWORDS]
     if reserved:

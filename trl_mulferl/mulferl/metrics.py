@@ -66,6 +66,7 @@ def log_rollout(trainer, rollout):
         metrics[route_metric(r)].append(totals[f"route/{r.value}"] / num_groups)
     successes = ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"])
     metrics[turn_metric(0, "success_rate")].append(successes)
+    metrics[turn_metric(0, "varied_groups")].append(totals["turn_0/varied"])
     for turn in range(1 + args.max_feedback_turns):
         metrics[turn_metric(turn, "failed_groups")].append(totals[f"turn_{turn}/failed"])
         if turn > 0:  # groups regenerated at this turn: those that failed one turn earlier and got feedback

@@ -12,7 +12,7 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
 from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
-from ..core.metrics import FCOWindow, SchemaFailures, log_feedback_summary
+from ..core.metrics import FCOWindow, SchemaFailures, drop_empty_windows, log_run_summary
 from ..core.model_card import trainer_model_card
 from ..core.routing import union_advantages, weighted_rewards
 from ..core.validation import (
@@ -23,7 +23,7 @@ from ..core.validation import (
     refuse_episodes_out_of_step,
     resolve_args,
 )
-from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider
+from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider, feedback_totals
 from ..feedback.environment import check_environment_provider, hide_feedback_methods
 from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
@@ -205,7 +205,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         hide_feedback_methods(self)
         self.feedback_provider = feedback_provider
-        # Over the run and all processes, for the summary logged at the end of training; saved in checkpoints.
+        # Over the run and all processes, for the summary at the end of training and the card; saved in checkpoints.
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self._feedback_loop = None
         self._warned_unscorable_step = False
@@ -326,8 +326,9 @@ class MulFeRLTrainer(GRPOTrainer):
         return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        log_feedback_summary(self, logs)
         self._schema_failures.check(self._metrics["train"])
+        drop_empty_windows(self._metrics["train"])
+        log_run_summary(self, logs)
         super().log(logs, start_time)
 
     def create_model_card(self, model_name=None, dataset_name=None, tags=None):
@@ -404,7 +405,7 @@ class MulFeRLTrainer(GRPOTrainer):
         term, logged = fco_term(self.args, inputs, scores, partner)
         self._fco_window.add(self.accelerator, *logged)
         if self.accelerator.sync_gradients:
-            self._fco_window.flush(self._metrics["train"])
+            self._fco_window.flush(self._metrics["train"], feedback_totals(self))
         return loss + term
 
     def _backward_fco_partners(

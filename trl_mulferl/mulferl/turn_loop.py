@@ -149,6 +149,7 @@ class TurnLoop:
         scored = local[~torch.isnan(local)]
         rollout.counts["turn_0/successes"] = (scored >= self.args.success_threshold).sum().item()
         rollout.counts["turn_0/scored_rows"] = scored.numel()
+        rollout.counts["turn_0/varied"] = sum(rewards_vary(group) for group in local.view(-1, self.group_size))
         rollout.counts["reward_rows"] = self.num_rows
         self.route(rollout, range(num_groups))
         failed = [group for group, history in enumerate(rollout.histories) if history[0] == GroupState.FAILED]
