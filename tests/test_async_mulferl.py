@@ -9,6 +9,7 @@ other's policy.
 import json
 import math
 import queue
+import re
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -20,8 +21,10 @@ from transformers import TrainerCallback
 
 from tests.test_trainer import SCRIPTED_REWARDS, K, completion_texts, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
+from trl_mulferl.async_mulferl.async_mulferl_trainer import window_counts
 from trl_mulferl.async_mulferl.async_samples import FCO_PAIRS
 from trl_mulferl.core.schema import control_tokens, feedback_prefill, sanitize_feedback
+from trl_mulferl.core.summary import run_summary
 
 
 CPU = {"use_cpu": True, "bf16": False}
@@ -60,6 +63,53 @@ def test_config_keeps_the_feedback_endpoints_credentials_out_of_logs(tmp_path):
     with pytest.raises(ValueError, match="feedback_api_key_env must be the name") as error:
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_api_key_env="sk-Abc123Def456Ghi789Jkl")
     assert "Abc123" not in str(error.value)
+
+
+def test_a_logging_window_gives_the_run_counts():
+    """The async trainer's window, as its `log` holds it: the rollout process's counts summed, its rates as
+    `(numerator, denominator)` per group, and the trained rows' routes, a rate per row (K = 2 rows a prompt): 3
+    prompts trained, one of each of GRPO, FCO and solved."""
+    routes = {"grpo": [1, 1, 0, 0, 0, 0], "fco": [0, 0, 1, 1, 0, 0], "solved_skip": [0, 0, 0, 0, 1, 1]}
+    metrics = {
+        "mulferl/feedback/requests": [5.0],
+        "mulferl/feedback/prompt_tokens": [500.0],
+        "mulferl/feedback/completion_tokens": [100.0],
+        "mulferl/feedback/latency_s": [(2.0, 3.0), (1.5, 2.0)],
+        "mulferl/regenerated_tokens": [40.0],
+        "mulferl/turn_0/success_rate": [(1.0, 2.0), (0.0, 2.0), (2.0, 2.0)],
+        "mulferl/turn_0/varied_groups": [1.0],
+        "mulferl/turn_0/failed_groups": [1.0],
+        "mulferl/turn_1/failed_groups": [0.0],
+        "mulferl/turn_1/reached_groups": [1.0],
+        **{
+            f"mulferl/route/{r}": [(float(v), 1.0) for v in routes.get(r, [0] * 6)]
+            for r in ("grpo", "fco", "solved_skip", "unresolved", "unscorable")
+        },
+    }
+    counts = window_counts(metrics, group_size=2, max_feedback_turns=2)
+    assert counts == {
+        "feedback/requests": 5.0,
+        "feedback/prompt_tokens": 500.0,
+        "feedback/completion_tokens": 100.0,
+        "feedback/latency_sum": 3.5,
+        "regenerated_tokens": 40.0,
+        "turn_0/successes": 3.0,
+        "turn_0/scored_rows": 6.0,
+        "turn_0/varied": 1.0,
+        "turn_0/failed": 1.0,
+        "turn_1/failed": 0.0,
+        "turn_1/reached": 1.0,
+        "turn_2/failed": 0,
+        "turn_2/reached": 0,
+        "route/grpo": 1.0,
+        "route/fco": 1.0,
+        "route/solved_skip": 1.0,
+        "route/unresolved": 0.0,
+        "route/unscorable": 0.0,
+    }
+    summary = run_summary(counts, fco_trains=True, cost=None)
+    assert (summary.groups, summary.gradient_groups, summary.grpo_gradient_groups) == (3, 2, 1)
+    assert summary.rescued == {1: (1, 1), 2: (0, 0)}
 
 
 def test_config_refuses_self_feedback(tmp_path):
@@ -318,6 +368,24 @@ def test_routes_follow_the_scripted_rewards(oracle_run, tiny_tokenizer):
     requests = sum(entry.get("mulferl/feedback/requests", 0) for entry in history if "train_runtime" not in entry)
     assert requests > 0
     assert history[-1]["mulferl/feedback/total_requests"] >= requests  # the bill over the run
+    assert 0 < history[-1]["mulferl/total_gradient_share"] <= 1  # the run's summary
+    assert [key for entry in history for key, value in entry.items() if value is None] == []
+
+
+@pytest.mark.vllm
+def test_the_model_card_tells_what_feedback_bought(oracle_run, async_model_dir):
+    trainer, _ = oracle_run
+    trainer.create_model_card(dataset_name="./data/kinds")
+    card = (Path(trainer.args.output_dir) / "README.md").read_text()
+    assert "None" not in card and f"\n# Model Card for {Path(trainer.args.output_dir).name}\n" in card
+    assert f"of the local model `{async_model_dir}` on the local dataset `./data/kinds`." in card
+    assert "| `max_feedback_turns` | 2 |" in card and "| `num_generations` | 2 |" in card
+    history = trainer.state.log_history
+    rescued = int(history[-1]["mulferl/turn_1/total_rescued_groups"])
+    assert f"\n- feedback turn 1: rescued {rescued} of the " in card
+    assert f"\n- prompts with a gradient: {history[-1]['mulferl/total_gradient_share']:.1%} (" in card
+    links = re.findall(r"\]\(([^)]*)\)", card)
+    assert links and all(link.startswith("https://") and "huggingface.co" not in link for link in links), links
 
 
 @pytest.mark.vllm
@@ -1151,3 +1219,55 @@ def test_a_run_ends_whatever_its_rows_a_step(tmp_path, vllm_server, async_model_
     assert len(consumed) == 3 * steps
     assert len({sample["group_id"] for sample in consumed}) == prompts
     assert sum(entry.get("mulferl/pipeline/turn0_groups", 0) for entry in history) == prompts
+
+
+def test_the_rollout_process_counts_the_schema_breaking_rows_of_failed_turn_0_groups():
+    """`mulferl/schema_noncompliant`: the turn-0 rows of a failed group that break the schema; 0 for any other
+    group, none at a feedback turn."""
+    from types import SimpleNamespace
+
+    from trl_mulferl.async_mulferl.async_rollout_worker import MetricWindow, MulFeRLRolloutLoop
+    from trl_mulferl.core.routing import GroupState
+
+    loop = SimpleNamespace(settings=SimpleNamespace(success_threshold=1.0), _window=MetricWindow())
+    bare = [{"role": "assistant", "content": "So \\boxed{7}."}]
+    compliant = [{"role": "assistant", "content": "<thinking><feedback></feedback>7</thinking> \\boxed{7}"}]
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [0.0, 0.0], [GroupState.FAILED], [bare, compliant])
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [1.0, 0.0], [GroupState.CONTRASTIVE], [bare, compliant])
+    MulFeRLRolloutLoop._push_turn_metrics(loop, [0.0, 0.0], [GroupState.FAILED] * 2, [bare, bare])
+    assert loop._window.values["mulferl/schema_noncompliant"] == 1.0
+    assert loop._window.values["mulferl/turn_0/failed_groups"] == 1.0
+
+
+@pytest.mark.vllm
+def test_prompts_that_never_ask_for_the_schema_are_told_at_start_up_and_in_the_window(
+    tmp_path, async_model_dir, caplog
+):
+    """The async trainer runs the sync one's checks: the start-up line as it is built (before its rollout process
+    starts, so before any feedback request), and the run-time warning from the counts the rollout process sends."""
+    import logging
+
+    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
+    from trl_mulferl import AsyncMulFeRLTrainer, accuracy_reward
+
+    rows = [{"prompt": make_conversation(f"What is {i} + {i}?", None), "solution": str(2 * i)} for i in range(4)]
+    url = "http://127.0.0.1:9"  # never reached
+    with cpu_substitutions(), caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+        trainer = AsyncMulFeRLTrainer(
+            async_model_dir,
+            accuracy_reward,
+            args=AsyncMulFeRLConfig(output_dir=str(tmp_path), vllm_server_base_url=url, **ASYNC_TRAINING),
+            train_dataset=Dataset.from_list(rows),
+            weight_transfer=DiskWeightTransfer(url, str(tmp_path / "weights")),
+            feedback_provider=round_provider,
+        )
+        start_up = [r.getMessage() for r in caplog.records if "ask for the answer schema" in r.getMessage()]
+        window = {"mulferl/turn_0/failed_groups": 1.0, "mulferl/schema_noncompliant": float(K)}
+        trainer.rollout_worker.metrics_queue = ArrivingQueue([window] * 2, [window])
+        trainer.model.train()
+        trainer.log({"loss": 0.0})
+        trainer.log({"loss": 0.0})
+    assert len(start_up) == 1 and start_up[0].startswith("Only 0 of 4 sampled training prompts")
+    run_time = [r.getMessage() for r in caplog.records if "break the answer schema" in r.getMessage()]
+    assert len(run_time) == 1 and run_time[0].startswith(f"{2 * K} of the {2 * K} rows of the groups that failed")
+    assert [entry["mulferl/schema_noncompliant"] for entry in trainer.state.log_history] == [2.0 * K, K]

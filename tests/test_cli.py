@@ -381,17 +381,17 @@ def test_train_takes_short_reward_names_as_trl_does(capsys, tiny_dir, tmp_path):
 
 
 def card_statistics(trainer) -> list[str]:
-    """The card's statistics lines, computed here from the trainer's logged metrics."""
+    """The card's statistics lines, computed here from the trainer's logged metrics (the same prompts each step)."""
     steps = [log for log in trainer.state.log_history if "mulferl/route/grpo" in log]
     share = sum(log["mulferl/route/grpo"] + log["mulferl/route/fco"] for log in steps) / len(steps)
-    reached = sum(log["mulferl/turn_1/reached_groups"] for log in steps) / len(steps)
-    rescued = reached - sum(log["mulferl/turn_1/failed_groups"] for log in steps) / len(steps)
+    reached = sum(log["mulferl/turn_1/reached_groups"] for log in steps)
+    rescued = reached - sum(log["mulferl/turn_1/failed_groups"] for log in steps)
     requests = sum(log["mulferl/feedback/requests"] for log in steps)  # one generation batch per logged step
     return [
-        f"\nOver the {len(steps)} logged steps, per generation batch",
-        f"- share of prompts with a gradient (GRPO or FCO route): {share:.3g}\n",
-        f"- feedback turn 1: {reached:.3g} failed groups regenerated with feedback, {rescued:.3g} of them rescued",
-        f"- feedback requests over the run: {requests:g}\n",  # the checker reports no tokens
+        f"\n- feedback turn 1: rescued {rescued:g} of the {reached:g} failed groups it regenerated",
+        f"\n- prompts with a gradient: {share:.1%} (",
+        f"\n- feedback cost: {requests:g} requests, ",  # the checker reports no tokens
+        "\n- cost: not priced\n",
     ]
 
 
@@ -429,3 +429,159 @@ def test_train_writes_a_model_card_of_the_run_and_resumes_it(tiny_dir, tmp_path)
     assert len([log for log in resumed.state.log_history if "mulferl/route/grpo" in log]) == 3
     for line in card_statistics(resumed):
         assert line in card, (line, card)
+
+
+def write_trl_dataset(tiny_dir, folder: Path, shape: str, system: str | None = None) -> list[dict]:
+    """The tiny sums as TRL's math datasets have them: `prompt` (a conversation, or plain text) and `solution`."""
+    rows = []
+    for row in load_tiny_split(tiny_dir, "train"):
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": row["problem"]}
+        ]
+        rows.append({"prompt": messages if shape == "conversational" else row["problem"], "solution": row["answer"]})
+    folder.mkdir(parents=True)
+    (folder / "train.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return rows
+
+
+PROBLEMS_SEEN = """seen = []
+
+
+def recording_feedback(prompt, completions, rewards, **columns):
+    seen.append(prompt)
+    return "Issue: the sum is wrong. Fix steps: 1. Count up from the first number."
+"""
+
+
+@pytest.mark.parametrize("shape", ["conversational", "plain"])
+def test_train_takes_trl_prompts_as_they_are(tiny_dir, tmp_path, monkeypatch, shape):
+    """`trl-mulferl train` on a dataset of TRL's shape, one step with a feedback turn: a conversation gets MulFeRL's
+    system prompt (it has none), plain text is kept as it is, and the feedback provider is shown the problem."""
+    from trl_mulferl import SYSTEM_PROMPT
+    from trl_mulferl.train import main as train
+
+    rows = write_trl_dataset(tiny_dir, tmp_path / "data", shape)
+    (tmp_path / f"feedback_{shape}.py").write_text(PROBLEMS_SEEN)
+    monkeypatch.chdir(tmp_path)
+    run = tiny_arguments(tiny_dir, tmp_path) + ["--dataset_name", str(tmp_path / "data")]
+    run += ["--max_feedback_turns", "1", "--feedback_function", f"feedback_{shape}:recording_feedback"]
+    trainer = train(run + ["--max_completion_length", "8"])
+    assert trainer.state.global_step == 1 and (tmp_path / "out" / "model.safetensors").exists()
+    assert trainer.train_dataset.column_names == ["prompt", "solution"]
+    expected = [
+        [{"role": "system", "content": SYSTEM_PROMPT}, *row["prompt"]] if shape == "conversational" else row["prompt"]
+        for row in rows
+    ]
+    assert trainer.train_dataset["prompt"] == expected
+    assert trainer.train_dataset["solution"] == [row["solution"] for row in rows]
+    seen = sys.modules[f"feedback_{shape}"].seen
+    problems = {row["prompt"][-1]["content"] if shape == "conversational" else row["prompt"] for row in rows}
+    assert seen and set(seen) <= problems  # the last user message, or the plain prompt
+
+
+def test_make_math_dataset_takes_a_column_of_conversations_as_the_prompts():
+    """`--problem_column prompt` on conversations (the issue's command) used to nest each in a second conversation."""
+    from datasets import Dataset
+
+    from trl_mulferl import SYSTEM_PROMPT
+    from trl_mulferl.train import make_math_dataset
+
+    user = [{"role": "user", "content": "What is 1 + 1?"}]
+    own_system = [{"role": "system", "content": "Think step by step."}, *user]
+    dataset = Dataset.from_list([{"prompt": user, "solution": 2}, {"prompt": own_system, "solution": 3}])
+    schema = [{"role": "system", "content": SYSTEM_PROMPT}, *user]
+    for problem_column, answer_column in ((None, None), ("prompt", "solution")):
+        rows = make_math_dataset(dataset, problem_column, answer_column).to_list()
+        assert rows == [{"prompt": schema, "solution": "2"}, {"prompt": own_system, "solution": "3"}]
+    # schema_system_prompt=False: the conversations exactly as they are, and a problem as a lone user message.
+    assert make_math_dataset(dataset, None, None, schema_system_prompt=False)["prompt"] == [user, own_system]
+    problems = Dataset.from_list([{"problem": "What is 1 + 1?", "answer": "2", "solution": "1 + 1 = \\boxed{2}"}])
+    assert make_math_dataset(problems, None, None, schema_system_prompt=False).to_list() == [
+        {"prompt": user, "solution": "2"}  # `answer` before `solution`, which it replaces
+    ]
+    # A plain `prompt` is TRL's and stays as it is; named as the problem column, it is a problem to put in the schema.
+    plain = Dataset.from_list([{"prompt": "What is 1 + 1?", "solution": "2"}])
+    assert make_math_dataset(plain, None, None)["prompt"] == ["What is 1 + 1?"]
+    assert make_math_dataset(plain, "prompt", None)["prompt"] == [schema]
+    with pytest.raises(ValueError, match=r"no column 'prompt' or 'problem' \(it has \['question', 'solution'\]\)"):
+        make_math_dataset(Dataset.from_list([{"question": "1 + 1?", "solution": "2"}]), None, None)
+
+
+def test_train_answers_every_flag_of_trl_grpo():
+    """Every flag of `trl grpo` is a flag of `trl-mulferl train` (used with TRL's meaning, or refused in one line by
+    `test_train_refuses_a_trl_flag_it_would_ignore_in_one_line`): none gets a misleading "did you mean"."""
+    from trl.scripts.grpo import make_parser as trl_grpo_parser
+
+    from trl_mulferl.train import make_parser
+
+    ours = {action.dest for action in make_parser()._actions}
+    assert {action.dest for action in trl_grpo_parser()._actions} - ours == set()
+
+
+@pytest.mark.parametrize(
+    ("flag", "replacement"),
+    [(["--ignore_bias_buffers", "true"], "use --ddp_broadcast_buffers false instead")],
+    ids=["ignore_bias_buffers"],
+)
+def test_train_refuses_a_trl_flag_it_would_ignore_in_one_line(capsys, tiny_dir, tmp_path, flag, replacement):
+    message = train_error(capsys, tiny_arguments(tiny_dir, tmp_path) + flag)
+    assert message.endswith(replacement) and "did you mean" not in message
+
+
+def test_train_loads_a_reward_model_as_trl_does(tiny_dir, tmp_path):
+    """As TRL's script: the reward model first, loaded by TRL as a one-label sequence classifier; alone when no
+    reward_funcs are given."""
+    from transformers import PreTrainedModel
+
+    from trl_mulferl.train import main as train
+
+    run = tiny_arguments(tiny_dir, tmp_path)
+    run = run[: run.index("--reward_funcs")] + ["--max_steps", "1", "--report_to", "none"]
+    run += ["--reward_model_name_or_path", str(tiny_dir / "model"), "--max_completion_length", "8"] + NO_FEEDBACK
+    trainer = train(run)
+    [reward_model] = trainer.reward_funcs
+    assert isinstance(reward_model, PreTrainedModel) and reward_model.config.num_labels == 1
+    assert type(reward_model).__name__ == "Qwen2ForSequenceClassification" and trainer.state.global_step == 1
+    assert trainer.reward_func_names == [str(tiny_dir / "model").split("/")[-1]]
+    both = build_from(run + ["--reward_funcs", "digit"])
+    assert [type(func).__name__ for func in both.reward_funcs] == ["Qwen2ForSequenceClassification", "function"]
+
+
+def test_train_loads_a_datasets_mixture_as_trl_does(tiny_dir, tmp_path):
+    from trl_mulferl.train import find_argument_problem, make_parser
+
+    write_trl_dataset(tiny_dir, tmp_path / "conversational", "conversational")
+    write_trl_dataset(tiny_dir, tmp_path / "own_system", "conversational", system="Think step by step.")
+    arguments = tiny_arguments(tiny_dir, tmp_path)
+    arguments = arguments[arguments.index("--use_cpu") :] + ["--model_name_or_path", str(tiny_dir / "model")]
+    mixture = ["--datasets", str(tmp_path / "conversational"), str(tmp_path / "own_system")]
+    split = ["--test_split_size", "0.2", "--eval_strategy", "steps"]
+    # As in TRL's script, the mixture wins over a dataset_name (the tiny sums: 35 train and 20 test rows).
+    trainer = build_from(arguments + NO_FEEDBACK + mixture + split + ["--dataset_name", str(tiny_dir / "data")])
+    assert (len(trainer.train_dataset), len(trainer.eval_dataset)) == (56, 14)
+    own = [row for row in trainer.train_dataset if row["prompt"][0]["content"] == "Think step by step."]
+    assert 0 < len(own) < 56 and all(len(row["prompt"]) == 2 for row in trainer.train_dataset)
+    # In a recipe, as TRL's DatasetMixtureConfig documents it: a list of load_dataset arguments.
+    recipe = {"datasets": [{"path": str(tmp_path / "conversational"), "fraction": 1}]}
+    recipe["datasets"].append({"path": str(tmp_path / "own_system"), "fraction": 3})
+    (tmp_path / "recipe.yaml").write_text(json.dumps(recipe))  # JSON is YAML
+    from_recipe = ["--config", str(tmp_path / "recipe.yaml"), *arguments, *NO_FEEDBACK]
+    assert find_argument_problem(make_parser(), from_recipe) is None
+    prompts = build_from(from_recipe).train_dataset["prompt"]
+    # TRL's fractions: 1 to 3, as large as the 35 rows of each allow without oversampling.
+    assert (
+        len(prompts) == 35 + round(35 / 3)
+        and sum(prompt[0]["content"] == "Think step by step." for prompt in prompts) == 35
+    )
+
+
+def test_train_streams_the_dataset_as_trl_does(capsys, tiny_dir, tmp_path):
+    from datasets import IterableDataset
+
+    rows = write_trl_dataset(tiny_dir, tmp_path / "plain", "plain")
+    arguments = tiny_arguments(tiny_dir, tmp_path) + NO_FEEDBACK + ["--dataset_name", str(tmp_path / "plain")]
+    trainer = build_from(arguments + ["--dataset_streaming", "true"])
+    assert isinstance(trainer.train_dataset, IterableDataset)
+    assert next(iter(trainer.train_dataset)) == rows[0]
+    message = train_error(capsys, arguments + ["--dataset_streaming", "true", "--max_steps", "-1"])
+    assert "max_steps has to be specified" in message

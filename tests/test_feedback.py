@@ -439,7 +439,7 @@ def test_feedback_totals_survive_a_resume(tmp_path, tiny_tokenizer, tiny_model_d
     total = logged(whole, "mulferl/feedback/total_requests")
     assert total == [4]
     state = json.loads((tmp_path / "whole" / "checkpoint-1" / "trainer_state.json").read_text())
-    assert state["stateful_callbacks"]["FeedbackTotals"]["attributes"]["totals"]["requests"] == 2
+    assert state["stateful_callbacks"]["FeedbackTotals"]["attributes"]["totals"]["feedback/requests"] == 2
 
     resumed = make_trainer(tmp_path / "whole", tiny_tokenizer, marker_reward, model=tiny_model_dir, **saving)
     resumed.train(resume_from_checkpoint=str(tmp_path / "whole" / "checkpoint-1"))

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 import re
 import time
 
@@ -30,6 +31,7 @@ from trl_mulferl.feedback import (
     request_feedback,
     review_request,
 )
+from trl_mulferl.feedback.openai import is_local_url
 
 
 MARKER_HINT = f"Issue: the answer misses {MARKER}. Fix steps: 1. write it."
@@ -334,6 +336,59 @@ def test_cost_metric_is_tokens_times_price(server, tmp_path, tiny_tokenizer):
     )
     assert summary["mulferl/feedback/total_requests"] == 4
     assert output.metrics["mulferl/feedback/total_cost"] == pytest.approx(2 * per_step)
+
+
+@pytest.mark.parametrize(
+    "url, local",
+    [
+        (None, False),  # OpenAI's API
+        ("https://api.openai.com/v1", False),
+        ("https://user:key@api.example.com:8443/v1", False),
+        ("http://8.8.8.8:8000/v1", False),
+        ("http://127.0.0.1:8000/v1", True),
+        ("http://127.0.0.2:8000/v1", True),
+        ("http://localhost:8000/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://0.0.0.0:8000/v1", True),
+        ("http://10.1.2.3:8000/v1", True),  # a server on one's own network
+        ("http://192.168.1.5/v1", True),
+    ],
+)
+def test_local_urls(url, local):
+    assert is_local_url(url) is local
+
+
+def price_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "feedback_input_token_price" in r.getMessage()]
+
+
+def test_a_paid_endpoint_without_prices_is_warned_about_once_at_start(
+    server, tmp_path, tiny_tokenizer, monkeypatch, caplog
+):
+    openai = {
+        "provider": None,
+        "max_feedback_turns": 1,
+        "feedback_provider": "openai",
+        "feedback_model": "m",
+        **NO_FCO,
+    }
+    with caplog.at_level(logging.WARNING):
+        make_trainer(tmp_path, tiny_tokenizer, marker_reward, feedback_base_url=server.base_url, **openai)
+    assert price_warnings(caplog) == []  # 127.0.0.1: a server of one's own, reached by the start-up check
+
+    # A remote endpoint, which the start-up check cannot reach from here.
+    monkeypatch.setattr(OpenAIFeedbackProvider, "check_connection", lambda self: None)
+    paid = {**openai, "feedback_base_url": "https://user:secret@api.example.com/v1"}
+    with caplog.at_level(logging.WARNING):
+        make_trainer(tmp_path, tiny_tokenizer, marker_reward, **paid)
+    (warning,) = price_warnings(caplog)
+    assert warning.startswith("The feedback endpoint https://***@api.example.com/v1 is not on this machine")
+    assert "feedback_input_token_price and feedback_output_token_price are both 0" in warning
+    assert "secret" not in warning
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        make_trainer(tmp_path, tiny_tokenizer, marker_reward, feedback_output_token_price=10.0, **paid)
+    assert price_warnings(caplog) == []
 
 
 def test_max_feedback_groups_per_step(server, tmp_path, tiny_tokenizer):

@@ -72,8 +72,10 @@ def test_every_recipe_builds_its_trainer(recipe, tiny_folder, monkeypatch):
             overrides += ["--model_name_or_path", "./tiny-mulferl/model", "--dataset_name", "./tiny-mulferl/data"]
             overrides += ["--feedback_base_url", server.base_url, "--feedback_model", "fault-model"]
             overrides += ["--use_vllm", "false"]  # the paper recipes generate with vLLM on GPUs
-        script_args, config, model_args = make_parser().parse_args_and_config(["--config", str(recipe), *overrides])
-        trainer = build_trainer(script_args, config, model_args)
+        script_args, config, model_args, dataset_args = make_parser().parse_args_and_config(
+            ["--config", str(recipe), *overrides]
+        )
+        trainer = build_trainer(script_args, config, model_args, dataset_args)
     assert len(trainer.train_dataset) == 35 and set(trainer.train_dataset.column_names) == {"prompt", "solution"}
     expected_reward = "digit_reward" if recipe == TINY_RECIPE else "accuracy_reward"
     assert [func.__name__ for func in trainer.reward_funcs] == [expected_reward]

@@ -72,3 +72,24 @@ def test_math500_rejects_other_problems_answers(shared_data):
     false_accepts = [(a, b) for a, b, r in zip(shifted, answers, rewards) if r == 1.0 and a.strip() != b.strip()]
     # Different problems rarely share an answer; the few hits must be genuinely equivalent values.
     assert len(false_accepts) <= 5, false_accepts
+
+
+def test_the_schema_trap_is_marked_and_counted():
+    """The issue's trap: a correct answer without the schema scores 0 with ours and 1 with TRL's reward; ours says it
+    requires the schema, which the start-up check and the run-time count read."""
+    from trl.rewards import accuracy_reward as trl_accuracy_reward
+
+    from trl_mulferl.core.rewards import requires_schema, schema_noncompliant_rows
+
+    bare = "So the sum is \\boxed{7}."
+    assert accuracy_reward([bare], ["7"]) == [0.0] and trl_accuracy_reward(
+        [[{"role": "assistant", "content": bare}]], ["7"]
+    ) == [1.0]
+    assert requires_schema(accuracy_reward) and not requires_schema(trl_accuracy_reward)
+    completions = [
+        compliant("7"),
+        bare,
+        [{"role": "assistant", "content": compliant("7")}],
+        [{"role": "assistant", "content": bare}],
+    ]
+    assert schema_noncompliant_rows(completions) == 2

@@ -39,7 +39,7 @@ def test_every_recipe_key_is_a_field(recipe):
 def test_recipe_gives_16_prompts_x_8_rollouts_per_step(recipe, num_gpus):
     # 4 GPUs: the recipe's comment says to double the accumulation; the config's own checks must still pass.
     overrides = [] if num_gpus == 8 else ["--gradient_accumulation_steps", "16"]
-    _, config, _ = parse(recipe, *overrides)
+    _, config, _, _ = parse(recipe, *overrides)
     assert config.num_generations == ROLLOUTS_PER_PROMPT
     rollouts = num_gpus * config.per_device_train_batch_size * config.gradient_accumulation_steps
     assert rollouts == PROMPTS_PER_STEP * ROLLOUTS_PER_PROMPT
@@ -52,7 +52,7 @@ def test_recipe_gives_16_prompts_x_8_rollouts_per_step(recipe, num_gpus):
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda path: path.stem)
 def test_recipe_generates_with_vllm_colocated(recipe):
-    _, config, _ = parse(recipe)
+    _, config, _, _ = parse(recipe)
     assert (config.use_vllm, config.vllm_mode, config.vllm_tensor_parallel_size) == (True, "colocate", 1)
     needed = PROMPT_TOKENS + config.max_feedback_length + config.max_completion_length
     assert needed <= config.vllm_max_model_length <= needed + 128

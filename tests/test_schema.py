@@ -223,3 +223,19 @@ def test_prefill_boundary_with_plain_text_prompts(tiny_tokenizer):
     for merging_prompt in ("Q: What is 12 + 30? A:", "Q: What is 12 + 30? A: "):
         joint = tiny_tokenizer(merging_prompt + prefill)["input_ids"]
         assert joint != tiny_tokenizer(merging_prompt)["input_ids"] + prefill_ids
+
+
+def test_a_prompt_asks_for_the_schema_when_it_names_both_tags():
+    from trl_mulferl.core.schema import asks_for_schema, prompt_text
+
+    assert asks_for_schema(make_conversation("What is 2 + 2?"))  # SYSTEM_PROMPT, then the problem
+    assert asks_for_schema(SYSTEM_PROMPT + "\n\nWhat is 2 + 2?")
+    assert not asks_for_schema(make_conversation("What is 2 + 2? Put the answer in \\boxed{}.", system_prompt=None))
+    assert not asks_for_schema("Think inside <thinking></thinking>, then answer.")  # no <feedback> slot
+    typed = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Use <thinking>"}, {"type": "text", "text": "<feedback>"}],
+        }
+    ]
+    assert asks_for_schema(typed) and prompt_text(typed) == "Use <thinking>\n<feedback>"

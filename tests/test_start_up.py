@@ -3,6 +3,7 @@
 import inspect
 import logging
 import threading
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -10,7 +11,15 @@ from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 
 from tests.test_trainer import TINY_TRAINING, K, logged, make_dataset, make_trainer, marker_provider, marker_reward
-from trl_mulferl import IGRPOConfig, IGRPOTrainer, MulFeRLConfig, MulFeRLTrainer, inject_feedback
+from trl_mulferl import (
+    SYSTEM_PROMPT,
+    IGRPOConfig,
+    IGRPOTrainer,
+    MulFeRLConfig,
+    MulFeRLTrainer,
+    inject_feedback,
+    make_conversation,
+)
 
 
 @pytest.mark.parametrize("trainer_class", [MulFeRLTrainer, IGRPOTrainer])
@@ -234,3 +243,180 @@ def test_igrpo_keeps_the_whole_draft(tmp_path, tiny_tokenizer):
     stage2 = [p[-1]["content"] for p in stage2_prompts if "previous attempt" in p[-1]["content"]]
     assert stage2 and all(any(d in text for d in drafts[:4]) for text in stage2)
     assert torch.tensor([len(d) for d in drafts[:4]]).max() > 0
+
+
+class RecordedWarnings(logging.Handler):
+    """Appends each warning of `trl_mulferl` to `events`, in the order it comes among the other events there."""
+
+    def __init__(self, events: list):
+        super().__init__(logging.WARNING)
+        self.events = events
+
+    def emit(self, record):
+        self.events.append(("warning", record.getMessage()))
+
+
+def train_recording_events(tmp_path, tiny_tokenizer, model_dir, dataset, **overrides):
+    """Build and train a trainer on `accuracy_reward`; return the trainer and its warnings and feedback requests,
+    in order."""
+    from trl_mulferl import accuracy_reward
+
+    events = []
+
+    def recording_provider(prompt, completions, rewards, **columns):
+        events.append(("feedback request", prompt))
+        return "Issue: the sum is wrong. Fix steps: 1. Add again."
+
+    handler, package_logger = RecordedWarnings(events), logging.getLogger("trl_mulferl")
+    package_logger.addHandler(handler)
+    try:
+        trainer = make_trainer(
+            tmp_path,
+            tiny_tokenizer,
+            accuracy_reward,
+            model=model_dir,
+            provider=recording_provider,
+            train_dataset=dataset,
+            **overrides,
+        )
+        trainer.train()
+    finally:
+        package_logger.removeHandler(handler)
+    return trainer, events
+
+
+def schema_warnings(events):
+    start_up = [
+        i for i, (kind, text) in enumerate(events) if kind == "warning" and "ask for the answer schema" in text
+    ]
+    run_time = [i for i, (kind, text) in enumerate(events) if kind == "warning" and "break the answer schema" in text]
+    return start_up, run_time
+
+
+def test_prompts_that_never_ask_for_the_schema_are_told_before_any_feedback_request(
+    tmp_path, tiny_tokenizer, tiny_model_dir
+):
+    """Prompts of one's own, with the schema-gated `accuracy_reward`: every turn-0 row breaks the schema (the tiny
+    model never writes it), so every group fails and goes to the feedback provider. The start-up line comes before the
+    first request, and the run-time warning once, when the first window shows it."""
+    dataset = Dataset.from_list(
+        [
+            {"prompt": make_conversation(f"What is {i} + {i}?", system_prompt=None), "solution": str(2 * i)}
+            for i in range(4)
+        ]
+    )
+    trainer, events = train_recording_events(tmp_path, tiny_tokenizer, tiny_model_dir, dataset)
+    start_up, run_time = schema_warnings(events)
+    requests = [i for i, (kind, _) in enumerate(events) if kind == "feedback request"]
+    assert len(start_up) == 1 and len(run_time) == 1 and requests
+    assert start_up[0] < requests[0] < run_time[0]
+    line = events[start_up[0]][1]
+    assert line.startswith("Only 0 of 4 sampled training prompts ask for the answer schema")
+    assert "which accuracy_reward requires" in line and "goes to the feedback provider" in line
+    assert "make_conversation" in line and "trl.rewards.accuracy_reward" in line
+    assert events[run_time[0]][1].startswith("4 of the 4 rows of the groups that failed at turn 0")
+    # 2 prompts x K = 2 rows a step, every group failed at turn 0, every row outside the schema.
+    assert logged(trainer, "mulferl/turn_0/failed_groups") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/schema_noncompliant") == [4.0, 4.0]
+
+
+COMPLIANT_WRONG = "<thinking><feedback></feedback>2 + 2 = 5.</thinking> The final answer is \\boxed{5}"
+
+
+def test_schema_prompts_and_compliant_failures_warn_nothing(tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch):
+    """Prompts that ask for the schema, and a policy that writes it with a wrong answer: the groups fail on the
+    answer, not the format, so neither warning; the count is 0."""
+    answer_ids = tiny_tokenizer(COMPLIANT_WRONG, add_special_tokens=False)["input_ids"] + [tiny_tokenizer.eos_token_id]
+    monkeypatch.setattr(
+        MulFeRLTrainer, "_generate_single_turn", lambda self, prompt_ids, *args: ([answer_ids] * len(prompt_ids), None)
+    )
+    trainer, events = train_recording_events(
+        tmp_path, tiny_tokenizer, tiny_model_dir, make_dataset(), max_completion_length=len(answer_ids)
+    )
+    assert schema_warnings(events) == ([], [])
+    assert any(kind == "feedback request" for kind, _ in events)
+    assert logged(trainer, "mulferl/turn_0/failed_groups") == [2.0, 2.0]
+    assert logged(trainer, "mulferl/schema_noncompliant") == [0.0, 0.0]
+
+
+def schema_check_args(max_feedback_turns=2):
+    return SimpleNamespace(max_feedback_turns=max_feedback_turns)
+
+
+def startup_schema_lines(caplog, reward_funcs, dataset, args):
+    from trl_mulferl.core.validation import check_prompts_ask_for_schema
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+        names = check_prompts_ask_for_schema(reward_funcs, dataset, args)
+    return names, [r.getMessage() for r in caplog.records if "ask for the answer schema" in r.getMessage()]
+
+
+def prompts_dataset(asks: list[bool]) -> Dataset:
+    return Dataset.from_list(
+        [
+            {"prompt": make_conversation(f"What is {i} + {i}?", None if not ask else SYSTEM_PROMPT), "solution": "0"}
+            for i, ask in enumerate(asks)
+        ]
+    )
+
+
+def test_the_start_up_check_samples_prompts_spread_over_the_dataset(caplog):
+    """40 prompts: every odd one asks for the schema. The sample is every second prompt from the first (16 of
+    them), none of which asks, so one line says so; shifted by one, every sampled prompt asks: no line."""
+    from trl import rewards as trl_rewards
+
+    from trl_mulferl import accuracy_reward
+
+    odd_ask = prompts_dataset([i % 2 == 1 for i in range(40)])
+    names, lines = startup_schema_lines(
+        caplog, [trl_rewards.accuracy_reward, accuracy_reward], odd_ask, schema_check_args()
+    )
+    assert names == ["accuracy_reward"]  # ours, by its `requires_schema`; TRL's has the same name and no attribute
+    assert len(lines) == 1 and lines[0].startswith("Only 0 of 16 sampled training prompts ask for the answer schema")
+    even_ask = prompts_dataset([i % 2 == 0 for i in range(40)])
+    assert startup_schema_lines(caplog, accuracy_reward, even_ask, schema_check_args())[1] == []
+
+
+def test_the_start_up_line_names_the_reward_and_the_fix(caplog):
+    from trl_mulferl import accuracy_reward
+
+    def own_reward(completions, **kwargs):
+        return [0.0] * len(completions)
+
+    none_ask = prompts_dataset([False] * 4)
+    names, (line,) = startup_schema_lines(caplog, [own_reward, accuracy_reward], none_ask, schema_check_args(0))
+    assert names == ["accuracy_reward"]
+    assert "which accuracy_reward requires: an answer without it scores 0, so its group fails, unless" in line
+    assert line.endswith("or use a reward that does not require it (trl.rewards.accuracy_reward).")
+    _, (line,) = startup_schema_lines(caplog, accuracy_reward, none_ask, schema_check_args(2))
+    assert "so its group fails and goes to the feedback provider, unless the policy writes the schema unasked" in line
+    # No reward requires the schema, or nothing to sample: no line.
+    assert startup_schema_lines(caplog, [own_reward], none_ask, schema_check_args()) == ([], [])
+    assert startup_schema_lines(caplog, accuracy_reward, none_ask.to_iterable_dataset(), schema_check_args())[1] == []
+    no_prompt = none_ask.rename_column("prompt", "question")
+    assert startup_schema_lines(caplog, accuracy_reward, no_prompt, schema_check_args())[1] == []
+
+
+def test_the_run_time_warning_reads_the_windows_failed_rows(caplog):
+    """Warned once, when more than half of the rows of the window's failed turn-0 groups break the schema and a
+    reward requires it."""
+    from trl_mulferl.core.metrics import SCHEMA_NONCOMPLIANT, SchemaFailures
+
+    failed = "mulferl/turn_0/failed_groups"
+
+    def warnings_of(schema_rewards, *windows):
+        caplog.clear()
+        watch = SchemaFailures(schema_rewards, group_size=4)
+        with caplog.at_level(logging.WARNING, logger="trl_mulferl"):
+            for window in windows:
+                watch.check(window)
+        return [r.getMessage() for r in caplog.records]
+
+    half = {SCHEMA_NONCOMPLIANT: [2.0, 2.0], failed: [1.0, 1.0]}  # 4 of the 8 failed rows: not more than half
+    most = {SCHEMA_NONCOMPLIANT: [3.0, 2.0], failed: [1.0, 1.0]}  # 5 of 8
+    assert warnings_of(["accuracy_reward"], half, {}) == []
+    (message,) = warnings_of(["accuracy_reward"], half, most, most)
+    assert message.startswith("5 of the 8 rows of the groups that failed at turn 0 in this logging window break")
+    assert "which accuracy_reward requires" in message
+    assert warnings_of([], most) == []

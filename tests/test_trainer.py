@@ -122,6 +122,30 @@ def test_mixed_reward_routes_to_grpo_and_trains(tmp_path, tiny_tokenizer, tiny_m
     assert changed
 
 
+def zero_reward(completions, **kwargs):
+    return [0.0] * len(completions)
+
+
+@pytest.mark.parametrize("reward", [mixed_reward, zero_reward])
+def test_no_metric_is_logged_as_none(tmp_path, tiny_tokenizer, tiny_model_dir, reward):
+    """Mixed groups: no FCO pair, no group regenerated, no feedback request; failing ones: no row trained. TRL logs a
+    window of only NaN as None: a metric without a value this step is not logged at all."""
+    trainer = make_trainer(tmp_path, tiny_tokenizer, reward, model=tiny_model_dir, max_feedback_turns=1)
+    trainer.train()
+    history = trainer.state.log_history
+    assert [(entry["step"], key) for entry in history for key, value in entry.items() if value is None] == []
+    assert logged(trainer, "mulferl/fco/loss") == logged(trainer, "mulferl/fco/score_gap") == []
+    assert logged(trainer, "mulferl/fco/pairs") == [0.0, 0.0]
+    if reward is mixed_reward:
+        assert logged(trainer, "mulferl/turn_1/escape_rate") == logged(trainer, "mulferl/feedback/latency_s") == []
+        assert logged(trainer, "mulferl/turn_1/reached_groups") == [0.0, 0.0]
+        assert logged(trainer, "mulferl/reward_final") == [0.5, 0.5]
+    else:
+        assert logged(trainer, "mulferl/reward_final") == []
+        assert logged(trainer, "mulferl/route/unresolved") == [1.0, 1.0]
+        assert logged(trainer, "mulferl/turn_1/escape_rate") == [0.0, 0.0]
+
+
 def test_reward_ignoring_the_prefix_sees_no_marker(tmp_path, tiny_tokenizer, tiny_model_dir):
     trainer = make_trainer(tmp_path, tiny_tokenizer, continuation_marker_reward, model=tiny_model_dir)
     calls = count_generation_calls(trainer)

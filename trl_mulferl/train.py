@@ -3,13 +3,16 @@
     accelerate launch -m trl_mulferl.train --config recipes/mulferl_qwen2.5-7b-base.yaml
     trl-mulferl train --config recipes/mulferl_qwen3-4b-instruct-2507.yaml --max_steps 10   # same, one process
 
-Every key of the recipe is a field of `MathScriptArguments`, `MulFeRLConfig` or `trl.ModelConfig`, and any of them
-can be overridden on the command line. Each row's `problem_column` becomes a conversational prompt asking for the
-MulFeRL schema, its `answer_column` the reference final answer (`solution`) that the reward functions receive.
+Every key of the recipe is a field of `MathScriptArguments`, `MulFeRLConfig`, `trl.ModelConfig` or
+`trl.DatasetMixtureConfig` (the four dataclasses of TRL's `trl grpo`, with MulFeRL's in place of TRL's), and any of
+them can be overridden on the command line. A dataset's `prompt` column is taken as TRL takes it, a `problem` column
+becomes a conversational prompt asking for the MulFeRL schema, and the answer column becomes the reference final
+answer (`solution`) that the reward functions receive (`make_math_dataset`).
 """
 
 import enum
 import importlib
+import logging
 import os
 import re
 import shutil
@@ -21,14 +24,26 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import yaml
-from datasets import load_dataset
-from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser, get_peft_config, get_quantization_config
+from datasets import Value, load_dataset
+from trl import (
+    DatasetMixtureConfig,
+    GRPOConfig,
+    ModelConfig,
+    ScriptArguments,
+    TrlParser,
+    get_dataset,
+    get_peft_config,
+    get_quantization_config,
+)
+from trl.data_utils import is_conversational
 
 from .cli import did_you_mean
-from .core.schema import make_conversation
+from .core.schema import SYSTEM_PROMPT, make_conversation
 from .mulferl.mulferl_config import MulFeRLConfig
 from .mulferl.mulferl_trainer import MulFeRLTrainer
 
+
+logger = logging.getLogger(__name__)
 
 USAGE = "trl-mulferl train [--config RECIPE.yaml] [--FIELD VALUE ...]"
 DESCRIPTION = (
@@ -74,23 +89,49 @@ REWARD_FUNCS = {
 @dataclass
 class MathScriptArguments(ScriptArguments):
     """
-    Script arguments for `trl_mulferl.train`: TRL's dataset arguments, the columns that hold the problem and its
-    reference final answer, the reward functions and an optional feedback function.
+    Script arguments for `trl_mulferl.train`: TRL's dataset arguments and those of TRL's `GRPOScriptArguments`
+    (`reward_model_name_or_path`, `reward_funcs`), the columns that hold the prompt or problem and its reference final
+    answer, whether prompts get MulFeRL's system prompt, and an optional feedback function.
     """
 
-    problem_column: str = field(default="problem", metadata={"help": "Dataset column holding the problem text."})
-    answer_column: str = field(
-        default="answer",
-        metadata={"help": "Dataset column holding the reference final answer (not a worked solution)."},
-    )
-    reward_funcs: list[str] = field(
-        default_factory=lambda: ["accuracy"],
+    problem_column: str | None = field(
+        default=None,
         metadata={
-            "help": "Reward functions, called as TRL calls them, with the reference answer in the `solution` "
-            f"column: short names ({', '.join(REWARD_FUNCS)}; `accuracy` is MulFeRL's schema-gated "
-            "`trl_mulferl.core.rewards.accuracy_reward`, the `*_reward` ones TRL's; `get_soft_overlong_punishment` is "
-            "built with TRL's script's proportions, a cache of a fifth of max_completion_length), or import paths "
-            "(`package.module.function` or `package.module:function`; the current folder is on the path)."
+            "help": "Column of problem texts, each made a conversation that asks for the schema. A column of "
+            "conversations is taken as the prompts. When not set, `prompt` as TRL takes it, or else `problem`."
+        },
+    )
+    answer_column: str | None = field(
+        default=None,
+        metadata={
+            "help": "Column of reference final answers. A solution whose \\boxed{} holds it serves too. When not "
+            "set, `answer`, or else `solution` (TRL's name)."
+        },
+    )
+    schema_system_prompt: bool = field(
+        default=True,
+        metadata={
+            "help": "Give conversations without a system message MulFeRL's, which asks for the answer schema. The "
+            "schema-gated `accuracy` and the feedback turns need it. False: conversations as the dataset has them, "
+            "and a problem as a lone user message. Plain-text prompts are never changed."
+        },
+    )
+    reward_model_name_or_path: str | None = field(
+        default=None,
+        metadata={
+            "help": "A reward model (Hub id or folder), put before reward_funcs as in TRL's script. TRL loads it as "
+            "a sequence classifier with one label."
+        },
+    )
+    reward_funcs: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "Reward functions, called as TRL calls them with the reference answer in `solution`: short names "
+            f"({', '.join(REWARD_FUNCS)}) or import paths (`package.module.function` or `package.module:function`). "
+            "`accuracy` is MulFeRL's schema-gated `trl_mulferl.core.rewards.accuracy_reward`, the `*_reward` ones "
+            "TRL's; `get_soft_overlong_punishment` is built with TRL's script's proportions, a cache of a fifth of "
+            "max_completion_length. Import paths are looked up from the current folder too. When not set, `accuracy` "
+            "(none with a reward model)."
         },
     )
     feedback_function: str | None = field(
@@ -110,18 +151,55 @@ class ScriptArgumentError(ValueError):
     """A script argument that cannot be used as given; `trl-mulferl train` reports it in one line."""
 
 
-def make_math_dataset(dataset, problem_column: str, answer_column: str):
-    """Rows of `prompt` (the schema-asking conversation) and `solution` (the reference answer, as text), with the
-    dataset's other columns, which reward functions and feedback providers receive (as in TRL's scripts/grpo.py)."""
-    missing = [column for column in (problem_column, answer_column) if column not in dataset.column_names]
-    if missing:
-        raise ScriptArgumentError(
-            f"The dataset has no column {missing[0]!r} (it has {dataset.column_names}). Set --problem_column / "
-            "--answer_column (problem_column / answer_column in the recipe) to the columns that hold them."
-        )
-    return dataset.map(
-        lambda row: {"prompt": make_conversation(row[problem_column]), "solution": str(row[answer_column])},
-        remove_columns=[problem_column, answer_column],
+def make_math_dataset(
+    dataset, problem_column: str | None, answer_column: str | None, schema_system_prompt: bool = True
+):
+    """Rows of `prompt` and `solution` (the reference answer, as text), with the dataset's other columns, which reward
+    functions and feedback providers receive (as in TRL's scripts/grpo.py).
+
+    The prompt is TRL's own `prompt` column when `problem_column` is not set and the dataset has one: a conversation
+    is kept (wrapping it again would nest it in a second one), plain text is kept as it is (TRL applies no chat
+    template to it, so it is the exact text the model continues). Otherwise each problem text becomes a conversation
+    asking for the schema (`make_conversation`). With `schema_system_prompt`, a conversation without a system message
+    gets MulFeRL's, as `make_conversation` gives one: MulFeRL's `accuracy` scores only answers in the schema, so a
+    prompt that never asks for it would give every group a reward of 0. A conversation's own system message is kept.
+    Feedback providers are shown the last user message either way (`trl_mulferl.feedback.problem_text`).
+    """
+    first_row = next(iter(dataset), {})
+    columns = dataset.column_names or list(first_row)  # a streamed dataset may not know its columns before a row
+    takes_trl_prompt = problem_column is None and "prompt" in columns
+    problem_column = dataset_column(columns, problem_column, ("prompt", "problem"), "problem_column", "the problem")
+    answer_column = dataset_column(columns, answer_column, ("answer", "solution"), "answer_column", "its answer")
+    system_prompt = SYSTEM_PROMPT if schema_system_prompt else None
+
+    def prompt(value):
+        if is_conversational({"prompt": value}):
+            has_system_message = value[0]["role"] == "system"
+            if has_system_message or system_prompt is None:
+                return value
+            return [{"role": "system", "content": system_prompt}, *value]
+        return value if takes_trl_prompt else make_conversation(value, system_prompt)
+
+    dataset = dataset.map(
+        lambda row: {"prompt": prompt(row[problem_column]), "solution": str(row[answer_column])},
+        remove_columns=list({problem_column, answer_column}),
+    )
+    # `map` casts a column it rewrites back to its old type where it can: a numeric `solution` would stay numeric.
+    if dataset.features is not None and dataset.features["solution"] != Value("string"):
+        dataset = dataset.cast_column("solution", Value("string"))
+    return dataset
+
+
+def dataset_column(columns: list[str], name: str | None, defaults: tuple[str, ...], field_name: str, what: str) -> str:
+    """The column `name`, or when it is not set the first of `defaults` that the dataset has."""
+    if name is None:
+        name = next((column for column in defaults if column in columns), None)
+    if name in columns:
+        return name
+    wanted = " or ".join(repr(column) for column in defaults) if name is None else repr(name)
+    raise ScriptArgumentError(
+        f"The dataset has no column {wanted} (it has {columns}). Set --{field_name} ({field_name} in the recipe) to "
+        f"the column that holds {what}."
     )
 
 
@@ -154,20 +232,46 @@ def reward_function(name: str, training_args: MulFeRLConfig):
     return function
 
 
-def load_split(script_args: MathScriptArguments, dataset, field_name: str):
+def load_datasets(script_args: MathScriptArguments, dataset_args: DatasetMixtureConfig):
+    """The dataset's splits, loaded as TRL's scripts/grpo.py loads them: the `datasets` mixture when there is one
+    (`dataset_name` then ignored, with a warning), else `dataset_name`, streamed with `dataset_streaming`."""
+    if dataset_args.datasets:
+        if script_args.dataset_name:
+            logger.warning(
+                "Both `datasets` and `dataset_name` are given: the `datasets` mixture is loaded, `dataset_name` ignored."
+            )
+        return get_dataset(dataset_args)
+    return load_dataset(
+        script_args.dataset_name, name=script_args.dataset_config, streaming=script_args.dataset_streaming
+    )
+
+
+def load_split(script_args: MathScriptArguments, dataset, field_name: str, source: str):
     """The split `script_args.<field_name>` names, in `make_math_dataset`'s rows."""
     split = getattr(script_args, field_name)
     if split not in dataset:
         raise ScriptArgumentError(
-            f"{field_name}: the dataset {script_args.dataset_name} has no split {split!r} (it has {list(dataset)}); "
-            f"set --{field_name} ({field_name} in the recipe) to one of them."
+            f"{field_name}: {source} has no split {split!r} (it has {list(dataset)}); set --{field_name} "
+            f"({field_name} in the recipe) to one of them."
         )
-    return make_math_dataset(dataset[split], script_args.problem_column, script_args.answer_column)
+    return make_math_dataset(
+        dataset[split], script_args.problem_column, script_args.answer_column, script_args.schema_system_prompt
+    )
 
 
-def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig, model_args: ModelConfig):
+def build_trainer(
+    script_args: MathScriptArguments,
+    training_args: MulFeRLConfig,
+    model_args: ModelConfig,
+    dataset_args: DatasetMixtureConfig,
+):
     """The `MulFeRLTrainer` a recipe describes, with its dataset loaded and its functions imported."""
-    reward_funcs = [reward_function(name, training_args) for name in script_args.reward_funcs]
+    # As TRL's scripts/grpo.py: the reward model first (TRL loads it from its name), then the reward functions.
+    reward_model = script_args.reward_model_name_or_path
+    names = script_args.reward_funcs
+    if names is None:  # a reward model alone is the whole reward, as in TRL's script; else MulFeRL's `accuracy`
+        names = [] if reward_model else ["accuracy"]
+    reward_funcs = ([reward_model] if reward_model else []) + [reward_function(name, training_args) for name in names]
     feedback_provider = None
     if script_args.feedback_function is not None:
         if training_args.feedback_provider is not None:
@@ -185,14 +289,16 @@ def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig
         **(training_args.model_init_kwargs or {}),
     }
     # As TRL's scripts/grpo.py: every split, the test split evaluated when an eval_strategy asks for it.
-    dataset = load_dataset(script_args.dataset_name, name=script_args.dataset_config)
+    dataset = load_datasets(script_args, dataset_args)
+    # A mixture's splits are get_dataset's: `train`, and `test` when test_split_size makes one.
+    source = "the `datasets` mixture" if dataset_args.datasets else f"the dataset {script_args.dataset_name}"
     evaluates = training_args.eval_strategy != "no"
     return MulFeRLTrainer(
         model=model_args.model_name_or_path,
         reward_funcs=reward_funcs,
         args=training_args,
-        train_dataset=load_split(script_args, dataset, "dataset_train_split"),
-        eval_dataset=load_split(script_args, dataset, "dataset_test_split") if evaluates else None,
+        train_dataset=load_split(script_args, dataset, "dataset_train_split", source),
+        eval_dataset=load_split(script_args, dataset, "dataset_test_split", source) if evaluates else None,
         feedback_provider=feedback_provider,
         quantization_config=get_quantization_config(model_args),
         peft_config=get_peft_config(model_args),
@@ -201,7 +307,7 @@ def build_trainer(script_args: MathScriptArguments, training_args: MulFeRLConfig
 
 def make_parser() -> TrlParser:
     return TrlParser(
-        (MathScriptArguments, MulFeRLConfig, ModelConfig),
+        (MathScriptArguments, MulFeRLConfig, ModelConfig, DatasetMixtureConfig),
         prog="trl-mulferl train",
         usage=USAGE,
         description=DESCRIPTION,
@@ -237,10 +343,12 @@ def short_help_text(help_text: str, default, choices) -> str:
 
 def short_help(parser: TrlParser) -> str:
     """`--help`: the recipe flags, the script arguments, the MulFeRL fields and the most used others, one entry each."""
-    actions = {action.dest: action for action in parser._actions}
+    actions = {}
+    for action in parser._actions:  # a boolean that defaults to true has a --no_FIELD too: the field's is the first
+        actions.setdefault(action.dest, action)
     grpo_fields = {f.name for f in fields(GRPOConfig)}
     sections = {
-        "script arguments": [f.name for f in fields(MathScriptArguments)],
+        "script arguments": [f.name for f in fields(MathScriptArguments) + fields(DatasetMixtureConfig)],
         "MulFeRL fields (MulFeRLConfig)": [f.name for f in fields(MulFeRLConfig) if f.name not in grpo_fields],
         "most used GRPOConfig / ModelConfig fields": list(COMMON_FIELDS),
     }
@@ -300,9 +408,18 @@ def find_argument_problem(parser: TrlParser, argv: list[str]) -> str | None:
         return f"unknown option {unknown[0]}{did_you_mean(unknown[0].lstrip('-'), known, prefix='--')}"
     if unknown:
         return f"unexpected argument {unknown[0]!r}: fields are given as --FIELD VALUE"
-    if namespace.model_name_or_path is None and namespace.dataset_name is None:
-        return "nothing to train: give a recipe (--config RECIPE.yaml) or --model_name_or_path and --dataset_name"
-    for name in ("model_name_or_path", "dataset_name"):
+    if namespace.ignore_bias_buffers:
+        return (
+            "ignore_bias_buffers: `trl grpo` accepts it and does nothing with it (it is TRL's DPO script's DDP "
+            "workaround for boolean buffers); use --ddp_broadcast_buffers false instead"
+        )
+    if namespace.model_name_or_path is None and namespace.dataset_name is None and not namespace.datasets:
+        return (
+            "nothing to train: give a recipe (--config RECIPE.yaml) or --model_name_or_path and --dataset_name (or "
+            "--datasets)"
+        )
+    # A `datasets` mixture stands for dataset_name, as in TRL's scripts/grpo.py.
+    for name in ("model_name_or_path",) + (() if namespace.datasets else ("dataset_name",)):
         value = getattr(namespace, name)
         if value is None:
             return f"no {name}: set it in the recipe or with --{name}"
@@ -382,12 +499,12 @@ def main(argv=None):
     if problem is not None:
         parser.exit(2, f"trl-mulferl train: error: {problem}\n")
     try:
-        script_args, training_args, model_args = parser.parse_args_and_config(argv)
+        script_args, training_args, model_args, dataset_args = parser.parse_args_and_config(argv)
     except ValueError as error:  # the configs' own checks, each naming its field
         parser.exit(2, f"trl-mulferl train: error: {error}\n")
     try:
-        trainer = build_trainer(script_args, training_args, model_args)
-    except (ValueError, TypeError, ConnectionError, PermissionError) as error:
+        trainer = build_trainer(script_args, training_args, model_args, dataset_args)
+    except (ValueError, TypeError, ConnectionError, PermissionError, FileNotFoundError) as error:
         # The trainer's own checks name the field and the fix (a missing API key, an unreachable feedback server, a
         # column the dataset lacks): as for the arguments, one line and status 2, not a traceback.
         parser.exit(2, f"trl-mulferl train: error: {' '.join(str(error).split())}\n")

@@ -1,6 +1,7 @@
 """`AsyncMulFeRLTrainer`: MulFeRL on TRL's asynchronous GRPO. The rollout process (`async_rollout_worker`) runs the
 feedback turns while this trainer trains; here, the FCO and replay terms of the loss and the `mulferl/*` logging."""
 
+import os
 import pickle
 import queue
 from collections import Counter
@@ -14,10 +15,27 @@ from trl.models.utils import prepare_fsdp
 from trl.trainer.utils import get_callable_name, use_adapter
 
 from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
-from ..core.metrics import FCOWindow, feedback_metric, log_feedback_bill, log_feedback_summary
-from ..core.validation import check_dataset_columns, check_feedback_provider, resolve_args
-from ..feedback import FeedbackTotals, build_feedback_provider, is_batched
-from ..feedback.totals import TOTAL_COUNTS
+from ..core.metrics import (
+    LOGGED_ROUTES,
+    REGENERATED_TOKENS,
+    FCOWindow,
+    SchemaFailures,
+    drop_empty_windows,
+    feedback_metric,
+    log_feedback_bill,
+    log_run_summary,
+    route_metric,
+    turn_metric,
+)
+from ..core.model_card import trainer_model_card
+from ..core.validation import (
+    check_dataset_columns,
+    check_feedback_provider,
+    check_prompts_ask_for_schema,
+    resolve_args,
+)
+from ..feedback import FeedbackTotals, build_feedback_provider, feedback_totals, is_batched
+from ..mulferl.mulferl_trainer import MulFeRLTrainer
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
 from .async_samples import MulFeRLCollator, MulFeRLQueue, planning_the_run
@@ -43,7 +61,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
     again, up to `max_feedback_turns` times, in a task of its own while the trainer trains on other groups. A prompt
     is trained on the rows of the turn that ends its trajectory: TRL's loss with its advantages on a mixed group
     (GRPO), advantage 0 on every other route. Logged: the `mulferl/*` routes, turns and feedback metrics of
-    `MulFeRLTrainer` over each logging window, and the run's feedback totals at the end.
+    `MulFeRLTrainer` over each logging window, and the run's summary at the end (what feedback bought and cost).
 
     Args:
         model, reward_funcs, args, train_dataset, processing_class, callbacks, optimizers, peft_config,
@@ -59,6 +77,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
 
     _tag_names = ["trl", "async-grpo", "mulferl"]
     _name = "AsyncMulFeRL"
+    _paper = MulFeRLTrainer._paper
 
     def __init__(
         self,
@@ -93,6 +112,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             feedback_fields.feedback_max_concurrency *= feedback_requests_per_group(
                 args.num_generations, args.feedback_group_size
             )
+        schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
         if args.max_feedback_turns > 0:
             check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
         reward_funcs = (
@@ -113,7 +133,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             weight_transfer=weight_transfer,
         )
         self.feedback_provider = feedback_provider
-        # Over the run, for the summary logged at the end of training; saved in checkpoints.
+        # Over the run, for the summary at the end of training; saved in checkpoints.
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self.trainer_progress = None
         if self.accelerator.is_main_process:
@@ -143,6 +163,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             else:
                 self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
         self._fco_window = FCOWindow()
+        self._schema_failures = SchemaFailures(schema_rewards, args.num_generations)
 
     def get_train_dataloader(self):
         dataloader = super().get_train_dataloader()
@@ -185,7 +206,7 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
             if fco:
                 loss = loss + self._fco_term(model, inputs, forward_logps, token_index, segment_id)
         if self.accelerator.sync_gradients and self._fco_window.has_pairs:  # the step's last micro-batch
-            self._fco_window.flush(self._metrics["train"])
+            self._fco_window.flush(self._metrics["train"], feedback_totals(self))
         return loss
 
     def _replay_term(self, inputs, logps: torch.Tensor, segment_id: torch.Tensor) -> torch.Tensor:
@@ -236,6 +257,14 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
         with use_adapter(self.accelerator.unwrap_model(model), adapter_name=None):
             return model(**forward, **tree, fused_lm_head=True).log_probs
 
+    def create_model_card(self, model_name=None, dataset_name=None, tags=None):
+        """Writes the model card, README.md in `output_dir`, as `MulFeRLTrainer.create_model_card` does (TRL's card
+        for AsyncGRPO would be named None and link local paths to the Hub)."""
+        if not self.is_world_process_zero():
+            return
+        card = trainer_model_card(self, model_name, dataset_name, tags)
+        card.save(os.path.join(self.args.output_dir, "README.md"))
+
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
         # Drained here rather than in TRL's `log`, so that the counts the rollout process sends are summed over the
         # window (rates and maxima keep TRL's reductions) and added to the run's feedback totals. The summary at the
@@ -262,10 +291,11 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                     break
         for key, value in counts.items():
             metrics[key] = [value]
-        window = {f"feedback/{name}": sum(metrics.get(feedback_metric(name), [])) for name in TOTAL_COUNTS}
-        if self.feedback_provider is not None and window["feedback/requests"]:  # the rollout process's, on process 0
-            log_feedback_bill(self, window)
-        log_feedback_summary(self, logs)
+        self._schema_failures.check(metrics)
+        drop_empty_windows(metrics)
+        # The rollout process's counts and the trained rows' routes, on process 0.
+        log_feedback_bill(self, window_counts(metrics, self.args.num_generations, self.args.max_feedback_turns))
+        log_run_summary(self, logs)
         # TRL's `log` drains the queue too: what arrived since would be averaged with the sums. It waits instead.
         rollout_worker, self.rollout_worker = self.rollout_worker, None
         try:
@@ -278,6 +308,33 @@ def is_rollout_count(key: str, value) -> bool:
     """Whether a metric the rollout process sends is a `mulferl/*` count, summed over a logging window (not a rate,
     which TRL reduces as one, or a maximum)."""
     return key.startswith("mulferl/") and not isinstance(value, tuple) and not is_maximum(key)
+
+
+def window_counts(metrics: dict[str, list], group_size: int, max_feedback_turns: int) -> dict[str, float]:
+    """The run's counts (`trl_mulferl.core.summary.RUN_COUNTS` and each turn's) in a logging window: the rollout
+    process's counts (summed by `log`) and rates `(numerator, denominator)`, and the routes of the trained rows, a rate
+    per row (each prompt has K rows)."""
+
+    def total(key: str) -> float:
+        return sum(metrics.get(key, []))
+
+    def rate_sums(key: str) -> tuple[float, float]:
+        return tuple(sum(values) for values in zip(*metrics.get(key, []), strict=True)) or (0.0, 0.0)
+
+    counts = {
+        f"feedback/{name}": total(feedback_metric(name)) for name in ("requests", "prompt_tokens", "completion_tokens")
+    }
+    counts["feedback/latency_sum"] = rate_sums(feedback_metric("latency_s"))[0]
+    counts["regenerated_tokens"] = total(REGENERATED_TOKENS)
+    counts["turn_0/successes"], counts["turn_0/scored_rows"] = rate_sums(turn_metric(0, "success_rate"))
+    counts["turn_0/varied"] = total(turn_metric(0, "varied_groups"))
+    for turn in range(1 + max_feedback_turns):
+        counts[f"turn_{turn}/failed"] = total(turn_metric(turn, "failed_groups"))
+        if turn > 0:
+            counts[f"turn_{turn}/reached"] = total(turn_metric(turn, "reached_groups"))
+    for route in LOGGED_ROUTES:
+        counts[f"route/{route.value}"] = rate_sums(route_metric(route))[0] / group_size
+    return counts
 
 
 def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, pickled: bool):

@@ -38,11 +38,13 @@ from ..core.metrics import (
     REGENERATED_TOKENS,
     REPLAYED_ROWS,
     REWARD_ROWS,
+    SCHEMA_NONCOMPLIANT,
     TRAINED_ROUTES,
     feedback_metric,
     feedback_metrics,
     turn_metric,
 )
+from ..core.rewards import schema_noncompliant_rows
 from ..core.routing import GroupState, Route, group_state, rewards_vary, route, union_advantages
 from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
@@ -302,7 +304,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             )
         rewards = [sample.metrics["reward"] for sample in samples]
         states = [*getattr(group, "states", []), group_state(rewards, self.settings.success_threshold)]
-        self._push_turn_metrics(rewards, states)
+        self._push_turn_metrics(rewards, states, group.completions)
         decision = route(states, self.settings.num_turns, rewards_vary(rewards))
         if (
             decision is Route.REGENERATE
@@ -369,13 +371,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._window.add({FCO_DROPPED_PAIRS: float(dropped)})
         return carriers
 
-    def _push_turn_metrics(self, rewards: list[float], states: list[GroupState]):
+    def _push_turn_metrics(self, rewards: list[float], states: list[GroupState], completions: list):
         turn, failed = len(states) - 1, float(states[-1] == GroupState.FAILED)
         metrics = {turn_metric(turn, "failed_groups"): failed, REWARD_ROWS: float(len(rewards))}
         if turn == 0:
+            metrics[SCHEMA_NONCOMPLIANT] = float(schema_noncompliant_rows(completions)) if failed else 0.0
             scored_rewards = [reward for reward in rewards if reward == reward]  # not NaN
             successes = sum(reward >= self.settings.success_threshold for reward in scored_rewards)
             metrics[turn_metric(0, "success_rate")] = (float(successes), float(len(scored_rewards)))
+            metrics[turn_metric(0, "varied_groups")] = float(rewards_vary(rewards))
         else:
             metrics[turn_metric(turn, "reached_groups")] = 1.0
             metrics[turn_metric(turn, "escape_rate")] = (1.0 - failed, 1.0)

@@ -1,14 +1,21 @@
-"""The `mulferl/*` metrics both MulFeRL trainers log: their names, the feedback counts as metrics, the run's feedback
-bill, and FCO's loss per optimizer step."""
+"""The `mulferl/*` metrics both MulFeRL trainers log: their names, the feedback counts as metrics, the run's totals
+and the summary at the end of training, FCO's loss per optimizer step, and the warning when the schema is why groups
+fail."""
 
+import logging
 import math
 from collections.abc import Mapping
 
 import torch
+from tqdm.auto import tqdm
+from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-from ..feedback import feedback_totals
+from ..feedback import FeedbackTotals, feedback_totals
 from .routing import Route
+from .summary import RunSummary, run_summary, summary_lines, summary_metrics
 
+
+logger = logging.getLogger(__name__)
 
 TRAINED_ROUTES = (Route.GRPO, Route.FCO)
 LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
@@ -31,6 +38,8 @@ REWARD_ROWS = "mulferl/reward_rows"
 REGENERATED_TOKENS = "mulferl/regenerated_tokens"
 REPLAYED_ROWS = "mulferl/replayed_rows"
 FCO_DROPPED_PAIRS = "mulferl/fco/dropped_pairs"
+# The turn-0 rows of the groups that failed at turn 0 whose completion breaks the schema (a count, as the failed groups).
+SCHEMA_NONCOMPLIANT = "mulferl/schema_noncompliant"
 
 
 def route_metric(route: Route) -> str:
@@ -39,7 +48,8 @@ def route_metric(route: Route) -> str:
 
 
 def turn_metric(turn: int, name: str) -> str:
-    """`failed_groups`, `reached_groups`, `escape_rate` (turns > 0) or `success_rate` (turn 0) of a turn."""
+    """`failed_groups`, `reached_groups`, `escape_rate` (turns > 0) or `success_rate`, `varied_groups` (turn 0) of a
+    turn."""
     return f"mulferl/turn_{turn}/{name}"
 
 
@@ -59,17 +69,76 @@ def feedback_metrics(counts: Mapping[str, float]) -> dict[str, float | tuple[flo
 
 
 def log_feedback_bill(trainer, counts: Mapping[str, float]):
-    """Add feedback counts (`feedback/<name>`, over all processes) to the run's bill and log its running cost (the
-    latest value, not a mean)."""
+    """Add counts (`RUN_COUNTS` names, over all processes) to the run's totals and, at configured prices, log its
+    running cost (the latest value, not a mean)."""
     bill = feedback_totals(trainer)
     bill.add(counts)
-    trainer._metrics["train"][feedback_metric("cost")] = [bill.cost]
+    if bill.cost is not None:
+        trainer._metrics["train"][feedback_metric("cost")] = [bill.cost]
 
 
-def log_feedback_summary(trainer, logs: dict[str, float]):
-    """The run's feedback totals, in the summary that `train()` logs once at its end (the log with `train_runtime`)."""
-    if "train_runtime" in logs and trainer.feedback_provider is not None:
-        logs.update({feedback_metric(name): value for name, value in feedback_totals(trainer).summary().items()})
+def log_run_summary(trainer, logs: dict[str, float]):
+    """In the summary that `train()` logs once at its end (the log with `train_runtime`): what feedback bought and what
+    it cost over the run (`trl_mulferl.core.summary`), as `mulferl/*` totals, and as a block printed where the trainer
+    prints its logs (the main process, with Transformers' progress bar or printer)."""
+    if "train_runtime" not in logs:
+        return
+    summary = trainer_summary(trainer)
+    logs.update(summary_metrics(summary))
+    printers = (ProgressCallback, PrinterCallback)
+    if trainer.is_world_process_zero() and any(isinstance(c, printers) for c in trainer.callback_handler.callbacks):
+        lines = summary_lines(summary, feedback=trainer.feedback_provider is not None)
+        tqdm.write("\n".join(["", f"{trainer._name} summary. {lines[0]}", *(f"  - {line}" for line in lines[1:])]))
+
+
+def trainer_summary(trainer) -> RunSummary:
+    """The run's summary from the trainer's `FeedbackTotals`."""
+    bill, args = feedback_totals(trainer), trainer.args
+    return run_summary(bill.totals, fco_trains=args.fco_enabled or args.feedback_replay, cost=bill.cost)
+
+
+def drop_empty_windows(metrics: dict[str, list]):
+    """Drop the `mulferl/*` metrics that hold no value over the logging window (every value NaN: a turn no group
+    reached, a step without FCO pairs or trained rows), which TRL's `log` would log as None. TRL's own are left as
+    GRPOTrainer logs them."""
+    for key in [key for key, values in metrics.items() if key.startswith("mulferl/") and not has_value(values)]:
+        del metrics[key]
+
+
+def has_value(values: list) -> bool:
+    """Whether a window holds a value: a number that is not NaN, or a rate `(numerator, denominator)` over something."""
+    return any(value[1] != 0 if isinstance(value, tuple) else not math.isnan(value) for value in values)
+
+
+class SchemaFailures:
+    """Warns once per run when the schema is why groups fail: in a logging window, more than half of the rows of the
+    groups that failed at turn 0 (`turn_0/failed_groups` x `num_generations`) break the schema
+    (`SCHEMA_NONCOMPLIANT`), and a reward function requires it (`schema_rewards`, from the start-up check)."""
+
+    def __init__(self, schema_rewards: list[str], group_size: int):
+        self.schema_rewards = schema_rewards
+        self.group_size = group_size
+        self.warned = False
+
+    def check(self, metrics: Mapping[str, list[float]]):
+        """`metrics`: the window's values of each metric (TRL's `_metrics["train"]`), summed here."""
+        if self.warned or not self.schema_rewards:
+            return
+        noncompliant = sum(metrics.get(SCHEMA_NONCOMPLIANT, []))
+        failed_rows = sum(metrics.get(turn_metric(0, "failed_groups"), [])) * self.group_size
+        if 2 * noncompliant <= failed_rows:
+            return
+        self.warned = True
+        logger.warning(
+            "%d of the %d rows of the groups that failed at turn 0 in this logging window break the answer schema "
+            "(%s), which %s requires: they score 0 whatever their answer, so these groups fail on the format, not on "
+            "the task. Ask for the schema in the prompts (trl_mulferl.make_conversation puts trl_mulferl.SYSTEM_PROMPT "
+            "first), or use a reward that does not require it (trl.rewards.accuracy_reward). (Logged once.)",
+            noncompliant,
+            failed_rows,
+            SCHEMA_NONCOMPLIANT,
+            ", ".join(self.schema_rewards),
+        )
 
 
 class FCOWindow:
@@ -87,8 +156,10 @@ class FCOWindow:
     def has_pairs(self) -> bool:
         return bool(self.sums[2] > 0)
 
-    def flush(self, metrics):
+    def flush(self, metrics, totals: FeedbackTotals):
+        """Log the step's FCO metrics in `metrics` and add its pairs to the run's `totals`."""
         loss_sum, gap_sum, pairs = self.sums.tolist()
+        totals.add({"fco/pairs": pairs})
         metrics["mulferl/fco/loss"].append(loss_sum / pairs if pairs else math.nan)
         metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else math.nan)
         metrics["mulferl/fco/pairs"].append(pairs)

@@ -1,9 +1,9 @@
 """The model card a MulFeRL run writes next to its weights: TRL's card (the same metadata, tags, tracker badges and
 citations, through `huggingface_hub.ModelCard`), with links only to what is on the Hub, the MulFeRL settings that
-define the run and its feedback statistics, read from the metrics the trainer logged."""
+define the run and its feedback statistics: the end-of-training summary (`trl_mulferl.core.summary`), from the counts
+kept over the run (so far, in a checkpoint's card)."""
 
 import importlib.metadata
-import math
 import os
 from pathlib import Path
 
@@ -13,8 +13,8 @@ from huggingface_hub.utils import validate_repo_id
 from transformers import is_wandb_available
 from trl.trainer.utils import get_comet_experiment_url, get_config_model_id, get_trackio_space_url
 
-from .metrics import feedback_metric, route_metric, turn_metric
-from .routing import Route
+from .metrics import trainer_summary
+from .summary import summary_lines
 
 
 # TRL's templates/lm_model_card.md, but a local model, dataset or output folder is named, not linked to the Hub.
@@ -156,85 +156,6 @@ def mulferl_settings(args, feedback_provider) -> list[tuple[str, str]]:
     ]
 
 
-def mean_logged(logs: list[dict], key: str) -> float:
-    """The mean of a metric over the logs that hold it, NaNs (a turn no group reached) left out; NaN if none."""
-    values = [log[key] for log in logs if key in log and not math.isnan(log[key])]
-    return math.fsum(values) / len(values) if values else math.nan
-
-
-def feedback_statistics(log_history: list[dict]) -> dict:
-    """A run's feedback statistics from `state.log_history`.
-
-    Each training log holds the means, over the generation batches since the previous log, of the per-batch metrics;
-    these are averaged again over the logs. The request, token and cost totals come from the summary `train()` logs
-    at its end (absent before it, or without a feedback provider).
-
-    Returns:
-        `logged_steps`; `trained_share`, the share of prompts with a gradient (GRPO or FCO route); `turn_0_success`;
-        `turns`, for each feedback turn t its mean `reached` groups per batch (regenerated with feedback) and
-        `rescued` (no longer all-failed); `totals`, the end-of-training totals (`requests`, `prompt_tokens`,
-        `completion_tokens`, `cost`), or None.
-    """
-    logs = [log for log in log_history if route_metric(Route.GRPO) in log]
-    turns = {}
-    turn = 1
-    while any(turn_metric(turn, "reached_groups") in log for log in logs):
-        reached = mean_logged(logs, turn_metric(turn, "reached_groups"))
-        turns[turn] = {"reached": reached, "rescued": reached - mean_logged(logs, turn_metric(turn, "failed_groups"))}
-        turn += 1
-    trained = [log[route_metric(Route.GRPO)] + log.get(route_metric(Route.FCO), 0.0) for log in logs]
-    summary = next((log for log in reversed(log_history) if feedback_metric("total_requests") in log), None)
-    totals = None
-    if summary is not None:
-        names = ("requests", "prompt_tokens", "completion_tokens", "cost")
-        totals = {name: summary[feedback_metric(f"total_{name}")] for name in names}
-    return {
-        "logged_steps": len(logs),
-        "trained_share": math.fsum(trained) / len(trained) if trained else math.nan,
-        "turn_0_success": mean_logged(logs, turn_metric(0, "success_rate")),
-        "turns": turns,
-        "totals": totals,
-    }
-
-
-def statistics_lines(statistics: dict, feedback: bool) -> list[str]:
-    """`feedback_statistics` in the card's words: a sentence that says what they are, then one list item each."""
-    steps = statistics["logged_steps"]
-    if steps == 0:
-        return ["No training step was logged (yet): the statistics come from the logged metrics (`logging_steps`)."]
-    lines = [
-        f"Over the {steps} logged step{'s' if steps > 1 else ''}, per generation batch (means of the logged "
-        "`mulferl/*` metrics):",
-        f"share of prompts with a gradient (GRPO or FCO route): {statistics['trained_share']:.3g}",
-        f"turn-0 success rate: {statistics['turn_0_success']:.3g}",
-    ]
-    for turn, groups in statistics["turns"].items():
-        reached, rescued = groups["reached"], groups["rescued"]
-        share = f", {rescued / reached:.0%}" if reached else ""
-        lines.append(
-            f"feedback turn {turn}: {reached:.3g} failed groups regenerated with feedback, {rescued:.3g} of them "
-            f"rescued (no longer all-failed{share})"
-        )
-    totals = statistics["totals"]
-    if not feedback:
-        lines.append("feedback requests: none (no feedback provider)")
-    elif totals is None:
-        lines.append("feedback requests: not logged yet (the total is logged when training ends)")
-    else:
-        details = []
-        if totals["prompt_tokens"] or totals["completion_tokens"]:
-            details.append(
-                f"{totals['prompt_tokens']:g} prompt and {totals['completion_tokens']:g} completion tokens reported by "
-                "the provider"
-            )
-        if totals["cost"]:
-            details.append(f"cost {totals['cost']:.4g} at the configured prices")
-        lines.append(
-            f"feedback requests over the run: {totals['requests']:g}" + (f" ({', '.join(details)})" if details else "")
-        )
-    return lines
-
-
 def mulferl_model_card(
     *,
     model_name: str,
@@ -298,7 +219,6 @@ def trainer_model_card(trainer, model_name: str | None, dataset_name: str | None
 
         wandb_url = wandb.run.url if wandb.run is not None else None
     args = trainer.args
-    statistics = feedback_statistics(trainer.state.log_history)
     packages = ("trl", "transformers", "torch", "datasets", "tokenizers")
     names = ("trl", "transformers", "pytorch", "datasets", "tokenizers")
     return mulferl_model_card(
@@ -310,7 +230,7 @@ def trainer_model_card(trainer, model_name: str | None, dataset_name: str | None
         trainer_name=trainer._name,
         paper=trainer._paper,
         settings=mulferl_settings(args, trainer.feedback_provider),
-        statistics=statistics_lines(statistics, feedback=trainer.feedback_provider is not None),
+        statistics=summary_lines(trainer_summary(trainer), feedback=trainer.feedback_provider is not None),
         tracker_urls={"wandb_url": wandb_url, "trackio_url": trackio_url, "comet_url": get_comet_experiment_url()},
         versions={f"{name}_version": importlib.metadata.version(p) for name, p in zip(names, packages)},
     )

@@ -52,6 +52,17 @@ def response_text(completion: str | list[dict]) -> str:
     return "\n".join(parts)
 
 
+def schema_noncompliant_rows(completions: list[str] | list[list[dict]]) -> int:
+    """How many completions break the schema, read as `accuracy_reward` reads them (`completion_text`)."""
+    return sum(not schema_compliant(completion_text(completion)) for completion in completions)
+
+
+def requires_schema(reward_func) -> bool:
+    """Whether a reward function scores a response that breaks the schema 0 whatever its answer: it says so with a
+    `requires_schema = True` attribute, as `accuracy_reward` does."""
+    return getattr(reward_func, "requires_schema", False) is True
+
+
 def as_latex_answer(solution: str) -> str:
     """Give a bare reference answer (`\\frac{1}{3}`, `27.0`) the `\\boxed{}` anchor math-verify extracts from."""
     if BOXED in solution or _UNESCAPED_DOLLAR.search(solution):
@@ -66,6 +77,10 @@ def accuracy_reward(
     **kwargs,
 ) -> list[float | None]:
     r"""1.0 when a response is schema-compliant and its boxed answer verifies against `solution`, else 0.0.
+
+    A correct answer without the schema (`"... \boxed{7}."`) scores 0.0, where TRL's `accuracy_reward` gives it 1.0:
+    the prompts must ask for the schema (`make_conversation` puts `SYSTEM_PROMPT` first). The trainers check a sample
+    of them at start-up and warn when they do not (`requires_schema`).
 
     The answer is the `\boxed{...}` after `</thinking>`, checked for mathematical equivalence with math-verify.
     `solution` is the reference final answer, LaTeX or plain (`\frac{1}{3}`, `27.0`), or a text whose `\boxed{}`
@@ -109,3 +124,8 @@ def accuracy_reward(
         log_extra("schema_compliant", compliant)
         log_extra("answer", answers)
     return rewards
+
+
+# Read by the trainers' start-up check (`trl_mulferl.core.validation.check_prompts_ask_for_schema`) and their run-time
+# warning: the prompts must ask for what this reward requires, or every group fails and goes to the feedback model.
+accuracy_reward.requires_schema = True

@@ -209,6 +209,29 @@ def append_to_prompt(prompt: str | list[dict[str, Any]], suffix: str):
     return messages
 
 
+def prompt_text(prompt: str | list[dict[str, Any]]) -> str:
+    """A prompt's text: the string, or a conversation's message contents (typed content's text blocks), one per
+    line."""
+    if isinstance(prompt, str):
+        return prompt
+    parts = []
+    for message in prompt:
+        content = message.get("content") or ""
+        if isinstance(content, str):
+            parts.append(content)
+        else:
+            parts.extend(block.get("text", "") for block in content if isinstance(block, dict))
+    return "\n".join(parts)
+
+
+def asks_for_schema(prompt: str | list[dict[str, Any]]) -> bool:
+    """Whether a prompt can have asked for the schema: it names both `<thinking>` and `<feedback>`, as
+    `SYSTEM_PROMPT` does. A prompt that does not name both cannot have told the policy the format that
+    `accuracy_reward` requires and the structured injection prefills."""
+    text = prompt_text(prompt)
+    return THINKING_OPEN in text and FEEDBACK_OPEN in text
+
+
 def make_conversation(problem: str, system_prompt: str | None = SYSTEM_PROMPT) -> list[dict[str, str]]:
     """A conversational prompt asking for the schema: the training system prompt, then the problem."""
     messages = [{"role": "system", "content": system_prompt}] if system_prompt else []

@@ -6,10 +6,13 @@ import logging
 from dataclasses import field
 
 import torch
-from trl.trainer.utils import get_config_model_id, is_async_callable
+from trl.trainer.utils import get_callable_name, get_config_model_id, is_async_callable
 
 from ..feedback import is_batched
+from ..feedback.openai import warn_if_unpriced
 from ..feedback.protocol import PROVIDER_KEYWORDS, provider_name
+from .rewards import requires_schema
+from .schema import FEEDBACK_OPEN, THINKING_OPEN, asks_for_schema
 
 
 logger = logging.getLogger(__name__)
@@ -17,6 +20,8 @@ logger = logging.getLogger(__name__)
 
 # Parameters TRL passes to every reward function; any other parameter without a default must be a dataset column.
 TRAINER_REWARD_KWARGS = {"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric"}
+# The training prompts the start-up schema check reads: spread over the dataset, few enough to cost nothing.
+SCHEMA_SAMPLE_SIZE = 16
 
 
 def resolve_args(args, config_class, model, run_suffix: str):
@@ -153,8 +158,9 @@ def check_feedback_provider(provider, dataset, args):
 
     `args.feedback_group_size` configures the built-in providers only (they have a `group_size`): a provider of your
     own sees the whole group, since splitting it would need a merge step that only the provider can define. Setting
-    it for one is warned about.
+    it for one is warned about, as is an OpenAI-compatible endpoint that may bill with no price set.
     """
+    warn_if_unpriced(provider, args.feedback_input_token_price, args.feedback_output_token_price)
     columns = [c for c in getattr(dataset, "column_names", None) or [] if c not in ("prompt", "completion")]
     reserved = [c for c in columns if c in PROVIDER_KEYWORDS]
     if reserved:
@@ -209,3 +215,42 @@ def refuse_episodes_out_of_step(args, lockstep, tools: list):
             "generate calls on each process. Use DDP or ZeRO-1/2 (with vLLM: colocate, tensor parallel size 1, no "
             "sleep mode), or max_feedback_turns=0."
         )
+
+
+def sample_prompts(dataset, size: int = SCHEMA_SAMPLE_SIZE) -> list:
+    """Up to `size` prompts spread evenly over a map-style dataset with a `prompt` column; none from a streamed
+    dataset (it is not read ahead) or one without the column (`environment_factory` writes the prompts)."""
+    if "prompt" not in (getattr(dataset, "column_names", None) or []) or not hasattr(dataset, "__len__"):
+        return []
+    step = max(1, len(dataset) // size)
+    return dataset.select(range(0, len(dataset), step)[:size])["prompt"]
+
+
+def check_prompts_ask_for_schema(reward_funcs, dataset, args) -> list[str]:
+    """Warn in one line, before any feedback request, when most sampled training prompts (`sample_prompts`) do not
+    ask for the schema (`asks_for_schema`) while a reward function requires it (`requires_schema`): every answer then
+    scores 0, and every group fails and goes to the feedback provider.
+
+    Returns:
+        The names of the reward functions that require the schema, for the run-time warning (`SchemaFailures`).
+    """
+    funcs = reward_funcs if isinstance(reward_funcs, list) else [] if reward_funcs is None else [reward_funcs]
+    schema_rewards = [get_callable_name(func) for func in funcs if requires_schema(func)]
+    prompts = sample_prompts(dataset) if schema_rewards else []
+    asking = sum(asks_for_schema(prompt) for prompt in prompts)
+    if 2 * asking >= len(prompts):
+        return schema_rewards
+    logger.warning(
+        "Only %d of %d sampled training prompts ask for the answer schema (naming %s and %s), which %s %s: an answer "
+        "without it scores 0, so its group fails%s, unless the policy writes the schema unasked. Put the schema "
+        "instruction in the prompts (trl_mulferl.make_conversation(problem) puts trl_mulferl.SYSTEM_PROMPT first), or "
+        "use a reward that does not require it (trl.rewards.accuracy_reward).",
+        asking,
+        len(prompts),
+        THINKING_OPEN,
+        FEEDBACK_OPEN,
+        ", ".join(schema_rewards),
+        "requires" if len(schema_rewards) == 1 else "require",
+        " and goes to the feedback provider" if args.max_feedback_turns > 0 else "",
+    )
+    return schema_rewards

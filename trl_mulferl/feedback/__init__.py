@@ -5,7 +5,7 @@
 - `guard`: `redact_answer_leak`, and `prepare_feedback`, the whole path from a provider's text to the injected one.
 - `openai`, `self_feedback`, `checker`: [`OpenAIFeedbackProvider`], [`SelfFeedbackProvider`],
   [`ColumnFeedbackProvider`] and [`CheckerFeedbackProvider`]; `build`: the provider the config selects.
-- `totals`: the run's feedback bill, saved in checkpoints.
+- `totals`: the run's counts (feedback bill, groups per turn and route), saved in checkpoints, for the summary.
 """
 
 from .build import build_feedback_provider

@@ -14,6 +14,7 @@ data, never instructions. The trainer's answer-leak guard stays the last line of
 import asyncio
 import email.utils
 import hashlib
+import ipaddress
 import itertools
 import logging
 import math
@@ -22,6 +23,7 @@ import re
 import threading
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 import openai
 import torch
@@ -384,3 +386,36 @@ def successful_reviews(outcomes: list) -> list[str]:
         if isinstance(outcome, BaseException) and not isinstance(outcome, FeedbackError):
             raise outcome
     return [outcome for outcome in outcomes if not isinstance(outcome, FeedbackError)]
+
+
+def is_local_url(url: str | None) -> bool:
+    """Whether `url` names this machine (localhost, a loopback or unspecified address) or a private network address: a
+    server of one's own, not a paid API. None is OpenAI's API."""
+    host = urlsplit(url).hostname if url else None
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a host name
+    return address.is_loopback or address.is_unspecified or address.is_private
+
+
+def warn_if_unpriced(provider, input_price: float, output_price: float):
+    """Warn once, at start, when `provider` is an `OpenAIFeedbackProvider` on an endpoint that may bill per token (not
+    `is_local_url`) and no price is set: the run's cost would go unreported."""
+    if (
+        not isinstance(provider, OpenAIFeedbackProvider)
+        or input_price
+        or output_price
+        or is_local_url(provider.base_url)
+    ):
+        return
+    logger.warning(
+        "The feedback endpoint %s is not on this machine or a private network, so it may bill per token, but "
+        "feedback_input_token_price and feedback_output_token_price are both 0: no cost is logged, and the "
+        "end-of-training summary says 'not priced'. Set them to its prices per 1M tokens (GPT-4o: 2.50 and 10.00).",
+        masked_url(provider.base_url) or "https://api.openai.com/v1",
+    )

@@ -1,19 +1,20 @@
-"""The feedback bill of a run (requests, tokens, cost), kept in checkpoints so that it does not restart on resume."""
+"""The counts of a run that its end-of-training summary reads (feedback requests, tokens and cost, the groups of each
+turn and route, FCO pairs), kept in checkpoints so that they do not restart on resume."""
 
+from collections import Counter
 from collections.abc import Mapping
 
 from transformers import TrainerCallback
 from transformers.trainer_callback import ExportableState
 
+from ..core.summary import is_run_count
 from .protocol import feedback_cost
-
-
-TOTAL_COUNTS = ("requests", "prompt_tokens", "completion_tokens")
 
 
 class FeedbackTotals(TrainerCallback, ExportableState):
     """
-    Feedback requests, tokens and cost over the run and all processes.
+    The run's counts (`trl_mulferl.core.summary.RUN_COUNTS` and each turn's `turn_<t>/{reached,failed}`), over all
+    processes, and the feedback model's cost at the configured prices.
 
     A stateful callback: `Trainer` saves its `state()` in each checkpoint's `trainer_state.json`, and `on_train_begin`
     reads it back from a resumed `TrainerState`, also when `restore_callback_states_from_checkpoint` is off (with it
@@ -26,22 +27,25 @@ class FeedbackTotals(TrainerCallback, ExportableState):
 
     def __init__(self, input_price: float = 0.0, output_price: float = 0.0):
         self.input_price, self.output_price = input_price, output_price
-        self.totals = dict.fromkeys(TOTAL_COUNTS, 0)
+        self.totals = Counter()
 
     @property
-    def cost(self) -> float:
+    def cost(self) -> float | None:
+        """The feedback model's cost so far; None when no price is set (a cost of 0 would claim it was free)."""
+        if not (self.input_price or self.output_price):
+            return None
         return feedback_cost(
-            self.totals["prompt_tokens"], self.totals["completion_tokens"], self.input_price, self.output_price
+            self.totals["feedback/prompt_tokens"],
+            self.totals["feedback/completion_tokens"],
+            self.input_price,
+            self.output_price,
         )
 
     def add(self, counts: Mapping[str, float]):
-        """Add one step's `feedback/<name>` counts (over all processes)."""
-        for name in TOTAL_COUNTS:
-            self.totals[name] += counts.get(f"feedback/{name}", 0)
-
-    def summary(self) -> dict[str, float]:
-        """`total_<name>` for each count and the cost, as the trainer logs them at the end of training."""
-        return {f"total_{name}": value for name, value in {**self.totals, "cost": self.cost}.items()}
+        """Add one step's counts (over all processes); those the summary does not read are left out."""
+        for name, value in counts.items():
+            if is_run_count(name):
+                self.totals[name] += value
 
     def state(self) -> dict:
         return {
@@ -51,8 +55,8 @@ class FeedbackTotals(TrainerCallback, ExportableState):
 
     def on_train_begin(self, args, state, control, **kwargs):
         saved = (state.stateful_callbacks or {}).get(type(self).__name__)
-        if isinstance(saved, Mapping):  # resumed from a checkpoint that holds a bill
-            self.totals = {name: saved["attributes"]["totals"].get(name, 0) for name in TOTAL_COUNTS}
+        if isinstance(saved, Mapping):  # resumed from a checkpoint that holds the run's counts
+            self.totals = Counter(saved["attributes"]["totals"])
 
 
 def feedback_totals(trainer) -> FeedbackTotals:

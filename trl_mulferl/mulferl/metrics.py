@@ -14,6 +14,7 @@ from ..core.metrics import (
     REPLAYED_ROWS,
     REWARD_FINAL,
     REWARD_ROWS,
+    SCHEMA_NONCOMPLIANT,
     TRAINED_ROUTES,
     feedback_metric,
     feedback_metrics,
@@ -65,6 +66,7 @@ def log_rollout(trainer, rollout):
         metrics[route_metric(r)].append(totals[f"route/{r.value}"] / num_groups)
     successes = ratio(totals["turn_0/successes"], totals["turn_0/scored_rows"])
     metrics[turn_metric(0, "success_rate")].append(successes)
+    metrics[turn_metric(0, "varied_groups")].append(totals["turn_0/varied"])
     for turn in range(1 + args.max_feedback_turns):
         metrics[turn_metric(turn, "failed_groups")].append(totals[f"turn_{turn}/failed"])
         if turn > 0:  # groups regenerated at this turn: those that failed one turn earlier and got feedback
@@ -73,6 +75,7 @@ def log_rollout(trainer, rollout):
             metrics[turn_metric(turn, "escape_rate")].append(ratio(escaped, totals[f"turn_{turn}/reached"]))
     metrics[REWARD_FINAL].append(ratio(totals["reward_final/sum"], totals["reward_final/count"]))
     metrics[REWARD_ROWS].append(totals["reward_rows"])
+    metrics[SCHEMA_NONCOMPLIANT].append(totals["schema_noncompliant"])
     if trainer.tools:  # in the regenerated episodes; TRL's `tools/*` describe turn 0
         metrics["mulferl/tools/calls"].append(totals["tools/calls"])
         metrics["mulferl/tools/failures"].append(totals["tools/failures"])

@@ -142,7 +142,9 @@ class MulFeRLConfig(MaskedFeedbackURL, GRPOConfig):
         feedback_input_token_price (`float`, *optional*, defaults to `0.0`):
             Price per 1M prompt tokens of the feedback model, in any currency (GPT-4o, the paper's model: 2.50 USD
             at the time of writing). With the output price it gives `mulferl/feedback/cost`, the running cost of the
-            run from the token usage the provider reports, and the total in the summary logged when training ends.
+            run from the token usage the provider reports, and the total in the summary logged when training ends;
+            with both at 0 the cost is "not priced", and an `"openai"` endpoint that may bill (not this machine or a
+            private network address) is warned about at start.
         feedback_output_token_price (`float`, *optional*, defaults to `0.0`):
             Price per 1M completion tokens of the feedback model (GPT-4o: 10.00 USD at the time of writing).
         feedback_column (`str`, *optional*, defaults to `"privileged_context"`):

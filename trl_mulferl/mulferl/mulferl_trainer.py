@@ -12,17 +12,18 @@ from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
 from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
-from ..core.metrics import FCOWindow, log_feedback_summary
+from ..core.metrics import FCOWindow, SchemaFailures, drop_empty_windows, log_run_summary
 from ..core.model_card import trainer_model_card
 from ..core.routing import union_advantages, weighted_rewards
 from ..core.validation import (
     check_dataset_columns,
     check_feedback_provider,
+    check_prompts_ask_for_schema,
     check_reward_outputs,
     refuse_episodes_out_of_step,
     resolve_args,
 )
-from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider
+from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider, feedback_totals
 from ..feedback.environment import check_environment_provider, hide_feedback_methods
 from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
@@ -131,6 +132,7 @@ class MulFeRLTrainer(GRPOTrainer):
         check_generation_owners(args, rollout_func, environment_factory, train_dataset)
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
+        schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
         if args.max_feedback_turns > 0:
             if feedback_provider is None:
                 raise ValueError(
@@ -203,10 +205,11 @@ class MulFeRLTrainer(GRPOTrainer):
         self.reward_funcs = check_reward_outputs(self.reward_funcs, self.reward_func_names)
         hide_feedback_methods(self)
         self.feedback_provider = feedback_provider
-        # Over the run and all processes, for the summary logged at the end of training; saved in checkpoints.
+        # Over the run and all processes, for the summary at the end of training and the card; saved in checkpoints.
         self.add_callback(FeedbackTotals(args.feedback_input_token_price, args.feedback_output_token_price))
         self._feedback_loop = None
         self._warned_unscorable_step = False
+        self._schema_failures = SchemaFailures(schema_rewards, self.num_generations)
         self.lockstep = Lockstep.of(self)
         refuse_episodes_out_of_step(args, self.lockstep, self.tools)
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
@@ -323,7 +326,9 @@ class MulFeRLTrainer(GRPOTrainer):
         return asyncio.run_coroutine_threadsafe(coroutine, self._feedback_loop).result()
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        log_feedback_summary(self, logs)
+        self._schema_failures.check(self._metrics["train"])
+        drop_empty_windows(self._metrics["train"])
+        log_run_summary(self, logs)
         super().log(logs, start_time)
 
     def create_model_card(self, model_name=None, dataset_name=None, tags=None):
@@ -400,7 +405,7 @@ class MulFeRLTrainer(GRPOTrainer):
         term, logged = fco_term(self.args, inputs, scores, partner)
         self._fco_window.add(self.accelerator, *logged)
         if self.accelerator.sync_gradients:
-            self._fco_window.flush(self._metrics["train"])
+            self._fco_window.flush(self._metrics["train"], feedback_totals(self))
         return loss + term
 
     def _backward_fco_partners(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..core.feedback_step import check_fits_context, without_feedback
+from ..core.rewards import schema_noncompliant_rows
 from ..core.routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
 from ..core.schema import inject_feedback
 from ..feedback import collect_feedback
@@ -148,8 +149,13 @@ class TurnLoop:
         scored = local[~torch.isnan(local)]
         rollout.counts["turn_0/successes"] = (scored >= self.args.success_threshold).sum().item()
         rollout.counts["turn_0/scored_rows"] = scored.numel()
+        rollout.counts["turn_0/varied"] = sum(rewards_vary(group) for group in local.view(-1, self.group_size))
         rollout.counts["reward_rows"] = self.num_rows
         self.route(rollout, range(num_groups))
+        failed = [group for group, history in enumerate(rollout.histories) if history[0] == GroupState.FAILED]
+        rollout.counts["schema_noncompliant"] = schema_noncompliant_rows(
+            [rows.completions[row] for group in failed for row in self.group_rows(group)]
+        )
         return rollout
 
     def route(self, rollout: Rollout, groups):
