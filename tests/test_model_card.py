@@ -10,7 +10,7 @@ import pytest
 from datasets import Dataset
 
 from trl_mulferl import make_conversation
-from trl_mulferl.core.model_card import card_model_name, is_hub_id, mulferl_model_card
+from trl_mulferl.core.model_card import MULFERL, card_model_name, is_hub_id, mulferl_model_card
 from trl_mulferl.core.summary import run_summary, summary_lines, summary_metrics
 from trl_mulferl.feedback import FeedbackTotals
 from trl_mulferl.mulferl.mulferl_trainer import MulFeRLTrainer
@@ -133,6 +133,7 @@ def render(base_model, dataset_name, model_id):
         statistics=["Statistics:", "a statistic"],
         tracker_urls={"wandb_url": None, "trackio_url": None, "comet_url": None},
         versions={f"{name}_version": "1.0" for name in ("trl", "transformers", "pytorch", "datasets", "tokenizers")},
+        method=MULFERL,
     )
 
 
@@ -233,3 +234,21 @@ def test_a_run_prints_logs_and_cards_what_feedback_bought(tmp_path, tiny_tokeniz
     assert links and all(link.startswith("https://") for link in links), links
     assert not [link for link in links if "huggingface.co" in link], links
     assert f"of the local model `{tiny_model_dir}` on the local dataset `./data/sums`." in card
+
+
+def test_igrpo_card_names_the_local_model_and_gives_the_igrpo_settings(tmp_path, tiny_tokenizer, tiny_model_dir):
+    """TRL's card, which IGRPOTrainer wrote before, reads "Model Card for None" and links huggingface.co/None."""
+    from tests.test_igrpo import make_igrpo_trainer
+
+    trainer = make_igrpo_trainer(tmp_path / "run-7", tiny_tokenizer, tiny_model_dir)
+    trainer.create_model_card(dataset_name="./data/sums")
+    card = (tmp_path / "run-7" / "README.md").read_text()
+    assert "# Model Card for run-7\n" in card
+    assert f"fine-tuned version of the local model `{tiny_model_dir}` on the local dataset `./data/sums`." in card
+    assert "None" not in card and "huggingface.co/datasets" not in card
+    assert "It has been trained with iGRPO using" in card and "the method of *iGRPO: Self-Feedback-Driven LLM" in card
+    assert f'pipeline("text-generation", model="{tmp_path / "run-7"}"' in card
+    assert 'generator([{"role": "user", "content": "What is 17 + 25?"}], max_new_tokens' in card
+    assert "| `num_drafts` | 3 |\n| `num_generations` | 2 |\n| `max_draft_length` | 6 |" in card
+    assert "Feedback statistics" not in card and "make_conversation" not in card
+    assert "title        = {{iGRPO: Self-Feedback-Driven LLM Reasoning}}" in card and "\n- igrpo\n" in card

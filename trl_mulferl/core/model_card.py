@@ -5,6 +5,8 @@ kept over the run (so far, in a checkpoint's card)."""
 
 import importlib.metadata
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
@@ -25,20 +27,20 @@ TEMPLATE = """---
 # Model Card for {{ model_name }}
 
 This model is a fine-tuned version of {{ base_model }}{% if dataset %} on {{ dataset }}{% endif %}.
-It has been trained with {{ trainer_name }} (Multi-turn Feedback-guided Reinforcement Learning) using
+It has been trained with {{ trainer_name }}{% if method_name %} ({{ method_name }}){% endif %} using
 [TRL](https://github.com/huggingface/trl) and `trl_mulferl`.
 
 ## Quick start
 
-The prompt asks for MulFeRL's answer schema, as the prompts of `trl-mulferl train` do:
+{{ quick_start_note }}
 
 ```python
 from transformers import pipeline
-
-from trl_mulferl import make_conversation
-
+{% if quick_start_import %}
+{{ quick_start_import }}
+{% endif %}
 generator = pipeline("text-generation", model="{{ model_id }}", device_map="auto")
-output = generator(make_conversation("What is 17 + 25?"), max_new_tokens=512, return_full_text=False)[0]
+output = generator({{ quick_start_prompt }}, max_new_tokens=512, return_full_text=False)[0]
 print(output["generated_text"])
 ```
 
@@ -52,22 +54,21 @@ badge.png" alt="Visualize in Trackio" title="Visualize in Trackio" width="150" h
 {% if comet_url %}[<img src="https://raw.githubusercontent.com/comet-ml/comet-examples/master/logo/comet_badge.png" \
 alt="Visualize in Comet" width="150" height="24"/>]({{ comet_url }}){% endif %}
 
-This model was trained with {{ trainer_name }}, the method of *{{ paper_title }}*: a prompt whose rollouts all fail
-gets verbal feedback and is regenerated, and each prompt is trained on its first turn that shows contrast.
+This model was trained with {{ trainer_name }}, the method of *{{ paper_title }}*: {{ method_description }}
 
-### MulFeRL settings
+### {{ settings_title }}
 
 | setting | value |
 |---|---|
 {% for name, value in settings %}| `{{ name }}` | {{ value }} |
 {% endfor %}
-### Feedback statistics
+{% if statistics %}### Feedback statistics
 
 {{ statistics[0] }}
 
 {% for line in statistics[1:] %}- {{ line }}
 {% endfor %}
-### Framework versions
+{% endif %}### Framework versions
 
 - TRL: {{ trl_version }}
 - Transformers: {{ transformers_version }}
@@ -169,6 +170,7 @@ def mulferl_model_card(
     statistics: list[str],
     tracker_urls: dict[str, str | None],
     versions: dict[str, str],
+    method: "Method",
 ) -> ModelCard:
     """The card, from TRL's card data (`trl.trainer.utils.generate_model_card`'s) and `TEMPLATE`.
 
@@ -194,6 +196,12 @@ def mulferl_model_card(
         trainer_name=trainer_name,
         paper_title=paper["title"],
         trainer_citation=paper["citation"],
+        method_name=method.full_name,
+        method_description=method.description,
+        quick_start_note=method.quick_start_note,
+        quick_start_import=method.quick_start_import,
+        quick_start_prompt=method.quick_start_prompt,
+        settings_title=method.settings_title,
         settings=settings,
         statistics=statistics,
         **tracker_urls,
@@ -201,9 +209,12 @@ def mulferl_model_card(
     )
 
 
-def trainer_model_card(trainer, model_name: str | None, dataset_name: str | None, tags) -> ModelCard:
-    """The card of a MulFeRL trainer, as `_BaseTrainer.create_model_card` gathers it: the base model from the model's
-    config, the tags (the trainer's, Unsloth's, HF Jobs', Trackio's) and the trackers' URLs."""
+def trainer_model_card(
+    trainer, model_name: str | None, dataset_name: str | None, tags, method: "Method | None" = None
+) -> ModelCard:
+    """The card of a trainer of `method` (default `MULFERL`), as `_BaseTrainer.create_model_card` gathers it: the base
+    model from the model's config, the tags (the trainer's, Unsloth's, HF Jobs', Trackio's) and the trackers' URLs."""
+    method = method or MULFERL
     tags = {tags} if isinstance(tags, str) else set(tags or ())
     if hasattr(trainer.model.config, "unsloth_version"):
         tags.add("unsloth")
@@ -229,8 +240,80 @@ def trainer_model_card(trainer, model_name: str | None, dataset_name: str | None
         tags=sorted(tags),
         trainer_name=trainer._name,
         paper=trainer._paper,
-        settings=mulferl_settings(args, trainer.feedback_provider),
-        statistics=summary_lines(trainer_summary(trainer), feedback=trainer.feedback_provider is not None),
+        settings=method.settings(trainer),
+        statistics=summary_lines(trainer_summary(trainer), feedback=trainer.feedback_provider is not None)
+        if method.feedback_statistics
+        else [],
         tracker_urls={"wandb_url": wandb_url, "trackio_url": trackio_url, "comet_url": get_comet_experiment_url()},
         versions={f"{name}_version": importlib.metadata.version(p) for name, p in zip(names, packages)},
+        method=method,
     )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# What a trainer's card says of its method: the one difference between the cards of the MulFeRL trainers and iGRPO's.
+
+
+@dataclass(frozen=True)
+class Method:
+    """A trainer's method as its card describes it.
+
+    Args:
+        full_name: The method's name in words, after the trainer's (None: the name alone).
+        description: What the method does, after "the method of *paper title*:".
+        quick_start_note, quick_start_import, quick_start_prompt: The Quick start's sentence, the import its prompt
+            needs ("" for none) and the prompt's expression, as the trained model expects prompts.
+        settings_title, settings: The settings table's heading, and `trainer -> (field, value) rows`.
+        feedback_statistics: Whether the card reports the run's feedback statistics (the end-of-training summary).
+    """
+
+    full_name: str | None
+    description: str
+    quick_start_note: str
+    quick_start_import: str
+    quick_start_prompt: str
+    settings_title: str
+    settings: Callable[..., list[tuple[str, str]]]
+    feedback_statistics: bool
+
+
+def mulferl_trainer_settings(trainer) -> list[tuple[str, str]]:
+    return mulferl_settings(trainer.args, trainer.feedback_provider)
+
+
+MULFERL = Method(
+    full_name="Multi-turn Feedback-guided Reinforcement Learning",
+    description="a prompt whose rollouts all fail gets verbal feedback and is regenerated, and each prompt is "
+    "trained on its first turn that shows contrast.",
+    quick_start_note="The prompt asks for MulFeRL's answer schema, as the prompts of `trl-mulferl train` do:",
+    quick_start_import="from trl_mulferl import make_conversation",
+    quick_start_prompt='make_conversation("What is 17 + 25?")',
+    settings_title="MulFeRL settings",
+    settings=mulferl_trainer_settings,
+    feedback_statistics=True,
+)
+
+
+def igrpo_settings(trainer) -> list[tuple[str, str]]:
+    """The iGRPO settings that define a run, as (field, value) rows."""
+    args = trainer.args
+    return [
+        ("num_drafts", str(args.num_drafts)),
+        ("num_generations", str(args.num_generations)),
+        ("max_draft_length", "the whole draft" if args.max_draft_length is None else str(args.max_draft_length)),
+        ("loss_type", args.loss_type),
+        ("beta", f"{args.beta:g}"),
+    ]
+
+
+IGRPO = Method(
+    full_name=None,
+    description="each prompt's best of the policy's own drafts (Stage 1) is appended to it, and GRPO trains the "
+    "completions of that prompt (Stage 2).",
+    quick_start_note="The model answers the plain prompt in one shot: the drafts are a training device.",
+    quick_start_import="",
+    quick_start_prompt='[{"role": "user", "content": "What is 17 + 25?"}]',
+    settings_title="iGRPO settings",
+    settings=igrpo_settings,
+    feedback_statistics=False,
+)

@@ -1,6 +1,9 @@
+import os
+
 import torch
 from trl import GRPOTrainer
 
+from ..core.model_card import IGRPO, trainer_model_card
 from ..core.routing import make_generator, weighted_rewards
 from ..core.schema import append_to_prompt
 from ..core.validation import check_dataset_columns, check_reward_outputs, refuse_unsupported, resolve_args
@@ -44,7 +47,11 @@ class IGRPOTrainer(GRPOTrainer):
 
     _tag_names = ["trl", "igrpo"]
     _name = "iGRPO"
-    _paper = {"title": "iGRPO: Self-Feedback-Driven LLM Reasoning"}
+    # Only the title: the paper's text we have (shared/seeds/igrpo-paper-part2.txt) names neither authors nor a year.
+    _paper = {
+        "title": "iGRPO: Self-Feedback-Driven LLM Reasoning",
+        "citation": "@misc{igrpo,\n    title        = {{iGRPO: Self-Feedback-Driven LLM Reasoning}},\n}",
+    }
 
     def __init__(
         self,
@@ -145,3 +152,18 @@ class IGRPOTrainer(GRPOTrainer):
         metrics["igrpo/stage2_reward_mean"].append(metrics["reward"][-1])
         correct = best_rewards >= self.args.success_threshold
         metrics["igrpo/frac_prompts_with_correct_draft"].append(correct.double().mean().item())
+
+    def create_model_card(self, model_name=None, dataset_name=None, tags=None):
+        """
+        Writes the model card, README.md in `output_dir`: TRL's card with the iGRPO settings of the run; a local model
+        or dataset is named, only a Hub one linked (TRL's card names them "None").
+
+        Args:
+            model_name (`str`, *optional*): Defaults to the name of `hub_model_id`, else of `output_dir`.
+            dataset_name (`str`, *optional*): A Hub id (linked) or a local path.
+            tags (`str` or `list[str]`, *optional*): Added to the trainer's tags.
+        """
+        if not self.is_world_process_zero():
+            return
+        card = trainer_model_card(self, model_name, dataset_name, tags, IGRPO)
+        card.save(os.path.join(self.args.output_dir, "README.md"))
