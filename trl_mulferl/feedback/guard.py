@@ -74,9 +74,16 @@ _TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
 _CONTEXT_CHARS = 60
 _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
-    r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
-    r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
-    r"|\b(?:answer|result|value|total|sum|solution|final)\s*[:=]"
+    r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|gotten|getting|obtains?|obtained"
+    r"|obtaining|yields?|yielding|becomes?|became|results?\s+in|(?:comes?|came|coming)\s+(?:out\s+)?(?:to|as)"
+    r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|found|finding|(?:adds?|added|adding)\s+up\s+to"
+    r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
+    r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
+    # a label that names a result, one word after its noun at most: "Outcome: 7", "The right value here: 7"
+    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|count|conclusion|target|hint|spoiler)s?"
+    r"(?:\s+[a-z]+)?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
+    # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
+    r"|\bcompar(?:e|es|ed|ing)\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
     r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
     r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
@@ -93,41 +100,47 @@ _RESULT_CUE_BEFORE = re.compile(
     # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
     r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
     r"|about|approximately|roughly|around))*"
-    r"[\s$*(≈~]*$"
+    r"[\s$*(≈~\"'“‘]*$"
 )
 _RESULT_CUE_AFTER = re.compile(
-    r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
     r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
-    # "7. That is what the question asks for."
-    r"|[.,;:]?\s*(?:that|this|which)(?:'s|\s+is)\s+what\s+(?:the\s+)?(?:question|problem|exercise|task)\s+"
-    r"(?:asks|wants|needs|is\s+asking))"
+    # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
+    # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
+    r"|[.,;:?!]?\s*(?:(?:that|this|which|it)(?:'s|\s+is|\s+was)|is|'s|was|would\s+be)\s+what\s+"
+    r"(?:(?:you|we|i|one)\b|(?:the\s+)?(?:question|problem|exercise|task)\s+(?:asks|wants|needs|is\s+asking)"
+    r"|(?:the\s+)?(?:formula|computation|calculation|method|algebra|arithmetic|work)\s+(?:gives|yields|produces|says))"
+    # set against the attempt's value: "7 rather than 8", "7, not 8"
+    r"|,\s*not\b|(?:rather\s+than|instead\s+of|as\s+opposed\s+to)\b)"
 )
 # "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
 _INSTRUCTION_BEFORE = re.compile(
-    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use)"
-    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(]*$"
+    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use"
+    # what a value is wanted as: "you needed 4.", "aim for 4.", "Why not 4?"
+    r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about)"
+    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*$"
 )
-_INSTRUCTION_AFTER = re.compile(r"[\s$*)]*(?:[.;!\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
+_INSTRUCTION_AFTER = re.compile(r"[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
 _ENUMERATION_BEFORE = re.compile(
     r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 _CHOICE_CUE_BEFORE = re.compile(
-    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(]*$"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(\"'“‘]*$"
 )
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
 _FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
 _TEXT_CUE_BEFORE = re.compile(
     r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
-    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*]*$"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*\"'“‘]*$"
 )
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
-_OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
+_OPERATOR_NEARBY = r"(?:(?<!\*)\*(?!\*)|[-+/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"  # `**` is Markdown bold
 _PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
 _PART_OF_VALUE_AFTER = re.compile(
     rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
@@ -299,7 +312,8 @@ class _Normalised:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+# a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 _CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
 _CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
@@ -315,7 +329,7 @@ _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜ
 _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
-_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 # Symbols in words: "1 plus or minus √19", "(5, infinity)"
 _SYMBOL_WORD = re.compile(r"\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity)\b", re.IGNORECASE)
 _SYMBOL_WORDS = {
@@ -334,7 +348,16 @@ _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 _UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
-_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in ", "⁄": "/", "∕": "/"}
+_SYMBOLS = {
+    "±": "\\pm ",
+    "+/-": " \\pm ",
+    "∓": "\\mp ",
+    "∞": "\\infty ",
+    "∪": " \\cup ",
+    "∈": " \\in ",
+    "⁄": "/",
+    "∕": "/",
+}
 # An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
 _INEQUALITY_WORDS = {
     "at most": "<=",
@@ -383,6 +406,10 @@ _NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d
 # A number or a one-letter variable with its coefficient ("13 x"), for the operators in words: "p minus q"
 _TERM = rf"(?:{_NUMBER}|(?:-?\d+[ ]?)?(?<![A-Za-z])[A-Za-z](?![A-Za-z]))"
 _LETTER = r"(?<![A-Za-z])([A-Za-z])"
+# An operand an operator in words stands between: a term, a power of it (`x^(5)`, "x squared" read), a bracket. Only
+# the operand before the word is matched, so that a chain ("x^(5) minus x^(4) plus x") is read link by link.
+_OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
+_OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
@@ -437,19 +464,26 @@ _ARITHMETIC_WORDS = [
         r"(\1)*(\2)",
     ),
     (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
-    (("plus",), re.compile(rf"(?<![\d.])({_TERM}),?[ ]+plus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 + \2"),
-    (("minus",), re.compile(rf"(?<![\d.])({_TERM})[ ]+minus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 - \2"),
+    (("plus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+plus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 + "),
+    (("minus",), re.compile(rf"{_OPERAND_BEFORE}[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
     (
         ("divided", "over"),
         re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
         r"\1 / \2",
     ),
-    # a variable set equal to a value in words: "y equals 2 x + 3"
-    (("equals",), re.compile(rf"{_LETTER}[ ]+equals[ ]+(?=[-\d(√]|[A-Za-z](?![A-Za-z]))", re.IGNORECASE), r"\1 = "),
+    # two sides set equal in words: "y equals 2 x + 3", "5 x - 7 y + 4 equals 0"
+    (("equals",), re.compile(rf"{_OPERAND_BEFORE}[ ]+equals[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 = "),
 ]
 # A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
-# reads "3 point 2 1" itself)
-_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
+# reads "3 point 2 1" itself), its zeros joined to the next digit ("point 00006 7 2" for .0000672)
+_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
+# Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
+_ORDINAL_DENOMINATOR = re.compile(r"(?<=ty )firsts\b|\b(?P<scale>hundred|thousand)th(?P<plural>s?)\b", re.IGNORECASE)
+_SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
+# Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
+_SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
+# A function glued to its variable: "cotx", "sinx", "lnx"
+_GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
 def _normalised(text: str) -> _Normalised:
@@ -480,11 +514,18 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
-    # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
+    # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
+    # `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), _SCALE_ORDINALS[match.group("scale").lower()] + match.group("plural"))
+        if match.group("scale")
+        else (match.start(), match.end(), "first")
+        for match in _ORDINAL_DENOMINATOR.finditer(normalised.text)
+    ]
     pieces += [
         (match.start(), match.end(), _SYMBOL_WORDS[" ".join(match.group().lower().split())])
         for match in _SYMBOL_WORD.finditer(normalised.text)
@@ -495,6 +536,11 @@ def _normalised(text: str) -> _Normalised:
         (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
         for match in _MONEY_WORDS.finditer(normalised.text)
     ]
+    pieces += [
+        (match.start(), match.end(), match.group().replace(" ", ""))
+        for match in _SPACED_THOUSANDS.finditer(normalised.text)
+    ]
+    pieces += [(match.end(), match.end(), " ") for match in _GLUED_FUNCTION.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
         for match in _BASE_WORDS.finditer(normalised.text)
@@ -509,6 +555,7 @@ def _normalised(text: str) -> _Normalised:
     pieces += [
         (match.start(), match.end(), "." + "".join(match.group(1).split()))
         for match in _POINT_WORDS.finditer(normalised.text)
+        if len("".join(match.group(1).split())) >= 2  # "point 3" is a point's label
     ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
@@ -565,11 +612,11 @@ def _superscript(characters: str) -> str:
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪ (and a U between two
-    intervals), ∈, fraction slashes."""
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ± (and "+/-"), ∞, ∪ (and a U
+    between two intervals), ∈, fraction slashes."""
     return (
         [(match, "-") for match in _DASH_MINUS.finditer(text)]
-        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]|\\+/-", text)]
         + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
     )
 
@@ -667,7 +714,12 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         return feedback, False
     feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
     givens = [
-        (_given(problem, reference), _given_digits(problem, reference), _given_text(problem, reference))
+        (
+            _given(problem, reference),
+            _given_digits(problem, reference),
+            _given_text(problem, reference),
+            _given_expressions(problem, reference),
+        )
         for reference in references
     ]
     normalised = _normalised(feedback)
@@ -689,13 +741,13 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
 
 
 def _all_leak_spans(
-    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool]]
+    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool, frozenset[str]]]
 ) -> list[tuple[int, int]]:
     """The spans of the normalised feedback `text` that state a reference, with what the problem states of each
-    (its value, its digits in another base, its words)."""
+    (its value, its digits in another base, its words, its expressions equal to it)."""
     spans = []
-    for reference, (given, given_digits, given_text) in zip(references, givens, strict=True):
-        spans += _leak_spans(text, reference, given, given_digits)
+    for reference, (given, given_digits, given_text, given_expressions) in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given, given_digits, given_expressions)
         spans += _split_digit_spans(text, reference)
         spans += _choice_spans(text, reference)
         spans += _text_answer_spans(text, reference, given_text)
@@ -708,9 +760,10 @@ def _all_leak_spans(
 @lru_cache(maxsize=1024)
 def _given(problem: str | None, reference: _Reference) -> bool:
     r"""Whether the problem statement states the reference's value: as a number anywhere in it (the 4 of
-    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is) that is no
-    computation it asks for (a power or a logarithm: `(4\frac{5}{8})^{55} \cdot (\frac{8}{37})^{55}` is 1, and the
-    problem asks for it), or, for a half-line, as the same inequality."""
+    `2 \cdot 3 \cdot 4`, which feedback may quote), as a literal (`\frac12`, `\sqrt{53}`, `3\pi`) or the reference
+    written as the reference writes it, or, for a half-line, as the same inequality. A computation equal to it
+    (`\frac{1}{5}\cdot \frac{8}{7}\div \frac{12}{20}`, `(-k + 4) + (-2 + 3k)`, a power or a logarithm) is what the
+    problem asks for: it does not give the value (`_given_expressions`)."""
     if not problem:
         return False
     text = _normalised(problem).text
@@ -722,19 +775,46 @@ def _given(problem: str | None, reference: _Reference) -> bool:
         if len(number) <= MAX_CANDIDATE_LENGTH  # no short answer, and past 4,300 digits no int either
     ):
         return True
+    written = _compact(reference.text)
+    return any(
+        _LITERAL.fullmatch(expression) or expression == written
+        for expression in _given_expressions(problem, reference)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _given_expressions(problem: str | None, reference: _Reference) -> frozenset[str]:
+    """The standalone expressions of the problem (read as the feedback is, `_compact`) that equal the reference: a
+    quote of one of them in the feedback is the problem's text, redacted only as a result statement."""
+    if not problem:
+        return frozenset()
+    text, expressions = _normalised(problem).text, set()
     for run in _math_runs(text):
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]
-            if _COMPUTATION.search(side):
-                continue
             if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
-                return True
-    return False
+                expressions.add(_compact(side))
+    return frozenset(expressions)
+
+
+def _compact(expression: str) -> str:
+    r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing: how two writings of it are compared."""
+    return _COMPACT_NOISE.sub("", expression)
+
+
+_COMPACT_NOISE = re.compile(r"\s+|\\(?:left|right)(?![A-Za-z])|\\[!,;:]")
+# A number as one literal (no computation on it): `-3`, `4.5`, `\frac12`, `9/2`, `2\sqrt{3}`, `√53`, `3\pi`,
+# `\frac{\pi}{6}`, read without spaces.
+_UNSIGNED = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_ROOT_OR_PI = rf"(?:\\sqrt(?:\{{{_UNSIGNED}\}}|\d)|√{_UNSIGNED}|\\pi|π)"
+_LITERAL = re.compile(
+    rf"[-+]?(?:{_UNSIGNED}?{_ROOT_OR_PI}|{_UNSIGNED}|{_UNSIGNED}/{_UNSIGNED}"
+    rf"|\\[dt]?frac(?:\{{{_UNSIGNED}?{_ROOT_OR_PI}?\}}|\d)(?:\{{{_UNSIGNED}\}}|\d))"
+)
 
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
 _RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
-_COMPUTATION = re.compile(r"\^|\\log|\\ln|!")
 
 
 # An answer in words: `\text{even}`, `\textbf{Navin}`, or a bare word of four letters or more.
@@ -844,6 +924,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         return []
     candidates = [match.span() for match in _MATRIX.finditer(feedback)]
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
+    candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
     runs = _math_runs(feedback)
     group = runs[:1]
     for run in [*runs[1:], None]:
@@ -868,7 +949,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             kind = (interval_words.group("kind") or "").lower()
             brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
-        elif text.startswith(("\\begin", "<", "\\langle")):
+        elif text.startswith(("\\begin", "<", "\\langle")) or ";" in text:
             collection = _collection(text)
         else:
             collection = _list_or_union(
@@ -1055,7 +1136,11 @@ def _gold(text: str) -> tuple:
 
 
 def _leak_spans(
-    feedback: str, reference: _Reference, given: bool = False, given_digits: bool = False
+    feedback: str,
+    reference: _Reference,
+    given: bool = False,
+    given_digits: bool = False,
+    given_expressions: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
@@ -1086,7 +1171,7 @@ def _leak_spans(
             if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
                 side_given = given_digits  # `52_8` or `52` for the reference `52_8`
             else:
-                side_given = given
+                side_given = given or _compact(text) in given_expressions  # a quote of the problem's expression
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
             if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
@@ -1296,6 +1381,14 @@ _MATRIX = re.compile(
 )
 _ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
 _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
+_PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
+# A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
+_ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+_ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER})*"
+_MATRIX_ROWS = re.compile(
+    rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW})+(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
+)
+_ROW_CELL_SEPARATOR = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
 _UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
 _MAX_ITEMS = 16
@@ -1356,9 +1449,16 @@ def _collection(text: str) -> _Collection | None:
         values = [[_value(cell) for cell in row] for row in rows]
         if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
             return None
-        if len(rows) == 1 or len(rows[0]) == 1:  # a vector, written as a tuple too
-            return _Collection("bracketed", tuple(value for row in values for value in row), "()", vector=True)
-        return _Collection("matrix", tuple(tuple(row) for row in values))
+        return _matrix_or_vector(values)  # a vector is written as a tuple too
+    if ";" in text:
+        return _matrix_in_rows(text)
+    nested = _nested_rows(text)
+    if nested is not None:
+        return nested
+    plain_braces = _PLAIN_BRACES.fullmatch(text)
+    if plain_braces:
+        items = _items(plain_braces.group("body"))
+        return None if items is None or len(items) < 2 else _Collection("list", items)
     for pattern, kind, brackets in ((_ANGLE_BRACKETS, "bracketed", "()"), (_SET_BRACES, "set", "")):
         match = pattern.fullmatch(text)
         if match:
@@ -1378,6 +1478,43 @@ def _collection(text: str) -> _Collection | None:
         items = _items(text)
         return None if items is None or len(items) < 2 else _Collection("set", _sorted(items))
     return None
+
+
+def _matrix_in_rows(text: str) -> _Collection | None:
+    """A matrix written in rows separated by semicolons, its cells by spaces or commas ("-1 0; 0 -1", "[1, 2; 3, 4]");
+    one column or one row is a vector."""
+    if text[:1] in "([" and text[-1:] in ")]":
+        text = text[1:-1]
+    rows = [[_value(cell) for cell in _ROW_CELL_SEPARATOR.split(row.strip())] for row in text.split(";")]
+    if any(value is None for row in rows for value in row) or len({len(row) for row in rows}) != 1:
+        return None
+    return _matrix_or_vector(rows)
+
+
+def _nested_rows(text: str) -> _Collection | None:
+    """A matrix written as a list of its rows: "[[-1, 0], [0, -1]]", "((1, 2), (3, 4))"."""
+    if not (text[:1] in "([" and text[-1:] in ")]" and text[1:2] in "([" and _closes_at_end(text)):
+        return None
+    rows, depth, start = [], 0, 1
+    for position, character in enumerate(text[1:-1], start=1):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if character == "," and depth == 0:
+            rows.append(text[start:position].strip())
+            start = position + 1
+    rows.append(text[start:-1].strip())
+    if not all(row[:1] in "([" and row[-1:] in ")]" and _closes_at_end(row) for row in rows):
+        return None
+    items = [_items(row[1:-1]) for row in rows]
+    if None in items or len({len(row) for row in items}) != 1 or len(items[0]) > _MAX_ITEMS:
+        return None
+    return _matrix_or_vector(items)
+
+
+def _matrix_or_vector(rows: list) -> _Collection:
+    """Rows of values as a matrix, or as a vector when there is one row or one column."""
+    if len(rows) == 1 or len(rows[0]) == 1:
+        return _Collection("bracketed", tuple(value for row in rows for value in row), "()", vector=True)
+    return _Collection("matrix", tuple(tuple(row) for row in rows))
 
 
 def _closes_at_end(text: str) -> bool:
@@ -1437,8 +1574,8 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
             and reference.brackets == "()"
             and _same_items(candidate.items, reference.items)
         )
-    if candidate.kind == "bracketed" and candidate.brackets == "()" and reference.kind == "set":
-        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)" lists the answers 3, 5, 7
+    if candidate.kind == "bracketed" and candidate.brackets in ("()", "[]") and reference.kind == "set":
+        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)", "[3, 5, 7]" list 3, 5, 7
     if candidate.kind != reference.kind:
         return False
     if candidate.kind == "matrix":
