@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy
 from math_verify import parse, verify
@@ -79,6 +79,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|found|finding|(?:adds?|added|adding)\s+up\s+to"
     r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
     r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
+    r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
     # a label that names a result, one word after its noun at most: "Outcome: 7", "The right value here: 7"
     r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|count|conclusion|target|hint|spoiler)s?"
     r"(?:\s+[a-z]+)?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
@@ -132,10 +133,11 @@ _CHOICE_CUE_BEFORE = re.compile(
     r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(\"'“‘]*$"
 )
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
-_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
+_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply|toward|towards)\s+)+$")
 _TEXT_CUE_BEFORE = re.compile(
     r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
-    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*\"'“‘]*$"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-])"
+    r"|(?:^|[\n.!?;])[\s*-]*(?:[a-z'-]+\s+){0,2}[a-z'-]+\s*\**\s*[:—–])[\s*\"'“‘]*$"  # a label: "Direction: east"
 )
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
@@ -247,7 +249,7 @@ _FUNCTIONS = {
 # `\log_2 8`, `\log_{3}(x)`: a logarithm in a base, as a quotient of natural ones
 _LOG_IN_BASE = re.compile(r"\\log_\s*(?:\{([^{}]*)\}|(\w))\s*(\([^()]*\)|\{[^{}]*\}|\d+(?:\.\d+)?|[A-Za-z])")
 # `\sin x`, `\cot 2x`: a function applied without brackets, to the number and letter that follow it
-_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
+_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp|sqrt)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
 _TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
@@ -270,7 +272,8 @@ class _Reference:
     digits: Fraction | None = None  # the digits of a number in another base (`52_8`: 52), which state it too
     base: str | None = None  # that number as the problem would write it (`52_8`)
     # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
-    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
+    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement. A
+    # line `y = 2x + 3` has one too (`2x - y + 3 = 0` states it), besides the value of its right side.
     equation: tuple[float, float] | None = None
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
@@ -714,11 +717,12 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         return feedback, False
     feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
     givens = [
-        (
+        _Givens(
             _given(problem, reference),
             _given_digits(problem, reference),
             _given_text(problem, reference),
             _given_expressions(problem, reference),
+            _option_text(problem, reference),
         )
         for reference in references
     ]
@@ -740,20 +744,28 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
 
 
-def _all_leak_spans(
-    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool, frozenset[str]]]
-) -> list[tuple[int, int]]:
-    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each
-    (its value, its digits in another base, its words, its expressions equal to it)."""
+class _Givens(NamedTuple):
+    """What the problem states of a reference."""
+
+    value: bool  # its value (`_given`)
+    digits: bool  # its digits in another base (`_given_digits`)
+    text: bool  # its words (`_given_text`)
+    expressions: frozenset[str]  # its expressions equal to it (`_given_expressions`)
+    option: str | None  # the words of its multiple-choice option (`_option_text`)
+
+
+def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Givens]) -> list[tuple[int, int]]:
+    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each."""
     spans = []
-    for reference, (given, given_digits, given_text, given_expressions) in zip(references, givens, strict=True):
-        spans += _leak_spans(text, reference, given, given_digits, given_expressions)
+    for reference, given in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given.value, given.digits, given.expressions)
         spans += _split_digit_spans(text, reference)
         spans += _choice_spans(text, reference)
-        spans += _text_answer_spans(text, reference, given_text)
-        spans += _half_line_spans(text, reference, given)
-        spans += _decimal_comma_spans(text, reference, given)
-        spans += _collection_spans(text, reference, given)
+        spans += _text_answer_spans(text, reference.text_answer, given.text)
+        spans += _text_answer_spans(text, given.option, given=True)  # "a plane" for (C) Plane
+        spans += _half_line_spans(text, reference, given.value)
+        spans += _decimal_comma_spans(text, reference, given.value)
+        spans += _collection_spans(text, reference, given.value)
     return spans
 
 
@@ -814,6 +826,8 @@ _LITERAL = re.compile(
 
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
+_DEGREES_AFTER = re.compile(r"[ \t]*(?:°|\^\s*\{?\s*\\circ|degrees?\b|deg\b)", re.IGNORECASE)
+_PI = re.compile(r"\\pi(?![A-Za-z])|π")
 _RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
 
 
@@ -831,6 +845,20 @@ def _given_text(problem: str | None, reference: _Reference) -> bool:
         bool(problem and reference.text_answer)
         and re.search(rf"(?<!\w){re.escape(reference.text_answer)}(?!\w)", problem, re.IGNORECASE) is not None
     )
+
+
+@lru_cache(maxsize=1024)
+def _option_text(problem: str | None, reference: _Reference) -> str | None:
+    """The words of a multiple-choice reference's option in the problem ("Plane" of "(C) Plane"); `None` when it has
+    none (an option that is a formula)."""
+    if not (problem and reference.choice):
+        return None
+    option = re.search(
+        rf"(?:\\textbf\s*\{{\s*)?\(\s*{reference.choice}\s*\)\s*\}}?(?:\\\s)?\s*"
+        r"([A-Za-z][A-Za-z -]*[A-Za-z])\s*(?=\n|\(|\\|$|[.;,$])",
+        problem,
+    )
+    return option.group(1) if option else None
 
 
 def _given_digits(problem: str | None, reference: _Reference) -> bool:
@@ -890,13 +918,13 @@ def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]
     ]
 
 
-def _text_answer_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> list[tuple[int, int]]:
     """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
     name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
-    Navin"), not listed among alternatives ("even or odd")."""
-    if reference.text_answer is None:
+    Navin", "Direction: east"), not listed among alternatives ("even or odd")."""
+    if text_answer is None:
         return []
-    words = r"[\s-]+".join(map(re.escape, reference.text_answer.split()))
+    words = r"[\s-]+".join(map(re.escape, text_answer.split()))
     spans = []
     for match in re.finditer(
         rf"(?<![\w\\])(?:\\text(?:bf)?\s*\{{\s*)?{words}(?:\s*\}})?(?!\w)", feedback, re.IGNORECASE
@@ -1048,13 +1076,12 @@ def final_answer(reference: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _reference(text: str) -> _Reference:
     sides, _ = _sides(text, 0, len(text))
-    equation = (
-        _equation_values(text) if len(sides) == 2 and not _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) else None
-    )
-    if equation is not None and _variables(text[slice(*sides[-1])]):
-        equation = None  # `y = 2x + 3`: the right side is the answer, as math-verify compares
-    if equation is not None:
+    equation = _equation_values(text) if len(sides) == 2 else None
+    solved = len(sides) == 2 and _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) is not None
+    if equation is not None and not solved:
         return _Reference(text, None, _variables(text), False, equation=equation)
+    if not (solved and _variables(text[slice(*sides[-1])])):
+        equation = None  # `x = 5` is its value; `y = 2x + 3` its right side (as math-verify compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
     base = _BASE_NUMBER.fullmatch(answer.strip())
@@ -1080,6 +1107,7 @@ def _reference(text: str) -> _Reference:
         half_line=_half_line(answer),
         collection=_collection(answer) if value is None else None,
         text_answer=None if choice or not text_answer else (text_answer.group(1) or text_answer.group(2)).strip(),
+        equation=equation,
         digits=Fraction(base.group("digits"))
         if base and value is not None and base.group("digits").isdigit()
         else None,
@@ -1106,7 +1134,7 @@ def _equation_values(text: str) -> tuple[float, float] | None:
 def _states_equation(candidate: str, reference: _Reference) -> bool:
     """Whether `candidate` is an equation with the same solutions as the reference's: its difference of sides a
     multiple of the reference's (`10x - 14y + 22z + 8 = 0` for `5x - 7y + 11z + 4 = 0`)."""
-    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != reference.variables:
+    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != _variables(reference.text):
         return False
     differences = _equation_values(candidate)
     if differences is None:
@@ -1155,11 +1183,12 @@ def _leak_spans(
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
-        if reference.equation is not None:  # the whole equation states it, none of its sides
+        if reference.equation is not None and reference.value is None:  # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)
             if is_equation and _states(feedback[slice(*whole)], reference):
                 spans.append(whole)
             continue
+        stated_before = len(spans)
         for start, end in sides:
             if any(old_start <= start and end <= old_end for old_start, old_end in spans):
                 continue
@@ -1178,6 +1207,12 @@ def _leak_spans(
                 spans.append((start, end))
             elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
                 spans.append((start, end))
+            elif _DEGREES_AFTER.match(feedback, end) and _in_radians(text, reference):
+                spans.append((start, end))
+        if reference.equation is not None and is_equation and len(spans) == stated_before:
+            whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
+            if _states_equation(feedback[slice(*whole)], reference):
+                spans.append(whole)
     return spans
 
 
@@ -1185,6 +1220,15 @@ def _in_degrees(candidate: str, reference: _Reference) -> bool:
     """Whether `candidate`, an angle in radians, is the reference's angle in degrees: `\\frac{\\pi}{6}` for `30^\\circ`."""
     value = _value(candidate)
     return value is not None and not _variables(candidate) and _close(float(value) * 180 / math.pi, reference.value)
+
+
+def _in_radians(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in degrees, is a reference in radians (a multiple of pi): 180 for `\\pi`, -30 for
+    `-\\frac{\\pi}{6}`."""
+    if reference.value is None or reference.variables or not _PI.search(reference.text):
+        return False
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * math.pi / 180, reference.value)
 
 
 def _is_whole_value(text: str, start: int, end: int) -> bool:
@@ -1300,7 +1344,7 @@ def _list_markers(text: str) -> frozenset[int]:
 def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
     """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
     (or, when it is `approximate`, rounds it: see `_approximates`)."""
-    if reference.equation is not None:
+    if reference.equation is not None and reference.value is None:
         return _states_equation(candidate, reference)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
@@ -1308,6 +1352,10 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
     candidate = candidate[slice(*sides[-1])]
     if len(candidate) > MAX_CANDIDATE_LENGTH:
         return False
+    if reference.collection is not None and reference.collection.vector:
+        components = _unit_vector_components(candidate, len(reference.collection.items))
+        if components is not None:
+            return _same_items(components, reference.collection.items)
     value = _value(candidate)
     if value is not None:  # a number, or an expression in variables we evaluate: the reference must evaluate alike
         return (
@@ -1515,6 +1563,27 @@ def _matrix_or_vector(rows: list) -> _Collection:
     if len(rows) == 1 or len(rows[0]) == 1:
         return _Collection("bracketed", tuple(value for row in rows for value in row), "()", vector=True)
     return _Collection("matrix", tuple(tuple(row) for row in rows))
+
+
+def _unit_vector_components(candidate: str, dimension: int) -> tuple | None:
+    r"""The components of a vector written in the unit vectors i, j, k ("-2i - 14j - 7k", `3\hat{i} + 4\hat{j}`) of a
+    space of `dimension` (at most 3), or `None` when `candidate` is none."""
+    candidate = _UNIT_VECTOR_MARK.sub("", candidate)
+    letters = "ijk"[:dimension]
+    variables = _variables(candidate)
+    if not variables or not variables <= set(letters):
+        return None
+    components = []
+    for axis in letters:
+        component = _value(_UNIT_VECTOR.sub(lambda match: "(1)" if match.group() == axis else "(0)", candidate))
+        if component is None:
+            return None
+        components.append(component)
+    return tuple(components)
+
+
+_UNIT_VECTOR = re.compile(r"(?<![A-Za-z\\])[ijk](?![A-Za-z])")
+_UNIT_VECTOR_MARK = re.compile(r"\\(?:hat|mathbf|vec|boldsymbol|bf)(?![A-Za-z])\s*")
 
 
 def _closes_at_end(text: str) -> bool:
