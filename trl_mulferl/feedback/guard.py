@@ -74,15 +74,16 @@ _TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
 _CONTEXT_CHARS = 60
 _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
-    r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|gotten|getting|obtains?|obtained"
+    r"|(?<!problem )(?<!statement )(?<!question )\b(?:gives?|gave)"  # what the problem gives is a quote of it
+    r"|\b(?:be|been|equals?|equalling|equal\s+to|giving|gets?|got|gotten|getting|obtains?|obtained"
     r"|obtaining|yields?|yielding|becomes?|became|results?\s+in|(?:comes?|came|coming)\s+(?:out\s+)?(?:to|as)"
-    r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|found|finding|(?:adds?|added|adding)\s+up\s+to"
+    r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|(?:have|has|had|'ve)\s+found|(?:adds?|added|adding)\s+up\s+to"
     r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
     r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
     r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
-    # a label that names a result, one word after its noun at most: "Outcome: 7", "The right value here: 7"
-    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|count|conclusion|target|hint|spoiler)s?"
-    r"(?:\s+[a-z]+)?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
+    # a label that names a result: "Outcome: 7", "The right value here: 7"
+    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler)s?"
+    r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
     # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
     r"|\bcompar(?:e|es|ed|ing)\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
@@ -111,10 +112,9 @@ _RESULT_CUE_AFTER = re.compile(
     # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
     # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
     r"|[.,;:?!]?\s*(?:(?:that|this|which|it)(?:'s|\s+is|\s+was)|is|'s|was|would\s+be)\s+what\s+"
-    r"(?:(?:you|we|i|one)\b|(?:the\s+)?(?:question|problem|exercise|task)\s+(?:asks|wants|needs|is\s+asking)"
-    r"|(?:the\s+)?(?:formula|computation|calculation|method|algebra|arithmetic|work)\s+(?:gives|yields|produces|says))"
-    # set against the attempt's value: "7 rather than 8", "7, not 8"
-    r"|,\s*not\b|(?:rather\s+than|instead\s+of|as\s+opposed\s+to)\b)"
+    r"(?:(?:you|we|i|one)(?:'d|'ll|'re)?\s+(?:should|must|need|needed|want|wanted|were|are|get|got|will|would|ought"
+    r"|have|had|find|found|expect)\b|(?:the\s+)?(?:question|problem|exercise|task)\s+(?:asks|wants|needs|is\s+asking)"
+    r"|(?:the\s+)?(?:formula|computation|calculation|method|algebra|arithmetic|work)\s+(?:gives|yields|produces|says)))"
 )
 # "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
 _INSTRUCTION_BEFORE = re.compile(
@@ -1306,13 +1306,22 @@ def _unmatched_brackets(text: str) -> int:
     return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
 
 
+_ARTICLE_AT_END = re.compile(r"\bthe\s+$")
+# A value a step works with, the subject of "... was right": "Dividing by 4 was right", "Using 4 is correct"
+_OPERAND_OF_A_STEP = re.compile(r"\b[a-z]{2,}ing(?:\s+(?:by|from|with|to|into|on|in|of|at))?[\s$*(]*$")
+
+
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
     unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
     result cue or in an instruction."""
     before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
+    if text.startswith("√", start):
+        before = _ARTICLE_AT_END.sub("", before)  # "is the square root of 53": the article is the root's
     after = text[end : end + _CONTEXT_CHARS].lower()
-    if _RESULT_CUE_BEFORE.search(before) or _RESULT_CUE_AFTER.match(after):
+    if _RESULT_CUE_BEFORE.search(before):
+        return True
+    if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
         return True
     if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
