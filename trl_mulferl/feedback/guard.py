@@ -347,6 +347,7 @@ _BASE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")  # 52₈
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
@@ -375,7 +376,7 @@ _INEQUALITY_WORDS = {
     "more than": ">",
 }
 _INEQUALITY_WORD = re.compile(
-    r"(?:(?<=(?<![A-Za-z])[A-Za-z])|(?<=[\d)]))[ ]+is[ ]+(?P<relation>"
+    r"(?:(?<=(?<![A-Za-z])[A-Za-z])[ ]+(?:is[ ]+)?|(?<=[\d)])[ ]+is[ ]+)(?P<relation>"
     + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
     + r")[ ]+(?=[-\w(√\\])",
     re.IGNORECASE,
@@ -479,6 +480,12 @@ _ARITHMETIC_WORDS = [
 ]
 # A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
 # reads "3 point 2 1" itself), its zeros joined to the next digit ("point 00006 7 2" for .0000672)
+# A ratio or a chance: "4:3", "3 in 56", "3 out of 56" (a part no larger than its whole)
+_RATIO = re.compile(
+    r"(?<![\d.:])(?P<numerator>\d+):(?P<denominator>\d+)(?![\d:])"
+    r"|(?<![\d.])(?P<part>\d+)[ ]+(?:in|out[ ]+of)[ ]+(?P<whole>\d+)(?!\d|\.\d)",
+    re.IGNORECASE,
+)
 _POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
 # Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
 _ORDINAL_DENOMINATOR = re.compile(r"(?<=ty )firsts\b|\b(?P<scale>hundred|thousand)th(?P<plural>s?)\b", re.IGNORECASE)
@@ -496,7 +503,8 @@ def _normalised(text: str) -> _Normalised:
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
-    pieces = [(match.start(), match.end(), _superscript(match.group())) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
     rewritten = {position for start, end, _ in pieces for position in range(start, end)}
     for match in _NON_ASCII.finditer(text):
@@ -554,6 +562,10 @@ def _normalised(text: str) -> _Normalised:
         numerator = match.group("numerator") or "1"
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    for match in _RATIO.finditer(normalised.text):
+        numerator, denominator = match.group("numerator") or match.group("part"), match.group("denominator")
+        if match.group("numerator") or int(match.group("part")) <= int(match.group("whole")):
+            pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), "." + "".join(match.group(1).split()))
@@ -575,7 +587,7 @@ def _normalised(text: str) -> _Normalised:
         [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     )
     # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
-    if " is " in normalised.text:
+    if re.search(r"\bthan\b|\bat[ ]+(?:most|least)\b", normalised.text, re.IGNORECASE):
         normalised = normalised.rewritten(
             [
                 (
@@ -610,8 +622,9 @@ def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
     return normalised.rewritten(sorted(pieces))
 
 
-def _superscript(characters: str) -> str:
-    return "^{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
+def _script(characters: str, mark: str) -> str:
+    """Superscript (`mark` "^") or subscript ("_") characters in LaTeX: ² -> `^{2}`, ₈ -> `_{8}`."""
+    return mark + "{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
