@@ -85,7 +85,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler)s?"
     r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
     # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
-    r"|\bcompar(?:e|es|ed|ing)\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
+    r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
     r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
     r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
@@ -965,7 +965,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         return []
     candidates = [match.span() for match in _MATRIX.finditer(feedback)]
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
-    candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
+    if reference.collection.kind == "matrix" or reference.collection.vector:
+        candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
     runs = _math_runs(feedback)
     group = runs[:1]
     for run in [*runs[1:], None]:
@@ -1454,9 +1455,9 @@ _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
 _PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
 # A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
 _ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
-_ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER})*"
+_ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bounded: a scan stays linear
 _MATRIX_ROWS = re.compile(
-    rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW})+(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
+    rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
 )
 _ROW_CELL_SEPARATOR = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
