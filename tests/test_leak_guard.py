@@ -1082,6 +1082,12 @@ def test_a_given_value_quoted_near_a_cue_word_is_left_intact(feedback):
     assert redact_answer_leak(feedback, "7", problem=RESULT_PROBLEM) == (feedback, False)
 
 
+def test_the_article_of_a_root_in_words_is_no_word_between_a_cue_and_the_value():
+    problem = "What is $\\sqrt{53}$ in simplest radical form?"  # it states the value: a result cue is needed
+    feedback = "The true value is the square root of fifty-three."
+    assert redact_answer_leak(feedback, "\\sqrt{53}", problem=problem)[0] == "The true value is the [redacted]."
+
+
 def test_a_computation_in_the_problem_is_no_statement_of_its_value():
     # The problem asks to compute `(-k + 4) + (-2 + 3k)`: it does not state 2k + 2, which is redacted anywhere; a quote
     # of the problem's own expression is redacted only as a result.
@@ -1140,7 +1146,6 @@ CONIC_CHOICES = "Find the curve defined by the equation $r^2 \\cos 2\\theta = 4$
         ("The chance is 3 in 56.", "\\frac{3}{56}", "The chance is [redacted]."),
         ("The ratio is 4:3.", "\\frac43", "The ratio is [redacted]."),
         ("Every x greater than 2 works.", "(2,\\infty)", "Every [redacted] works."),
-        ("The true value is the square root of fifty-three.", "\\sqrt{53}", "The true value is the [redacted]."),
     ],
 )
 def test_more_notations_of_a_value_are_read(feedback, reference, expected):
