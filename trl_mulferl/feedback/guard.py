@@ -685,18 +685,26 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
       the wording. Step numbers ("Step 2", "response 3") and list markers ("1. ... 2. ...": a number in a marker's
       place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value.
-      When the problem statement states the value itself (a number anywhere in it, or a standalone
-      expression equal to it), feedback may quote it, and it is redacted only as a result statement: after "is",
-      "equals", "gives", "get", "should be", "answer:", "####", "return", ... or before "is the answer", "is
-      correct", or handed over in an instruction ("Write 7 as the result", "The box needs 7", "Put 7 in the box").
+      When the problem statement states the value itself (a number anywhere in it, a literal such as `\frac12`, or
+      the reference as written; a computation it asks for states nothing), feedback may quote it, and it is
+      redacted only as a result statement: after "is", "equals", "gives", any form of a result verb ("gotten",
+      "you will find", "that leaves", "I count"), "answer:", a label naming a result ("Outcome: 7"), "####",
+      "return", set against the attempt ("Compare your 8 with 7"), ... or before "is the answer", "is correct", "is
+      what you should have found", or handed over in an instruction or wanted ("Write 7 as the result", "The box
+      needs 7", "Put 7 in the box", "you needed 7.", "Why not 7?"); what the problem gives ("the problem gives 7")
+      and the value a step works with ("Dividing by 7 was right") are quotes.
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
     - a multiple-choice letter written as a choice ("(C)", "(c)", `\textbf{(C)}`, not "part (c)") or a bare letter
-      stated as the result or picked ("choose C", "try C"); a text answer (`\text{even}`) stated as the result, not
-      among alternatives ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
+      stated as the result or picked ("choose C", "try C"), and its option's words in the problem ("Plane") stated
+      as the result; a text answer (`\text{even}`) stated as the result ("Direction: east"), not among alternatives
+      ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
     - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments
-      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a vector as a tuple, `\langle\rangle` or any
-      matrix environment, unions; an equation answer (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor;
+      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a list in brackets or braces, a vector as a
+      tuple, in rows ("[-2; -14; -7]") or unit vectors ("-2i - 14j - 7k"), `\langle\rangle` or any matrix
+      environment, a matrix as a list of rows or in rows ("-1 0; 0 -1"), unions; an equation answer
+      (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor; a line (`y = 2x + 3`) as its right side or
+      rearranged;
     - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84") whose result is the
       reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
       significant digits ("about 4.472" for `2\sqrt{5}`);
@@ -706,8 +714,9 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
       `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, superscripts, `4½`, a dash as a minus sign, mixed numbers
       (`1\frac{4}{5}`), numbers in a base (`52_8`, whose digits "52" state it too), units (`90^\circ`, `\$18.90`,
-      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), or with its digits split by whitespace next to a
-      result cue ("the answer is 4 2"). The original span of each is replaced.
+      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), thousands grouped by spaces ("8 000"), a ratio or
+      a chance ("4:3", "3 in 56"), degrees for a multiple of pi ("-30 degrees"), or with its digits split by
+      whitespace next to a result cue ("the answer is 4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
     trigonometric functions and variables numerically, collections item by item, and what only math-verify reads
