@@ -1059,6 +1059,8 @@ def test_words_that_only_look_like_operators_are_left_intact(feedback, reference
         ("Not 8 but 7: the symmetry halves it.", "Not 8 but [redacted]: the symmetry halves it."),
         ('- Correct value: "7"', '- Correct value: "[redacted]"'),
         ("You should have gotten **7**.", "You should have gotten **[redacted]**."),
+        ("One step away. That makes 7.", "One step away. That makes [redacted]."),
+        ("The solution should end with 7.", "The solution should end with [redacted]."),
     ],
 )
 def test_result_cues_in_every_form_are_read_where_the_problem_states_the_value(feedback, expected):
@@ -1109,6 +1111,7 @@ def test_a_computation_in_the_problem_is_no_statement_of_its_value():
 # operators in words along a chain; spoken decimals and ordinal denominators alpha2digit misreads; a line rearranged;
 # degrees for a reference in radians; subscripts; ratios and chances; an option's words; labels before a text answer.
 MATRIX = "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}"
+RUNNERS = "Which of Evelyn, Briana and Carla has the greatest average speed?"
 CONIC_CHOICES = "Find the curve defined by the equation $r^2 \\cos 2\\theta = 4$. (A) Line (B) Circle (E) Hyperbola"
 
 
@@ -1164,6 +1167,7 @@ def test_more_notations_of_a_value_are_read(feedback, reference, expected):
             "She ends up facing towards the [redacted].",
         ),
         ('It should come out to "east".', "\\text{east}", DIRECTION, 'It should come out to "[redacted]".'),
+        ("Evelyn has the greatest speed.", "\\text{Evelyn}", RUNNERS, "[redacted] has the greatest speed."),
     ],
 )
 def test_a_text_answer_or_an_options_words_are_redacted_as_a_result(feedback, reference, problem, expected):
@@ -1182,9 +1186,10 @@ def test_a_text_answer_or_an_options_words_are_redacted_as_a_result(feedback, re
         ("Rows 1 2 3 are fine.", "123"),
         ("You wrote 1 600 where the total is larger.", "16"),
         ("Compare it with the hyperbola you drew.", "\\text{(E)}"),
+        ("Evelyn runs the longest distance, not the fastest.", "\\text{Evelyn}"),
         ("It is 90 degrees.", "\\frac{\\pi}{4}"),
     ],
 )
 def test_other_values_in_those_notations_are_left_intact(feedback, reference):
-    problem = CONIC_CHOICES if "(E)" in reference else None
+    problem = {"\\text{(E)}": CONIC_CHOICES, "\\text{Evelyn}": RUNNERS}.get(reference)
     assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)

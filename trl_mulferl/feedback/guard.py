@@ -81,6 +81,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
     r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
     r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
+    r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
     # a label that names a result: "Outcome: 7", "The right value here: 7"
     r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler)s?"
     r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
@@ -120,7 +121,8 @@ _RESULT_CUE_AFTER = re.compile(
 _INSTRUCTION_BEFORE = re.compile(
     r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use"
     # what a value is wanted as: "you needed 4.", "aim for 4.", "Why not 4?"
-    r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about)"
+    r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about"
+    r"|end(?:s|ed)?\s+with)"
     r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*$"
 )
 _INSTRUCTION_AFTER = re.compile(r"[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
@@ -138,6 +140,10 @@ _TEXT_CUE_BEFORE = re.compile(
     r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
     r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-])"
     r"|(?:^|[\n.!?;])[\s*-]*(?:[a-z'-]+\s+){0,2}[a-z'-]+\s*\**\s*[:—–])[\s*\"'“‘]*$"  # a label: "Direction: east"
+)
+# After a text answer, what the question asks for in a superlative: "Evelyn has the greatest speed", "is the fastest"
+_SUPERLATIVE_AFTER = re.compile(
+    r"[\s*\"'”’]*(?:is|was|has|had|does|did)\s+(?:the\s+)?(?:[a-z]{2,}est|most|least|best|worst|highest|lowest)\b"
 )
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
@@ -962,6 +968,7 @@ def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> l
             or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
             or _CHOICE_CUE_BEFORE.search(before)
             or _TEXT_CUE_BEFORE.search(before)
+            or _SUPERLATIVE_AFTER.match(after)
         ):
             spans.append(match.span())
     return spans
