@@ -1149,6 +1149,11 @@ CONIC_CHOICES = "Find the curve defined by the equation $r^2 \\cos 2\\theta = 4$
         ("The chance is 3 in 56.", "\\frac{3}{56}", "The chance is [redacted]."),
         ("The ratio is 4:3.", "\\frac43", "The ratio is [redacted]."),
         ("Every x greater than 2 works.", "(2,\\infty)", "Every [redacted] works."),
+        ("It is x > 3 and x <= 4.", "(3,4]", "It is [redacted]."),
+        ("It is {x | 3 < x ≤ 4}.", "(3,4]", "It is [redacted]."),
+        ("It is $0.\\overline{3}$.", "\\frac{1}{3}", "It is $[redacted]$."),
+        ("It is 4.1(6).", "\\frac{25}{6}", "It is [redacted]."),
+        ("It is 4.6\u0305.", "\\frac{14}{3}", "It is [redacted]."),
     ],
 )
 def test_more_notations_of_a_value_are_read(feedback, reference, expected):
@@ -1184,6 +1189,8 @@ def test_a_text_answer_or_an_options_words_are_redacted_as_a_result(feedback, re
         ("Your line y = 2x - 3 has the wrong intercept.", "y = 2x + 3"),
         ("You wrote {1, 2}, a different set.", "1,-2"),
         ("Rows 1 2 3 are fine.", "123"),
+        ("You wrote x > 3 and x < 4.", "(3,4]"),
+        ("You wrote 4.(3).", "\\frac{14}{3}"),
         ("You wrote 1 600 where the total is larger.", "16"),
         ("Compare it with the hyperbola you drew.", "\\text{(E)}"),
         ("Evelyn runs the longest distance, not the fastest.", "\\text{Evelyn}"),

@@ -354,6 +354,11 @@ _BASE_WORDS = re.compile(
 )
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
 _SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")  # 52₈
+# A repeating decimal, its repetend under a bar or in brackets: `0.\overline{3}`, `4.\bar{6}`, "4.(6)", "4.6̅"
+_REPEATING_DECIMAL = re.compile(
+    r"(?<![\d.])(?P<whole>\d*)\.(?P<fixed>\d*?)(?:(?P<marked>(?:\d\u0305)+)|\\(?:overline|bar)\s*\{(?P<braced>\d+)\}"
+    r"|\((?P<bracketed>\d+)\)(?![\d/]))"
+)
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
@@ -511,6 +516,7 @@ def _normalised(text: str) -> _Normalised:
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
     pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
     rewritten = {position for start, end, _ in pieces for position in range(start, end)}
     for match in _NON_ASCII.finditer(text):
@@ -626,6 +632,15 @@ def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
     ]
     pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
     return normalised.rewritten(sorted(pieces))
+
+
+def _repeating_decimal(match: re.Match) -> str:
+    r"""A repeating decimal (`_REPEATING_DECIMAL`) as the fraction it is: `0.\overline{3}` -> 1/3, "4.1(6)" -> 25/6."""
+    repetend = (match.group("marked") or "").replace("\u0305", "") or match.group("braced") or match.group("bracketed")
+    fixed = match.group("fixed")
+    value = Fraction(int(match.group("whole") or 0)) + Fraction(int(fixed or 0), 10 ** len(fixed))
+    value += Fraction(int(repetend), 10 ** len(fixed) * (10 ** len(repetend) - 1))
+    return f"{value.numerator}/{value.denominator}"
 
 
 def _script(characters: str, mark: str) -> str:
@@ -1010,27 +1025,49 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         elif text.startswith(("\\begin", "<", "\\langle")) or ";" in text:
             collection = _collection(text)
         else:
+            pieces = [
+                (max(run_start, start), min(run_end, end))
+                for run_start, run_end in runs
+                if run_start < end and start < run_end
+            ]
+            joining = " ".join(feedback[first[1] : second[0]] for first, second in itertools.pairwise(pieces)).lower()
             collection = _list_or_union(
-                [
-                    feedback[max(run_start, start) : min(run_end, end)]
-                    for run_start, run_end in runs
-                    if run_start < end and start < run_end
-                ]
+                [feedback[piece_start:piece_end] for piece_start, piece_end in pieces],
+                both="and" in joining.split() and "or" not in joining.split(),
             )
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
 
 
-def _list_or_union(texts: list[str]) -> "_Collection | None":
-    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, values a list ("3, 5 and 7")."""
+def _list_or_union(texts: list[str], both: bool = False) -> "_Collection | None":
+    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, or, joined by "and" (`both`), their
+    intersection ("x > 3 and x <= 4"); values a list ("3, 5 and 7")."""
     intervals = [_collection(text) for text in texts]
     if all(
         interval is not None and interval.kind == "bracketed" and len(interval.items) == 2 for interval in intervals
     ):
+        if both:
+            return _intersection(intervals)
         return _Collection("union", tuple(sorted((interval.items, interval.brackets) for interval in intervals)))
     items = [_items(text) for text in texts]
     return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+
+
+def _intersection(intervals: "list[_Collection]") -> "_Collection | None":
+    """The interval common to `intervals` (bracketed pairs), or `None` when it is empty: the largest lower bound (open
+    at a tie) and the smallest upper bound (open at a tie)."""
+    low, opening = max(((interval.items[0], interval.brackets[0]) for interval in intervals), key=_open_last)
+    high, closing = min(((interval.items[1], interval.brackets[1]) for interval in intervals), key=_closed_last)
+    return _Collection("bracketed", (low, high), opening + closing) if low < high else None
+
+
+def _open_last(bound: tuple) -> tuple:
+    return bound[0], bound[1] == "("
+
+
+def _closed_last(bound: tuple) -> tuple:
+    return bound[0], bound[1] == "]"
 
 
 def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -1468,6 +1505,7 @@ _MATRIX = re.compile(
 )
 _ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
 _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
+_SET_BUILDER = re.compile(r"(?:\\\{|\{)\s*[A-Za-z]\s*(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})")
 _PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
 # A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
 _ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
@@ -1508,6 +1546,9 @@ def _collection(text: str) -> _Collection | None:
     more than `_MAX_ITEMS` items)."""
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
     text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
+    set_builder = _SET_BUILDER.fullmatch(text)
+    if set_builder:  # {x | 3 < x <= 4}: the interval its condition states
+        return _collection(set_builder.group("condition"))
     if len(text) > 4 * MAX_CANDIDATE_LENGTH:
         return None
     if _UNION.search(text):
