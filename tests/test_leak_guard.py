@@ -1099,6 +1099,11 @@ def test_a_computation_in_the_problem_is_no_statement_of_its_value():
     assert redact_answer_leak(quote, "2k+2", problem=problem) == (quote, False)
     fraction = "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$."
     assert redact_answer_leak("Why not 8/21?", "\\frac{8}{21}", problem=fraction)[0] == "Why not [redacted]?"
+    # in a math span and in other product and quotient signs, a quote of the problem is a quote
+    quote = "You simplified $\\frac{1}{5} \\times \\frac{8}{7} \\div \\frac{12}{20}$ too early."
+    assert redact_answer_leak(quote, "\\frac{8}{21}", problem=fraction) == (quote, False)
+    assert redact_answer_leak("Use the $7$ red marbles once.", "7", problem=RESULT_PROBLEM)[1] is False
+    assert redact_answer_leak("It is $7$.", "7", problem=RESULT_PROBLEM)[0] == "It is $[redacted]$."
     # a literal in the problem does state it
     assert (
         redact_answer_leak("Try 0.5 instead.", "\\frac12", problem="It lands heads with probability $\\frac12$.")[1]

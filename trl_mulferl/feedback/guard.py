@@ -853,11 +853,16 @@ def _given_expressions(problem: str | None, reference: _Reference) -> frozenset[
 
 
 def _compact(expression: str) -> str:
-    r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing: how two writings of it are compared."""
-    return _COMPACT_NOISE.sub("", expression)
+    r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing, each product and quotient sign as one: how
+    two writings of it are compared (`2 \cdot 3` and "2×3" alike)."""
+    text = _COMPACT_NOISE.sub("", expression)
+    return _COMPACT_QUOTIENT.sub("/", _COMPACT_PRODUCT.sub("*", _COMPACT_FRACTION.sub(r"\\frac", text)))
 
 
 _COMPACT_NOISE = re.compile(r"\s+|\\(?:left|right)(?![A-Za-z])|\\[!,;:]")
+_COMPACT_PRODUCT = re.compile(r"\\(?:cdot|times)(?![A-Za-z])|[×·]")
+_COMPACT_QUOTIENT = re.compile(r"\\div(?![A-Za-z])|÷")
+_COMPACT_FRACTION = re.compile(r"\\[dt]frac(?![A-Za-z])")
 # A number as one literal (no computation on it): `-3`, `4.5`, `\frac12`, `9/2`, `2\sqrt{3}`, `√53`, `3\pi`,
 # `\frac{\pi}{6}`, read without spaces.
 _UNSIGNED = r"(?:\d+(?:\.\d+)?|\.\d+)"
@@ -1238,8 +1243,14 @@ def _leak_spans(
     given_expressions: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
-    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
-    stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
+    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`; a value
+    # the problem states, quoted in a math span, only as a result ("the $7$ red marbles" quotes it).
+    stated = []
+    for match in _MATH_SPAN.finditer(feedback):
+        sides = _sides(feedback, *match.span(match.lastindex))[0]
+        quoted = sides and (given or _compact(feedback[slice(*sides[-1])]) in given_expressions)
+        if not (quoted and not _stated_as_result(feedback, *sides[-1], given=True)):
+            stated.append(sides)
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
