@@ -1061,6 +1061,7 @@ def test_words_that_only_look_like_operators_are_left_intact(feedback, reference
         ("You should have gotten **7**.", "You should have gotten **[redacted]**."),
         ("One step away. That makes 7.", "One step away. That makes [redacted]."),
         ("The solution should end with 7.", "The solution should end with [redacted]."),
+        ("The correct result is \\(7\\), not 8.", "The correct result is \\([redacted]\\), not 8."),
     ],
 )
 def test_result_cues_in_every_form_are_read_where_the_problem_states_the_value(feedback, expected):
@@ -1078,6 +1079,7 @@ def test_result_cues_in_every_form_are_read_where_the_problem_states_the_value(f
         "Total red: 7, total blue: 3; now set up the ratio.",
         "Hint: 7 and 3 add up to 10.",
         "You need 7 more terms before simplifying.",
+        "Your setup with 7 is right; the slip is later.",
     ],
 )
 def test_a_given_value_quoted_near_a_cue_word_is_left_intact(feedback):
@@ -1104,6 +1106,13 @@ def test_a_computation_in_the_problem_is_no_statement_of_its_value():
     assert redact_answer_leak(quote, "\\frac{8}{21}", problem=fraction) == (quote, False)
     assert redact_answer_leak("Use the $7$ red marbles once.", "7", problem=RESULT_PROBLEM)[1] is False
     assert redact_answer_leak("It is $7$.", "7", problem=RESULT_PROBLEM)[0] == "It is $[redacted]$."
+    # the problem's expression in a math span and its equations, quoted
+    factor = "Factor the expression $ab+5b+2a+10$."
+    quote = "You copied $ab+5b+2a+10$ correctly, then grouped the wrong terms."
+    assert redact_answer_leak(quote, "(a+5)(b+2)", problem=factor) == (quote, False)
+    cube = "Let $\\omega$ be a complex number such that $\\omega^3 = 1.$ Find the value of ..."
+    quote = "You used $\\omega^3 = 1$ correctly, but not its other roots."
+    assert redact_answer_leak(quote, "1", problem=cube) == (quote, False)
     # a literal in the problem does state it
     assert (
         redact_answer_leak("Try 0.5 instead.", "\\frac12", problem="It lands heads with probability $\\frac12$.")[1]
@@ -1149,6 +1158,7 @@ CONIC_CHOICES = "Find the curve defined by the equation $r^2 \\cos 2\\theta = 4$
         ("It is point zero zero zero zero six seven two.", ".0000672", "It is [redacted]."),
         ("It is two twenty-firsts.", "\\frac{2}{21}", "It is [redacted]."),
         ("It is three hundredths.", "0.03", "It is [redacted]."),
+        ("It is nine one hundredths.", "\\frac{9}{100}", "It is [redacted]."),
         ("It should come out to -30 degrees.", "-\\frac{\\pi}{6}", "It should come out to [redacted] degrees."),
         ("It is 52₈.", "52_8", "It is [redacted]."),
         ("The chance is 3 in 56.", "\\frac{3}{56}", "The chance is [redacted]."),

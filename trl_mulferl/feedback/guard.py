@@ -103,10 +103,10 @@ _RESULT_CUE_BEFORE = re.compile(
     # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
     r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
     r"|about|approximately|roughly|around))*"
-    r"[\s$*(≈~\"'“‘]*$"
+    r"[\s$*(≈~\"'“‘]*(?:\\[(\[])?$"
 )
 _RESULT_CUE_AFTER = re.compile(
-    r"[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
     r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
@@ -123,9 +123,11 @@ _INSTRUCTION_BEFORE = re.compile(
     # what a value is wanted as: "you needed 4.", "aim for 4.", "Why not 4?"
     r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about"
     r"|end(?:s|ed)?\s+with)"
-    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*$"
+    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*(?:\\[(\[])?$"
 )
-_INSTRUCTION_AFTER = re.compile(r"[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
+_INSTRUCTION_AFTER = re.compile(
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)"
+)
 _ENUMERATION_BEFORE = re.compile(
     r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
@@ -499,7 +501,10 @@ _RATIO = re.compile(
 )
 _POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
 # Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
-_ORDINAL_DENOMINATOR = re.compile(r"(?<=ty )firsts\b|\b(?P<scale>hundred|thousand)th(?P<plural>s?)\b", re.IGNORECASE)
+_ORDINAL_DENOMINATOR = re.compile(
+    r"(?<=ty )firsts\b|\b(?:one[ ]+(?=(?:hundred|thousand)ths\b))?(?P<scale>hundred|thousand)th(?P<plural>s?)\b",
+    re.IGNORECASE,
+)  # "nine one hundredths" is 9/100
 _SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
 # Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
 _SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
@@ -839,23 +844,25 @@ def _given(problem: str | None, reference: _Reference) -> bool:
 
 @lru_cache(maxsize=1024)
 def _given_expressions(problem: str | None, reference: _Reference) -> frozenset[str]:
-    """The standalone expressions of the problem (read as the feedback is, `_compact`) that equal the reference: a
-    quote of one of them in the feedback is the problem's text, redacted only as a result statement."""
+    r"""The standalone expressions of the problem (read as the feedback is, `_compact`) that equal the reference, in
+    its math spans or runs, and the equations they are sides of (`\omega^3 = 1`): a quote of one of them in the
+    feedback is the problem's text, redacted only as a result statement."""
     if not problem:
         return frozenset()
     text, expressions = _normalised(problem).text, set()
-    for run in _math_runs(text):
+    runs = [_trim(text, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(text)] + _math_runs(text)
+    for run in runs:
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]
             if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
-                expressions.add(_compact(side))
+                expressions.update((_compact(side), _compact(text[slice(*run)])))
     return frozenset(expressions)
 
 
 def _compact(expression: str) -> str:
     r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing, each product and quotient sign as one: how
     two writings of it are compared (`2 \cdot 3` and "2×3" alike)."""
-    text = _COMPACT_NOISE.sub("", expression)
+    text = _COMPACT_NOISE.sub("", expression).rstrip(".,;:")
     return _COMPACT_QUOTIENT.sub("/", _COMPACT_PRODUCT.sub("*", _COMPACT_FRACTION.sub(r"\\frac", text)))
 
 
@@ -1242,22 +1249,30 @@ def _leak_spans(
     given_digits: bool = False,
     given_expressions: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
+
+    def quoted_only(start: int, end: int) -> bool:
+        """Whether the value at `feedback[start:end]` may quote the problem (the value it states, or one of its
+        expressions) and states no result there: "the $7$ red marbles"."""
+        quotes = given or _compact(feedback[start:end]) in given_expressions
+        return quotes and not _stated_as_result(feedback, start, end, given=True)
+
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
-    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`; a value
-    # the problem states, quoted in a math span, only as a result ("the $7$ red marbles" quotes it).
-    stated = []
-    for match in _MATH_SPAN.finditer(feedback):
-        sides = _sides(feedback, *match.span(match.lastindex))[0]
-        quoted = sides and (given or _compact(feedback[slice(*sides[-1])]) in given_expressions)
-        if not (quoted and not _stated_as_result(feedback, *sides[-1], given=True)):
-            stated.append(sides)
+    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
+    contents = [_trim(feedback, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(feedback)]
+    stated = [
+        sides
+        for content in contents
+        if not quoted_only(*content)  # "$\omega^3 = 1$" quotes the problem's equation
+        for sides in [_sides(feedback, *content)[0]]
+        if sides and not quoted_only(*sides[-1])
+    ]
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
         spans += [
             match.span()
             for match in re.finditer(re.escape(reference.text), feedback)
-            if _is_whole_value(feedback, *match.span())
+            if _is_whole_value(feedback, *match.span()) and not quoted_only(*match.span())
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
@@ -1267,6 +1282,8 @@ def _leak_spans(
                 spans.append(whole)
             continue
         stated_before = len(spans)
+        # a quote of the problem's own equation (`\omega^3 = 1`) states its sides only as a result
+        quoted_equation = is_equation and _compact(feedback[run_start:run_end]) in given_expressions
         for start, end in sides:
             if any(old_start <= start and end <= old_end for old_start, old_end in spans):
                 continue
@@ -1278,7 +1295,10 @@ def _leak_spans(
             if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
                 side_given = given_digits  # `52_8` or `52` for the reference `52_8`
             else:
-                side_given = given or _compact(text) in given_expressions  # a quote of the problem's expression
+                side_given = given
+            side_given = side_given or _compact(text) in given_expressions  # a quote of the problem's expression
+            if quoted_equation and not _stated_as_result(feedback, run_start, run_end, given=True):
+                continue  # its own `=` is no result cue
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
             if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
@@ -1385,8 +1405,11 @@ def _unmatched_brackets(text: str) -> int:
 
 
 _ARTICLE_AT_END = re.compile(r"\bthe\s+$")
-# A value a step works with, the subject of "... was right": "Dividing by 4 was right", "Using 4 is correct"
-_OPERAND_OF_A_STEP = re.compile(r"\b[a-z]{2,}ing(?:\s+(?:by|from|with|to|into|on|in|of|at))?[\s$*(]*$")
+# A value a step works with, the subject of "... was right": "Dividing by 4 was right", "Using 4 is correct", "Your
+# setup with 4 is right"
+_OPERAND_OF_A_STEP = re.compile(
+    r"(?:\b[a-z]{2,}ing(?:\s+(?:by|from|with|to|into|on|in|of|at))?|\b(?:with|by|from|into))[\s$*(]*$"
+)
 
 
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
