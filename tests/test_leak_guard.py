@@ -1035,3 +1035,183 @@ def test_operators_in_words_between_variables_and_spoken_decimals_are_read(feedb
 )
 def test_words_that_only_look_like_operators_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 3 of issue L3: where the problem states the value, result cues in more shapes: every form of a result verb
+# ("gotten", "you will find", "that leaves", "I count"), a label naming a result ("Outcome: 7", "The right value
+# here: 7"), a value wanted ("you needed 7.", "Why not 7?"), what the reader is after ("7 is what you should have
+# found"), a contrast with the attempt ("Compare your 8 with 7", "not 8 but 7"), quotes around the value.
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        ("You should have gotten 7. Look again.", "You should have gotten [redacted]. Look again."),
+        ("Redo it and you will find 7.", "Redo it and you will find [redacted]."),
+        ("That leaves 7 after the cancellation.", "That leaves [redacted] after the cancellation."),
+        ("I count 7 of them.", "I count [redacted] of them."),
+        ("The count drops to 7 once duplicates go.", "The count drops to [redacted] once duplicates go."),
+        ("It all adds up to 7.", "It all adds up to [redacted]."),
+        ("Outcome: 7.", "Outcome: [redacted]."),
+        ("The right value here: 7.", "The right value here: [redacted]."),
+        ("Instead of 8, you needed 7.", "Instead of 8, you needed [redacted]."),
+        ("Why not 7? That is what the formula gives.", "Why not [redacted]? That is what the formula gives."),
+        ("In short, 7 is what you should have found.", "In short, [redacted] is what you should have found."),
+        ("Compare your 8 with 7: they differ.", "Compare your 8 with [redacted]: they differ."),
+        ("Not 8 but 7: the symmetry halves it.", "Not 8 but [redacted]: the symmetry halves it."),
+        ('- Correct value: "7"', '- Correct value: "[redacted]"'),
+        ("You should have gotten **7**.", "You should have gotten **[redacted]**."),
+        ("One step away. That makes 7.", "One step away. That makes [redacted]."),
+        ("The solution should end with 7.", "The solution should end with [redacted]."),
+        ("The correct result is \\(7\\), not 8.", "The correct result is \\([redacted]\\), not 8."),
+    ],
+)
+def test_result_cues_in_every_form_are_read_where_the_problem_states_the_value(feedback, expected):
+    assert redact_answer_leak(feedback, "7", problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "The problem gives 7; use it once.",  # what the problem gives is a quote of it
+        "Dividing by 7 was right; the slip is later.",  # the value a step works with
+        "Using 7 is correct, but the next line is not.",
+        "You found the 7 in the statement, then used it twice.",
+        "7 is what you multiply by, not what you add.",
+        "Total red: 7, total blue: 3; now set up the ratio.",
+        "Hint: 7 and 3 add up to 10.",
+        "You need 7 more terms before simplifying.",
+        "Your setup with 7 is right; the slip is later.",
+    ],
+)
+def test_a_given_value_quoted_near_a_cue_word_is_left_intact(feedback):
+    assert redact_answer_leak(feedback, "7", problem=RESULT_PROBLEM) == (feedback, False)
+
+
+def test_the_article_of_a_root_in_words_is_no_word_between_a_cue_and_the_value():
+    problem = "What is $\\sqrt{53}$ in simplest radical form?"  # it states the value: a result cue is needed
+    feedback = "The true value is the square root of fifty-three."
+    assert redact_answer_leak(feedback, "\\sqrt{53}", problem=problem)[0] == "The true value is the [redacted]."
+
+
+def test_a_computation_in_the_problem_is_no_statement_of_its_value():
+    # The problem asks to compute `(-k + 4) + (-2 + 3k)`: it does not state 2k + 2, which is redacted anywhere; a quote
+    # of the problem's own expression is redacted only as a result.
+    problem = "Simplify $(-k + 4) + (-2 + 3k)$."
+    assert redact_answer_leak("Try 2k + 2 instead.", "2k+2", problem=problem)[0] == "Try [redacted] instead."
+    quote = "You expanded (-k + 4) + (-2 + 3k) term by term, good."
+    assert redact_answer_leak(quote, "2k+2", problem=problem) == (quote, False)
+    fraction = "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$."
+    assert redact_answer_leak("Why not 8/21?", "\\frac{8}{21}", problem=fraction)[0] == "Why not [redacted]?"
+    # in a math span and in other product and quotient signs, a quote of the problem is a quote
+    quote = "You simplified $\\frac{1}{5} \\times \\frac{8}{7} \\div \\frac{12}{20}$ too early."
+    assert redact_answer_leak(quote, "\\frac{8}{21}", problem=fraction) == (quote, False)
+    assert redact_answer_leak("Use the $7$ red marbles once.", "7", problem=RESULT_PROBLEM)[1] is False
+    assert redact_answer_leak("It is $7$.", "7", problem=RESULT_PROBLEM)[0] == "It is $[redacted]$."
+    # the problem's expression in a math span and its equations, quoted
+    factor = "Factor the expression $ab+5b+2a+10$."
+    quote = "You copied $ab+5b+2a+10$ correctly, then grouped the wrong terms."
+    assert redact_answer_leak(quote, "(a+5)(b+2)", problem=factor) == (quote, False)
+    cube = "Let $\\omega$ be a complex number such that $\\omega^3 = 1.$ Find the value of ..."
+    quote = "You used $\\omega^3 = 1$ correctly, but not its other roots."
+    assert redact_answer_leak(quote, "1", problem=cube) == (quote, False)
+    # a literal in the problem does state it
+    assert (
+        redact_answer_leak("Try 0.5 instead.", "\\frac12", problem="It lands heads with probability $\\frac12$.")[1]
+        is False
+    )
+
+
+# Round 3: notations read. Vectors and matrices in braces, nested lists, rows, unit vectors; sets in square brackets;
+# "+/-"; thousands grouped by spaces; a minus between one-letter variables; a function glued to its variable;
+# operators in words along a chain; spoken decimals and ordinal denominators alpha2digit misreads; a line rearranged;
+# degrees for a reference in radians; subscripts; ratios and chances; an option's words; labels before a text answer.
+MATRIX = "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}"
+RUNNERS = "Which of Evelyn, Briana and Carla has the greatest average speed?"
+CONIC_CHOICES = "Find the curve defined by the equation $r^2 \\cos 2\\theta = 4$. (A) Line (B) Circle (E) Hyperbola"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It is {-2, -14, -7}.", VECTOR, "It is [redacted]."),
+        ("It is [[-1, 0], [0, -1]].", MATRIX, "It is [redacted]."),
+        ("**Answer:** -1 0; 0 -1", MATRIX, "**Answer:** [redacted]"),
+        ("It is [-2; -14; -7] here.", VECTOR, "It is [redacted] here."),
+        ("It is -2i - 14j - 7k.", VECTOR, "It is [redacted]."),
+        ("Correct answer: [1, -2]", "1,-2", "Correct answer: [redacted]"),
+        ("Correct answer: 1 +/- sqrt(19)", "1 \\pm \\sqrt{19}", "Correct answer: [redacted]"),
+        ("You should have gotten 8 000.", "8000", "You should have gotten [redacted]."),
+        ("Why not 11 111 111 100?", "11,\\! 111,\\! 111,\\! 100", "Why not [redacted]?"),
+        ("Compare your 2p - q with p-q.", "p - q", "Compare your 2p - q with [redacted]."),
+        ("The value you want is cotx.", "\\cot x", "The value you want is [redacted]."),
+        ("The side is sqrt 51.", "\\sqrt{51}", "The side is [redacted]."),
+        (
+            "It is x to the power 5 minus x to the power 4 plus x cubed minus x squared plus x minus one.",
+            "x^5 - x^4 + x^3 - x^2 + x - 1",
+            "It is [redacted].",
+        ),
+        (
+            "It is five x minus seven y plus eleven z plus four equals zero.",
+            "5x - 7y + 11z + 4 = 0",
+            "It is [redacted].",
+        ),
+        ("It is 2x - y + 3 = 0.", "y = 2x + 3", "It is [redacted]."),
+        ("It is point zero zero zero zero six seven two.", ".0000672", "It is [redacted]."),
+        ("It is two twenty-firsts.", "\\frac{2}{21}", "It is [redacted]."),
+        ("It is three hundredths.", "0.03", "It is [redacted]."),
+        ("It is nine one hundredths.", "\\frac{9}{100}", "It is [redacted]."),
+        ("It should come out to -30 degrees.", "-\\frac{\\pi}{6}", "It should come out to [redacted] degrees."),
+        ("It is 52₈.", "52_8", "It is [redacted]."),
+        ("The chance is 3 in 56.", "\\frac{3}{56}", "The chance is [redacted]."),
+        ("The ratio is 4:3.", "\\frac43", "The ratio is [redacted]."),
+        ("Every x greater than 2 works.", "(2,\\infty)", "Every [redacted] works."),
+        ("It is x > 3 and x <= 4.", "(3,4]", "It is [redacted]."),
+        ("It is {x | 3 < x ≤ 4}.", "(3,4]", "It is [redacted]."),
+        ("It is $0.\\overline{3}$.", "\\frac{1}{3}", "It is $[redacted]$."),
+        ("It is 4.1(6).", "\\frac{25}{6}", "It is [redacted]."),
+        ("It is 4.6\u0305.", "\\frac{14}{3}", "It is [redacted]."),
+    ],
+)
+def test_more_notations_of_a_value_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem", "expected"),
+    [
+        ("You will find hyperbola.", "\\text{(E)}", CONIC_CHOICES, "You will find [redacted]."),
+        ("Direction: east.", "\\text{east}", DIRECTION, "Direction: [redacted]."),
+        (
+            "She ends up facing towards the east.",
+            "\\text{east}",
+            DIRECTION,
+            "She ends up facing towards the [redacted].",
+        ),
+        ('It should come out to "east".', "\\text{east}", DIRECTION, 'It should come out to "[redacted]".'),
+        ("Evelyn has the greatest speed.", "\\text{Evelyn}", RUNNERS, "[redacted] has the greatest speed."),
+    ],
+)
+def test_a_text_answer_or_an_options_words_are_redacted_as_a_result(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Your final answer -$36 is not right.", "\\$36"),  # a dollar after a sign is the value's unit: -36
+        ("Your matrix [[1, 0], [0, 1]] is the identity.", MATRIX),
+        ("You wrote [-2; 14; -7], one sign is off.", VECTOR),
+        ("You wrote -2i + 14j - 7k.", VECTOR),
+        ("Your line y = 2x - 3 has the wrong intercept.", "y = 2x + 3"),
+        ("You wrote {1, 2}, a different set.", "1,-2"),
+        ("Rows 1 2 3 are fine.", "123"),
+        ("You wrote x > 3 and x < 4.", "(3,4]"),
+        ("You wrote 4.(3).", "\\frac{14}{3}"),
+        ("You wrote 1 600 where the total is larger.", "16"),
+        ("Compare it with the hyperbola you drew.", "\\text{(E)}"),
+        ("Evelyn runs the longest distance, not the fastest.", "\\text{Evelyn}"),
+        ("It is 90 degrees.", "\\frac{\\pi}{4}"),
+    ],
+)
+def test_other_values_in_those_notations_are_left_intact(feedback, reference):
+    problem = {"\\text{(E)}": CONIC_CHOICES, "\\text{Evelyn}": RUNNERS}.get(reference)
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)

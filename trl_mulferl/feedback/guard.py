@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy
 from math_verify import parse, verify
@@ -74,9 +74,19 @@ _TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
 _CONTEXT_CHARS = 60
 _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
-    r"|\b(?:be|been|equals?|equalling|equal\s+to|gives?|giving|gave|gets?|got|getting|obtains?|obtained|obtaining"
-    r"|yields?|yielding|becomes?|became|results?\s+in|comes?\s+(?:out\s+)?(?:to|as)|leads?\s+to|reach(?:es)?)"
-    r"|\b(?:answer|result|value|total|sum|solution|final)\s*[:=]"
+    r"|(?<!problem )(?<!statement )(?<!question )\b(?:gives?|gave)"  # what the problem gives is a quote of it
+    r"|\b(?:be|been|equals?|equalling|equal\s+to|giving|gets?|got|gotten|getting|obtains?|obtained"
+    r"|obtaining|yields?|yielding|becomes?|became|results?\s+in|(?:comes?|came|coming)\s+(?:out\s+)?(?:to|as)"
+    r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|(?:have|has|had|'ve)\s+found|(?:adds?|added|adding)\s+up\s+to"
+    r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
+    r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
+    r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
+    r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
+    # a label that names a result: "Outcome: 7", "The right value here: 7"
+    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler)s?"
+    r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
+    # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
+    r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
     r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
     r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
@@ -93,41 +103,54 @@ _RESULT_CUE_BEFORE = re.compile(
     # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
     r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
     r"|about|approximately|roughly|around))*"
-    r"[\s$*(≈~]*$"
+    r"[\s$*(≈~\"'“‘]*(?:\\[(\[])?$"
 )
 _RESULT_CUE_AFTER = re.compile(
-    r"[\s$*)]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
     r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
-    # "7. That is what the question asks for."
-    r"|[.,;:]?\s*(?:that|this|which)(?:'s|\s+is)\s+what\s+(?:the\s+)?(?:question|problem|exercise|task)\s+"
-    r"(?:asks|wants|needs|is\s+asking))"
+    # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
+    # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
+    r"|[.,;:?!]?\s*(?:(?:that|this|which|it)(?:'s|\s+is|\s+was)|is|'s|was|would\s+be)\s+what\s+"
+    r"(?:(?:you|we|i|one)(?:'d|'ll|'re)?\s+(?:should|must|need|needed|want|wanted|were|are|get|got|will|would|ought"
+    r"|have|had|find|found|expect)\b|(?:the\s+)?(?:question|problem|exercise|task)\s+(?:asks|wants|needs|is\s+asking)"
+    r"|(?:the\s+)?(?:formula|computation|calculation|method|algebra|arithmetic|work)\s+(?:gives|yields|produces|says)))"
 )
 # "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
 _INSTRUCTION_BEFORE = re.compile(
-    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use)"
-    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(]*$"
+    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use"
+    # what a value is wanted as: "you needed 4.", "aim for 4.", "Why not 4?"
+    r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about"
+    r"|end(?:s|ed)?\s+with)"
+    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*(?:\\[(\[])?$"
 )
-_INSTRUCTION_AFTER = re.compile(r"[\s$*)]*(?:[.;!\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)")
+_INSTRUCTION_AFTER = re.compile(
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)"
+)
 _ENUMERATION_BEFORE = re.compile(
     r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 _CHOICE_CUE_BEFORE = re.compile(
-    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(]*$"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(\"'“‘]*$"
 )
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
-_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply)\s+)+$")
+_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply|toward|towards)\s+)+$")
 _TEXT_CUE_BEFORE = re.compile(
     r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
-    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-]))[\s*]*$"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-])"
+    r"|(?:^|[\n.!?;])[\s*-]*(?:[a-z'-]+\s+){0,2}[a-z'-]+\s*\**\s*[:—–])[\s*\"'“‘]*$"  # a label: "Direction: east"
+)
+# After a text answer, what the question asks for in a superlative: "Evelyn has the greatest speed", "is the fastest"
+_SUPERLATIVE_AFTER = re.compile(
+    r"[\s*\"'”’]*(?:is|was|has|had|does|did)\s+(?:the\s+)?(?:[a-z]{2,}est|most|least|best|worst|highest|lowest)\b"
 )
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
-_OPERATOR_NEARBY = r"(?:[-+*/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"
+_OPERATOR_NEARBY = r"(?:(?<!\*)\*(?!\*)|[-+/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"  # `**` is Markdown bold
 _PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
 _PART_OF_VALUE_AFTER = re.compile(
     rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
@@ -234,7 +257,7 @@ _FUNCTIONS = {
 # `\log_2 8`, `\log_{3}(x)`: a logarithm in a base, as a quotient of natural ones
 _LOG_IN_BASE = re.compile(r"\\log_\s*(?:\{([^{}]*)\}|(\w))\s*(\([^()]*\)|\{[^{}]*\}|\d+(?:\.\d+)?|[A-Za-z])")
 # `\sin x`, `\cot 2x`: a function applied without brackets, to the number and letter that follow it
-_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
+_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp|sqrt)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
 _MAX_POWER_BITS = 4096
 _RELATIVE_TOLERANCE = 1e-9
 _TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
@@ -257,7 +280,8 @@ class _Reference:
     digits: Fraction | None = None  # the digits of a number in another base (`52_8`: 52), which state it too
     base: str | None = None  # that number as the problem would write it (`52_8`)
     # An equation such as a plane's (`5x - 7y + 11z + 4 = 0`): the value of its left side minus its right side at two
-    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement.
+    # points; an equation stating it has a multiple of that difference, and its last side alone is no statement. A
+    # line `y = 2x + 3` has one too (`2x - y + 3 = 0` states it), besides the value of its right side.
     equation: tuple[float, float] | None = None
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
@@ -299,7 +323,8 @@ class _Normalised:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+# a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 _CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
 _CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
@@ -315,7 +340,7 @@ _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜ
 _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
-_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 # Symbols in words: "1 plus or minus √19", "(5, infinity)"
 _SYMBOL_WORD = re.compile(r"\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity)\b", re.IGNORECASE)
 _SYMBOL_WORDS = {
@@ -330,11 +355,26 @@ _BASE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")  # 52₈
+# A repeating decimal, its repetend under a bar or in brackets: `0.\overline{3}`, `4.\bar{6}`, "4.(6)", "4.6̅"
+_REPEATING_DECIMAL = re.compile(
+    r"(?<![\d.])(?P<whole>\d*)\.(?P<fixed>\d*?)(?:(?P<marked>(?:\d\u0305)+)|\\(?:overline|bar)\s*\{(?P<braced>\d+)\}"
+    r"|\((?P<bracketed>\d+)\)(?![\d/]))"
+)
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 _UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
-_SYMBOLS = {"±": "\\pm ", "∓": "\\mp ", "∞": "\\infty ", "∪": " \\cup ", "∈": " \\in ", "⁄": "/", "∕": "/"}
+_SYMBOLS = {
+    "±": "\\pm ",
+    "+/-": " \\pm ",
+    "∓": "\\mp ",
+    "∞": "\\infty ",
+    "∪": " \\cup ",
+    "∈": " \\in ",
+    "⁄": "/",
+    "∕": "/",
+}
 # An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
 _INEQUALITY_WORDS = {
     "at most": "<=",
@@ -349,7 +389,7 @@ _INEQUALITY_WORDS = {
     "more than": ">",
 }
 _INEQUALITY_WORD = re.compile(
-    r"(?:(?<=(?<![A-Za-z])[A-Za-z])|(?<=[\d)]))[ ]+is[ ]+(?P<relation>"
+    r"(?:(?<=(?<![A-Za-z])[A-Za-z])[ ]+(?:is[ ]+)?|(?<=[\d)])[ ]+is[ ]+)(?P<relation>"
     + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
     + r")[ ]+(?=[-\w(√\\])",
     re.IGNORECASE,
@@ -383,6 +423,10 @@ _NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d
 # A number or a one-letter variable with its coefficient ("13 x"), for the operators in words: "p minus q"
 _TERM = rf"(?:{_NUMBER}|(?:-?\d+[ ]?)?(?<![A-Za-z])[A-Za-z](?![A-Za-z]))"
 _LETTER = r"(?<![A-Za-z])([A-Za-z])"
+# An operand an operator in words stands between: a term, a power of it (`x^(5)`, "x squared" read), a bracket. Only
+# the operand before the word is matched, so that a chain ("x^(5) minus x^(4) plus x") is read link by link.
+_OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
+_OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
@@ -437,19 +481,35 @@ _ARITHMETIC_WORDS = [
         r"(\1)*(\2)",
     ),
     (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
-    (("plus",), re.compile(rf"(?<![\d.])({_TERM}),?[ ]+plus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 + \2"),
-    (("minus",), re.compile(rf"(?<![\d.])({_TERM})[ ]+minus[ ]+({_TERM})(?!\w)", re.IGNORECASE), r"\1 - \2"),
+    (("plus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+plus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 + "),
+    (("minus",), re.compile(rf"{_OPERAND_BEFORE}[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
     (
         ("divided", "over"),
         re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
         r"\1 / \2",
     ),
-    # a variable set equal to a value in words: "y equals 2 x + 3"
-    (("equals",), re.compile(rf"{_LETTER}[ ]+equals[ ]+(?=[-\d(√]|[A-Za-z](?![A-Za-z]))", re.IGNORECASE), r"\1 = "),
+    # two sides set equal in words: "y equals 2 x + 3", "5 x - 7 y + 4 equals 0"
+    (("equals",), re.compile(rf"{_OPERAND_BEFORE}[ ]+equals[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 = "),
 ]
 # A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
-# reads "3 point 2 1" itself)
-_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+\d){2,})(?!\d|\.\d)", re.IGNORECASE)
+# reads "3 point 2 1" itself), its zeros joined to the next digit ("point 00006 7 2" for .0000672)
+# A ratio or a chance: "4:3", "3 in 56", "3 out of 56" (a part no larger than its whole)
+_RATIO = re.compile(
+    r"(?<![\d.:])(?P<numerator>\d+):(?P<denominator>\d+)(?![\d:])"
+    r"|(?<![\d.])(?P<part>\d+)[ ]+(?:in|out[ ]+of)[ ]+(?P<whole>\d+)(?!\d|\.\d)",
+    re.IGNORECASE,
+)
+_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
+# Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
+_ORDINAL_DENOMINATOR = re.compile(
+    r"(?<=ty )firsts\b|\b(?:one[ ]+(?=(?:hundred|thousand)ths\b))?(?P<scale>hundred|thousand)th(?P<plural>s?)\b",
+    re.IGNORECASE,
+)  # "nine one hundredths" is 9/100
+_SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
+# Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
+_SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
+# A function glued to its variable: "cotx", "sinx", "lnx"
+_GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
 def _normalised(text: str) -> _Normalised:
@@ -459,7 +519,9 @@ def _normalised(text: str) -> _Normalised:
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
-    pieces = [(match.start(), match.end(), _superscript(match.group())) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
     pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
     rewritten = {position for start, end, _ in pieces for position in range(start, end)}
     for match in _NON_ASCII.finditer(text):
@@ -480,11 +542,18 @@ def _normalised(text: str) -> _Normalised:
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
     pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
-    # an escaped dollar is a unit ("-\$36" is -36, not a dash before 36); `10,\!080` is 10,080
+    # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
+    # `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), _SCALE_ORDINALS[match.group("scale").lower()] + match.group("plural"))
+        if match.group("scale")
+        else (match.start(), match.end(), "first")
+        for match in _ORDINAL_DENOMINATOR.finditer(normalised.text)
+    ]
     pieces += [
         (match.start(), match.end(), _SYMBOL_WORDS[" ".join(match.group().lower().split())])
         for match in _SYMBOL_WORD.finditer(normalised.text)
@@ -496,6 +565,11 @@ def _normalised(text: str) -> _Normalised:
         for match in _MONEY_WORDS.finditer(normalised.text)
     ]
     pieces += [
+        (match.start(), match.end(), match.group().replace(" ", ""))
+        for match in _SPACED_THOUSANDS.finditer(normalised.text)
+    ]
+    pieces += [(match.end(), match.end(), " ") for match in _GLUED_FUNCTION.finditer(normalised.text)]
+    pieces += [
         (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
         for match in _BASE_WORDS.finditer(normalised.text)
     ]
@@ -505,10 +579,15 @@ def _normalised(text: str) -> _Normalised:
         numerator = match.group("numerator") or "1"
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    for match in _RATIO.finditer(normalised.text):
+        numerator, denominator = match.group("numerator") or match.group("part"), match.group("denominator")
+        if match.group("numerator") or int(match.group("part")) <= int(match.group("whole")):
+            pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), "." + "".join(match.group(1).split()))
         for match in _POINT_WORDS.finditer(normalised.text)
+        if len("".join(match.group(1).split())) >= 2  # "point 3" is a point's label
     ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
@@ -525,7 +604,7 @@ def _normalised(text: str) -> _Normalised:
         [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     )
     # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
-    if " is " in normalised.text:
+    if re.search(r"\bthan\b|\bat[ ]+(?:most|least)\b", normalised.text, re.IGNORECASE):
         normalised = normalised.rewritten(
             [
                 (
@@ -560,16 +639,26 @@ def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
     return normalised.rewritten(sorted(pieces))
 
 
-def _superscript(characters: str) -> str:
-    return "^{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
+def _repeating_decimal(match: re.Match) -> str:
+    r"""A repeating decimal (`_REPEATING_DECIMAL`) as the fraction it is: `0.\overline{3}` -> 1/3, "4.1(6)" -> 25/6."""
+    repetend = (match.group("marked") or "").replace("\u0305", "") or match.group("braced") or match.group("bracketed")
+    fixed = match.group("fixed")
+    value = Fraction(int(match.group("whole") or 0)) + Fraction(int(fixed or 0), 10 ** len(fixed))
+    value += Fraction(int(repetend), 10 ** len(fixed) * (10 ** len(repetend) - 1))
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _script(characters: str, mark: str) -> str:
+    """Superscript (`mark` "^") or subscript ("_") characters in LaTeX: ² -> `^{2}`, ₈ -> `_{8}`."""
+    return mark + "{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ±, ∞, ∪ (and a U between two
-    intervals), ∈, fraction slashes."""
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ± (and "+/-"), ∞, ∪ (and a U
+    between two intervals), ∈, fraction slashes."""
     return (
         [(match, "-") for match in _DASH_MINUS.finditer(text)]
-        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]", text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]|\\+/-", text)]
         + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
     )
 
@@ -622,18 +711,26 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
       the wording. Step numbers ("Step 2", "response 3") and list markers ("1. ... 2. ...": a number in a marker's
       place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value.
-      When the problem statement states the value itself (a number anywhere in it, or a standalone
-      expression equal to it), feedback may quote it, and it is redacted only as a result statement: after "is",
-      "equals", "gives", "get", "should be", "answer:", "####", "return", ... or before "is the answer", "is
-      correct", or handed over in an instruction ("Write 7 as the result", "The box needs 7", "Put 7 in the box").
+      When the problem statement states the value itself (a number anywhere in it, a literal such as `\frac12`, or
+      the reference as written; a computation it asks for states nothing), feedback may quote it, and it is
+      redacted only as a result statement: after "is", "equals", "gives", any form of a result verb ("gotten",
+      "you will find", "that leaves", "I count"), "answer:", a label naming a result ("Outcome: 7"), "####",
+      "return", set against the attempt ("Compare your 8 with 7"), ... or before "is the answer", "is correct", "is
+      what you should have found", or handed over in an instruction or wanted ("Write 7 as the result", "The box
+      needs 7", "Put 7 in the box", "you needed 7.", "Why not 7?"); what the problem gives ("the problem gives 7")
+      and the value a step works with ("Dividing by 7 was right") are quotes.
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
     - a multiple-choice letter written as a choice ("(C)", "(c)", `\textbf{(C)}`, not "part (c)") or a bare letter
-      stated as the result or picked ("choose C", "try C"); a text answer (`\text{even}`) stated as the result, not
-      among alternatives ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
+      stated as the result or picked ("choose C", "try C"), and its option's words in the problem ("Plane") stated
+      as the result; a text answer (`\text{even}`) stated as the result ("Direction: east"), not among alternatives
+      ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
     - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments
-      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a vector as a tuple, `\langle\rangle` or any
-      matrix environment, unions; an equation answer (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor;
+      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a list in brackets or braces, a vector as a
+      tuple, in rows ("[-2; -14; -7]") or unit vectors ("-2i - 14j - 7k"), `\langle\rangle` or any matrix
+      environment, a matrix as a list of rows or in rows ("-1 0; 0 -1"), unions; an equation answer
+      (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor; a line (`y = 2x + 3`) as its right side or
+      rearranged;
     - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84") whose result is the
       reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
       significant digits ("about 4.472" for `2\sqrt{5}`);
@@ -643,8 +740,9 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
       `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, superscripts, `4½`, a dash as a minus sign, mixed numbers
       (`1\frac{4}{5}`), numbers in a base (`52_8`, whose digits "52" state it too), units (`90^\circ`, `\$18.90`,
-      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), or with its digits split by whitespace next to a
-      result cue ("the answer is 4 2"). The original span of each is replaced.
+      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), thousands grouped by spaces ("8 000"), a ratio or
+      a chance ("4:3", "3 in 56"), degrees for a multiple of pi ("-30 degrees"), or with its digits split by
+      whitespace next to a result cue ("the answer is 4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
     trigonometric functions and variables numerically, collections item by item, and what only math-verify reads
@@ -667,7 +765,13 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         return feedback, False
     feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
     givens = [
-        (_given(problem, reference), _given_digits(problem, reference), _given_text(problem, reference))
+        _Givens(
+            _given(problem, reference),
+            _given_digits(problem, reference),
+            _given_text(problem, reference),
+            _given_expressions(problem, reference),
+            _option_text(problem, reference),
+        )
         for reference in references
     ]
     normalised = _normalised(feedback)
@@ -688,29 +792,38 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
 
 
-def _all_leak_spans(
-    text: str, references: list[_Reference], givens: list[tuple[bool, bool, bool]]
-) -> list[tuple[int, int]]:
-    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each
-    (its value, its digits in another base, its words)."""
+class _Givens(NamedTuple):
+    """What the problem states of a reference."""
+
+    value: bool  # its value (`_given`)
+    digits: bool  # its digits in another base (`_given_digits`)
+    text: bool  # its words (`_given_text`)
+    expressions: frozenset[str]  # its expressions equal to it (`_given_expressions`)
+    option: str | None  # the words of its multiple-choice option (`_option_text`)
+
+
+def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Givens]) -> list[tuple[int, int]]:
+    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each."""
     spans = []
-    for reference, (given, given_digits, given_text) in zip(references, givens, strict=True):
-        spans += _leak_spans(text, reference, given, given_digits)
+    for reference, given in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given.value, given.digits, given.expressions)
         spans += _split_digit_spans(text, reference)
         spans += _choice_spans(text, reference)
-        spans += _text_answer_spans(text, reference, given_text)
-        spans += _half_line_spans(text, reference, given)
-        spans += _decimal_comma_spans(text, reference, given)
-        spans += _collection_spans(text, reference, given)
+        spans += _text_answer_spans(text, reference.text_answer, given.text)
+        spans += _text_answer_spans(text, given.option, given=True)  # "a plane" for (C) Plane
+        spans += _half_line_spans(text, reference, given.value)
+        spans += _decimal_comma_spans(text, reference, given.value)
+        spans += _collection_spans(text, reference, given.value)
     return spans
 
 
 @lru_cache(maxsize=1024)
 def _given(problem: str | None, reference: _Reference) -> bool:
     r"""Whether the problem statement states the reference's value: as a number anywhere in it (the 4 of
-    `2 \cdot 3 \cdot 4`, which feedback may quote), as a standalone expression (read as the feedback is) that is no
-    computation it asks for (a power or a logarithm: `(4\frac{5}{8})^{55} \cdot (\frac{8}{37})^{55}` is 1, and the
-    problem asks for it), or, for a half-line, as the same inequality."""
+    `2 \cdot 3 \cdot 4`, which feedback may quote), as a literal (`\frac12`, `\sqrt{53}`, `3\pi`) or the reference
+    written as the reference writes it, or, for a half-line, as the same inequality. A computation equal to it
+    (`\frac{1}{5}\cdot \frac{8}{7}\div \frac{12}{20}`, `(-k + 4) + (-2 + 3k)`, a power or a logarithm) is what the
+    problem asks for: it does not give the value (`_given_expressions`)."""
     if not problem:
         return False
     text = _normalised(problem).text
@@ -722,19 +835,55 @@ def _given(problem: str | None, reference: _Reference) -> bool:
         if len(number) <= MAX_CANDIDATE_LENGTH  # no short answer, and past 4,300 digits no int either
     ):
         return True
-    for run in _math_runs(text):
+    written = _compact(reference.text)
+    return any(
+        _LITERAL.fullmatch(expression) or expression == written
+        for expression in _given_expressions(problem, reference)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _given_expressions(problem: str | None, reference: _Reference) -> frozenset[str]:
+    r"""The standalone expressions of the problem (read as the feedback is, `_compact`) that equal the reference, in
+    its math spans or runs, and the equations they are sides of (`\omega^3 = 1`): a quote of one of them in the
+    feedback is the problem's text, redacted only as a result statement."""
+    if not problem:
+        return frozenset()
+    text, expressions = _normalised(problem).text, set()
+    runs = [_trim(text, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(text)] + _math_runs(text)
+    for run in runs:
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]
-            if _COMPUTATION.search(side):
-                continue
             if (reference.variables or re.search(r"[\d\\]", side)) and _states(side, reference):
-                return True
-    return False
+                expressions.update((_compact(side), _compact(text[slice(*run)])))
+    return frozenset(expressions)
+
+
+def _compact(expression: str) -> str:
+    r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing, each product and quotient sign as one: how
+    two writings of it are compared (`2 \cdot 3` and "2×3" alike)."""
+    text = _COMPACT_NOISE.sub("", expression).rstrip(".,;:")
+    return _COMPACT_QUOTIENT.sub("/", _COMPACT_PRODUCT.sub("*", _COMPACT_FRACTION.sub(r"\\frac", text)))
+
+
+_COMPACT_NOISE = re.compile(r"\s+|\\(?:left|right)(?![A-Za-z])|\\[!,;:]")
+_COMPACT_PRODUCT = re.compile(r"\\(?:cdot|times)(?![A-Za-z])|[×·]")
+_COMPACT_QUOTIENT = re.compile(r"\\div(?![A-Za-z])|÷")
+_COMPACT_FRACTION = re.compile(r"\\[dt]frac(?![A-Za-z])")
+# A number as one literal (no computation on it): `-3`, `4.5`, `\frac12`, `9/2`, `2\sqrt{3}`, `√53`, `3\pi`,
+# `\frac{\pi}{6}`, read without spaces.
+_UNSIGNED = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_ROOT_OR_PI = rf"(?:\\sqrt(?:\{{{_UNSIGNED}\}}|\d)|√{_UNSIGNED}|\\pi|π)"
+_LITERAL = re.compile(
+    rf"[-+]?(?:{_UNSIGNED}?{_ROOT_OR_PI}|{_UNSIGNED}|{_UNSIGNED}/{_UNSIGNED}"
+    rf"|\\[dt]?frac(?:\{{{_UNSIGNED}?{_ROOT_OR_PI}?\}}|\d)(?:\{{{_UNSIGNED}\}}|\d))"
+)
 
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
+_DEGREES_AFTER = re.compile(r"[ \t]*(?:°|\^\s*\{?\s*\\circ|degrees?\b|deg\b)", re.IGNORECASE)
+_PI = re.compile(r"\\pi(?![A-Za-z])|π")
 _RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
-_COMPUTATION = re.compile(r"\^|\\log|\\ln|!")
 
 
 # An answer in words: `\text{even}`, `\textbf{Navin}`, or a bare word of four letters or more.
@@ -751,6 +900,20 @@ def _given_text(problem: str | None, reference: _Reference) -> bool:
         bool(problem and reference.text_answer)
         and re.search(rf"(?<!\w){re.escape(reference.text_answer)}(?!\w)", problem, re.IGNORECASE) is not None
     )
+
+
+@lru_cache(maxsize=1024)
+def _option_text(problem: str | None, reference: _Reference) -> str | None:
+    """The words of a multiple-choice reference's option in the problem ("Plane" of "(C) Plane"); `None` when it has
+    none (an option that is a formula)."""
+    if not (problem and reference.choice):
+        return None
+    option = re.search(
+        rf"(?:\\textbf\s*\{{\s*)?\(\s*{reference.choice}\s*\)\s*\}}?(?:\\\s)?\s*"
+        r"([A-Za-z][A-Za-z -]*[A-Za-z])\s*(?=\n|\(|\\|$|[.;,$])",
+        problem,
+    )
+    return option.group(1) if option else None
 
 
 def _given_digits(problem: str | None, reference: _Reference) -> bool:
@@ -810,13 +973,13 @@ def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]
     ]
 
 
-def _text_answer_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> list[tuple[int, int]]:
     """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
     name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
-    Navin"), not listed among alternatives ("even or odd")."""
-    if reference.text_answer is None:
+    Navin", "Direction: east"), not listed among alternatives ("even or odd")."""
+    if text_answer is None:
         return []
-    words = r"[\s-]+".join(map(re.escape, reference.text_answer.split()))
+    words = r"[\s-]+".join(map(re.escape, text_answer.split()))
     spans = []
     for match in re.finditer(
         rf"(?<![\w\\])(?:\\text(?:bf)?\s*\{{\s*)?{words}(?:\s*\}})?(?!\w)", feedback, re.IGNORECASE
@@ -832,6 +995,7 @@ def _text_answer_spans(feedback: str, reference: _Reference, given: bool) -> lis
             or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
             or _CHOICE_CUE_BEFORE.search(before)
             or _TEXT_CUE_BEFORE.search(before)
+            or _SUPERLATIVE_AFTER.match(after)
         ):
             spans.append(match.span())
     return spans
@@ -844,6 +1008,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         return []
     candidates = [match.span() for match in _MATRIX.finditer(feedback)]
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
+    if reference.collection.kind == "matrix" or reference.collection.vector:
+        candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
     runs = _math_runs(feedback)
     group = runs[:1]
     for run in [*runs[1:], None]:
@@ -868,30 +1034,52 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             kind = (interval_words.group("kind") or "").lower()
             brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
-        elif text.startswith(("\\begin", "<", "\\langle")):
+        elif text.startswith(("\\begin", "<", "\\langle")) or ";" in text:
             collection = _collection(text)
         else:
+            pieces = [
+                (max(run_start, start), min(run_end, end))
+                for run_start, run_end in runs
+                if run_start < end and start < run_end
+            ]
+            joining = " ".join(feedback[first[1] : second[0]] for first, second in itertools.pairwise(pieces)).lower()
             collection = _list_or_union(
-                [
-                    feedback[max(run_start, start) : min(run_end, end)]
-                    for run_start, run_end in runs
-                    if run_start < end and start < run_end
-                ]
+                [feedback[piece_start:piece_end] for piece_start, piece_end in pieces],
+                both="and" in joining.split() and "or" not in joining.split(),
             )
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
 
 
-def _list_or_union(texts: list[str]) -> "_Collection | None":
-    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, values a list ("3, 5 and 7")."""
+def _list_or_union(texts: list[str], both: bool = False) -> "_Collection | None":
+    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, or, joined by "and" (`both`), their
+    intersection ("x > 3 and x <= 4"); values a list ("3, 5 and 7")."""
     intervals = [_collection(text) for text in texts]
     if all(
         interval is not None and interval.kind == "bracketed" and len(interval.items) == 2 for interval in intervals
     ):
+        if both:
+            return _intersection(intervals)
         return _Collection("union", tuple(sorted((interval.items, interval.brackets) for interval in intervals)))
     items = [_items(text) for text in texts]
     return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+
+
+def _intersection(intervals: "list[_Collection]") -> "_Collection | None":
+    """The interval common to `intervals` (bracketed pairs), or `None` when it is empty: the largest lower bound (open
+    at a tie) and the smallest upper bound (open at a tie)."""
+    low, opening = max(((interval.items[0], interval.brackets[0]) for interval in intervals), key=_open_last)
+    high, closing = min(((interval.items[1], interval.brackets[1]) for interval in intervals), key=_closed_last)
+    return _Collection("bracketed", (low, high), opening + closing) if low < high else None
+
+
+def _open_last(bound: tuple) -> tuple:
+    return bound[0], bound[1] == "("
+
+
+def _closed_last(bound: tuple) -> tuple:
+    return bound[0], bound[1] == "]"
 
 
 def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -967,13 +1155,12 @@ def final_answer(reference: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _reference(text: str) -> _Reference:
     sides, _ = _sides(text, 0, len(text))
-    equation = (
-        _equation_values(text) if len(sides) == 2 and not _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) else None
-    )
-    if equation is not None and _variables(text[slice(*sides[-1])]):
-        equation = None  # `y = 2x + 3`: the right side is the answer, as math-verify compares
-    if equation is not None:
+    equation = _equation_values(text) if len(sides) == 2 else None
+    solved = len(sides) == 2 and _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) is not None
+    if equation is not None and not solved:
         return _Reference(text, None, _variables(text), False, equation=equation)
+    if not (solved and _variables(text[slice(*sides[-1])])):
+        equation = None  # `x = 5` is its value; `y = 2x + 3` its right side (as math-verify compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
     base = _BASE_NUMBER.fullmatch(answer.strip())
@@ -999,6 +1186,7 @@ def _reference(text: str) -> _Reference:
         half_line=_half_line(answer),
         collection=_collection(answer) if value is None else None,
         text_answer=None if choice or not text_answer else (text_answer.group(1) or text_answer.group(2)).strip(),
+        equation=equation,
         digits=Fraction(base.group("digits"))
         if base and value is not None and base.group("digits").isdigit()
         else None,
@@ -1025,7 +1213,7 @@ def _equation_values(text: str) -> tuple[float, float] | None:
 def _states_equation(candidate: str, reference: _Reference) -> bool:
     """Whether `candidate` is an equation with the same solutions as the reference's: its difference of sides a
     multiple of the reference's (`10x - 14y + 22z + 8 = 0` for `5x - 7y + 11z + 4 = 0`)."""
-    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != reference.variables:
+    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != _variables(reference.text):
         return False
     differences = _equation_values(candidate)
     if differences is None:
@@ -1055,26 +1243,47 @@ def _gold(text: str) -> tuple:
 
 
 def _leak_spans(
-    feedback: str, reference: _Reference, given: bool = False, given_digits: bool = False
+    feedback: str,
+    reference: _Reference,
+    given: bool = False,
+    given_digits: bool = False,
+    given_expressions: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
+
+    def quoted_only(start: int, end: int) -> bool:
+        """Whether the value at `feedback[start:end]` may quote the problem (the value it states, or one of its
+        expressions) and states no result there: "the $7$ red marbles"."""
+        quotes = given or _compact(feedback[start:end]) in given_expressions
+        return quotes and not _stated_as_result(feedback, start, end, given=True)
+
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
-    stated = [_sides(feedback, *match.span(match.lastindex))[0] for match in _MATH_SPAN.finditer(feedback)]
+    contents = [_trim(feedback, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(feedback)]
+    stated = [
+        sides
+        for content in contents
+        if not quoted_only(*content)  # "$\omega^3 = 1$" quotes the problem's equation
+        for sides in [_sides(feedback, *content)[0]]
+        if sides and not quoted_only(*sides[-1])
+    ]
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
         spans += [
             match.span()
             for match in re.finditer(re.escape(reference.text), feedback)
-            if _is_whole_value(feedback, *match.span())
+            if _is_whole_value(feedback, *match.span()) and not quoted_only(*match.span())
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
-        if reference.equation is not None:  # the whole equation states it, none of its sides
+        if reference.equation is not None and reference.value is None:  # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)
             if is_equation and _states(feedback[slice(*whole)], reference):
                 spans.append(whole)
             continue
+        stated_before = len(spans)
+        # a quote of the problem's own equation (`\omega^3 = 1`) states its sides only as a result
+        quoted_equation = is_equation and _compact(feedback[run_start:run_end]) in given_expressions
         for start, end in sides:
             if any(old_start <= start and end <= old_end for old_start, old_end in spans):
                 continue
@@ -1087,12 +1296,21 @@ def _leak_spans(
                 side_given = given_digits  # `52_8` or `52` for the reference `52_8`
             else:
                 side_given = given
+            side_given = side_given or _compact(text) in given_expressions  # a quote of the problem's expression
+            if quoted_equation and not _stated_as_result(feedback, run_start, run_end, given=True):
+                continue  # its own `=` is no result cue
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
             if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
                 spans.append((start, end))
             elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
                 spans.append((start, end))
+            elif _DEGREES_AFTER.match(feedback, end) and _in_radians(text, reference):
+                spans.append((start, end))
+        if reference.equation is not None and is_equation and len(spans) == stated_before:
+            whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
+            if _states_equation(feedback[slice(*whole)], reference):
+                spans.append(whole)
     return spans
 
 
@@ -1100,6 +1318,15 @@ def _in_degrees(candidate: str, reference: _Reference) -> bool:
     """Whether `candidate`, an angle in radians, is the reference's angle in degrees: `\\frac{\\pi}{6}` for `30^\\circ`."""
     value = _value(candidate)
     return value is not None and not _variables(candidate) and _close(float(value) * 180 / math.pi, reference.value)
+
+
+def _in_radians(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in degrees, is a reference in radians (a multiple of pi): 180 for `\\pi`, -30 for
+    `-\\frac{\\pi}{6}`."""
+    if reference.value is None or reference.variables or not _PI.search(reference.text):
+        return False
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * math.pi / 180, reference.value)
 
 
 def _is_whole_value(text: str, start: int, end: int) -> bool:
@@ -1177,13 +1404,25 @@ def _unmatched_brackets(text: str) -> int:
     return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
 
 
+_ARTICLE_AT_END = re.compile(r"\bthe\s+$")
+# A value a step works with, the subject of "... was right": "Dividing by 4 was right", "Using 4 is correct", "Your
+# setup with 4 is right"
+_OPERAND_OF_A_STEP = re.compile(
+    r"(?:\b[a-z]{2,}ing(?:\s+(?:by|from|with|to|into|on|in|of|at))?|\b(?:with|by|from|into))[\s$*(]*$"
+)
+
+
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
     unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
     result cue or in an instruction."""
     before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
+    if text.startswith("√", start):
+        before = _ARTICLE_AT_END.sub("", before)  # "is the square root of 53": the article is the root's
     after = text[end : end + _CONTEXT_CHARS].lower()
-    if _RESULT_CUE_BEFORE.search(before) or _RESULT_CUE_AFTER.match(after):
+    if _RESULT_CUE_BEFORE.search(before):
+        return True
+    if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
         return True
     if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
@@ -1215,7 +1454,7 @@ def _list_markers(text: str) -> frozenset[int]:
 def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
     """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
     (or, when it is `approximate`, rounds it: see `_approximates`)."""
-    if reference.equation is not None:
+    if reference.equation is not None and reference.value is None:
         return _states_equation(candidate, reference)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
@@ -1223,6 +1462,10 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
     candidate = candidate[slice(*sides[-1])]
     if len(candidate) > MAX_CANDIDATE_LENGTH:
         return False
+    if reference.collection is not None and reference.collection.vector:
+        components = _unit_vector_components(candidate, len(reference.collection.items))
+        if components is not None:
+            return _same_items(components, reference.collection.items)
     value = _value(candidate)
     if value is not None:  # a number, or an expression in variables we evaluate: the reference must evaluate alike
         return (
@@ -1296,6 +1539,15 @@ _MATRIX = re.compile(
 )
 _ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
 _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
+_SET_BUILDER = re.compile(r"(?:\\\{|\{)\s*[A-Za-z]\s*(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})")
+_PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
+# A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
+_ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+_ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bounded: a scan stays linear
+_MATRIX_ROWS = re.compile(
+    rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
+)
+_ROW_CELL_SEPARATOR = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
 _UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
 _MAX_ITEMS = 16
@@ -1328,6 +1580,9 @@ def _collection(text: str) -> _Collection | None:
     more than `_MAX_ITEMS` items)."""
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
     text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
+    set_builder = _SET_BUILDER.fullmatch(text)
+    if set_builder:  # {x | 3 < x <= 4}: the interval its condition states
+        return _collection(set_builder.group("condition"))
     if len(text) > 4 * MAX_CANDIDATE_LENGTH:
         return None
     if _UNION.search(text):
@@ -1356,9 +1611,16 @@ def _collection(text: str) -> _Collection | None:
         values = [[_value(cell) for cell in row] for row in rows]
         if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
             return None
-        if len(rows) == 1 or len(rows[0]) == 1:  # a vector, written as a tuple too
-            return _Collection("bracketed", tuple(value for row in values for value in row), "()", vector=True)
-        return _Collection("matrix", tuple(tuple(row) for row in values))
+        return _matrix_or_vector(values)  # a vector is written as a tuple too
+    if ";" in text:
+        return _matrix_in_rows(text)
+    nested = _nested_rows(text)
+    if nested is not None:
+        return nested
+    plain_braces = _PLAIN_BRACES.fullmatch(text)
+    if plain_braces:
+        items = _items(plain_braces.group("body"))
+        return None if items is None or len(items) < 2 else _Collection("list", items)
     for pattern, kind, brackets in ((_ANGLE_BRACKETS, "bracketed", "()"), (_SET_BRACES, "set", "")):
         match = pattern.fullmatch(text)
         if match:
@@ -1378,6 +1640,64 @@ def _collection(text: str) -> _Collection | None:
         items = _items(text)
         return None if items is None or len(items) < 2 else _Collection("set", _sorted(items))
     return None
+
+
+def _matrix_in_rows(text: str) -> _Collection | None:
+    """A matrix written in rows separated by semicolons, its cells by spaces or commas ("-1 0; 0 -1", "[1, 2; 3, 4]");
+    one column or one row is a vector."""
+    if text[:1] in "([" and text[-1:] in ")]":
+        text = text[1:-1]
+    rows = [[_value(cell) for cell in _ROW_CELL_SEPARATOR.split(row.strip())] for row in text.split(";")]
+    if any(value is None for row in rows for value in row) or len({len(row) for row in rows}) != 1:
+        return None
+    return _matrix_or_vector(rows)
+
+
+def _nested_rows(text: str) -> _Collection | None:
+    """A matrix written as a list of its rows: "[[-1, 0], [0, -1]]", "((1, 2), (3, 4))"."""
+    if not (text[:1] in "([" and text[-1:] in ")]" and text[1:2] in "([" and _closes_at_end(text)):
+        return None
+    rows, depth, start = [], 0, 1
+    for position, character in enumerate(text[1:-1], start=1):
+        depth += 1 if character in "([{" else -1 if character in ")]}" else 0
+        if character == "," and depth == 0:
+            rows.append(text[start:position].strip())
+            start = position + 1
+    rows.append(text[start:-1].strip())
+    if not all(row[:1] in "([" and row[-1:] in ")]" and _closes_at_end(row) for row in rows):
+        return None
+    items = [_items(row[1:-1]) for row in rows]
+    if None in items or len({len(row) for row in items}) != 1 or len(items[0]) > _MAX_ITEMS:
+        return None
+    return _matrix_or_vector(items)
+
+
+def _matrix_or_vector(rows: list) -> _Collection:
+    """Rows of values as a matrix, or as a vector when there is one row or one column."""
+    if len(rows) == 1 or len(rows[0]) == 1:
+        return _Collection("bracketed", tuple(value for row in rows for value in row), "()", vector=True)
+    return _Collection("matrix", tuple(tuple(row) for row in rows))
+
+
+def _unit_vector_components(candidate: str, dimension: int) -> tuple | None:
+    r"""The components of a vector written in the unit vectors i, j, k ("-2i - 14j - 7k", `3\hat{i} + 4\hat{j}`) of a
+    space of `dimension` (at most 3), or `None` when `candidate` is none."""
+    candidate = _UNIT_VECTOR_MARK.sub("", candidate)
+    letters = "ijk"[:dimension]
+    variables = _variables(candidate)
+    if not variables or not variables <= set(letters):
+        return None
+    components = []
+    for axis in letters:
+        component = _value(_UNIT_VECTOR.sub(lambda match: "(1)" if match.group() == axis else "(0)", candidate))
+        if component is None:
+            return None
+        components.append(component)
+    return tuple(components)
+
+
+_UNIT_VECTOR = re.compile(r"(?<![A-Za-z\\])[ijk](?![A-Za-z])")
+_UNIT_VECTOR_MARK = re.compile(r"\\(?:hat|mathbf|vec|boldsymbol|bf)(?![A-Za-z])\s*")
 
 
 def _closes_at_end(text: str) -> bool:
@@ -1437,8 +1757,8 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
             and reference.brackets == "()"
             and _same_items(candidate.items, reference.items)
         )
-    if candidate.kind == "bracketed" and candidate.brackets == "()" and reference.kind == "set":
-        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)" lists the answers 3, 5, 7
+    if candidate.kind == "bracketed" and candidate.brackets in ("()", "[]") and reference.kind == "set":
+        return _same_items(_sorted(candidate.items), reference.items)  # "(3, 5, 7)", "[3, 5, 7]" list 3, 5, 7
     if candidate.kind != reference.kind:
         return False
     if candidate.kind == "matrix":
