@@ -413,6 +413,8 @@ def _integer_renderings(n: int) -> list[dict]:
         _rendering("digits", "plain", str(n)),
         _rendering("latex-inline", "latex", str(n)),
         _rendering("words", "text", number_words(n)),
+        _rendering("markdown-bold", "text", f"**{n}**", [str(n)]),
+        _rendering("inline-code", "text", f"`{n}`", [str(n)]),
     ]
     if n < 0:
         out += [
@@ -1927,6 +1929,7 @@ LEAK_TEMPLATES = [
         "all",
         "Redo the final simplification carefully. You should end up with\n\\[\n{M}\n\\]\ninstead of {W}.",
     ),
+    ("display-dollars", "all", "Your algebra in the last step is off. It should read\n$$\n{M}\n$$"),
     ("code-block", "all", "Sanity check:\n```python\nans = {C}\n```\nYour submitted value {W} disagrees with this."),
     ("numbered", "all", "1. Setup: fine.\n2. Step {S}: this is where the error is.\n3. Correct result: {V}."),
     (
@@ -1970,6 +1973,9 @@ LEAK_TEMPLATES = [
     ),
     ("sign-slip", "int", "Watch the sign in step {S}. With it fixed the value is {V}."),
     ("total-sum", "int", "Add the cases up again: the total is {V}, not {W}."),
+    ("skipped-case", "int", "You skipped a case. Including it, the count is {V}."),
+    ("evaluate-again", "int", "The value you want is {V}: evaluate the expression at the right point again."),
+    ("solve-last", "int", "Your last equation is right but you solved it wrongly: $n = {M}$."),
     (
         "lowest-terms",
         "frac",
@@ -2020,6 +2026,8 @@ LEAK_TEMPLATES = [
     ("line-equation", "eq", "The equation is {V}."),
     ("equation-check", "eq", "Plug a point in and you will see your equation fails; the correct one is {V}."),
 ]
+
+EXACT_FORM_TEMPLATES = {"lowest-terms", "common-fraction", "leave-pi", "simplify-radical", "mixed-form"}
 
 CLEAN_TEMPLATES = [
     (
@@ -2192,6 +2200,8 @@ def _case(family, index, info, style, frame, text, leak, **extra) -> dict:
 def _leak_cases(family, index, info, renderings, count, context: _Context, rng, used: Counter) -> list[dict]:
     """`count` leak cases from `renderings`, each in a template of the answer's type that takes its notation."""
     templates = [t for t in LEAK_TEMPLATES if _applies(t[1], info)]
+    if family == "approximation":  # these templates ask for the exact form
+        templates = [t for t in templates if t[0] not in EXACT_FORM_TEMPLATES]
     order = list(renderings)
     rng.shuffle(order)
     cases, seen = [], set()
@@ -2202,6 +2212,13 @@ def _leak_cases(family, index, info, renderings, count, context: _Context, rng, 
         fitting = [t for t in templates if _slot(t[2]) in SLOTS[rendering["notation"]]]
         if not fitting:
             continue
+        specific = [t for t in fitting if t[1] != "all" and len(t[1].split()) <= 3]
+        formula = [t for t in fitting if _slot(t[2]) != "prose"]
+        draw = rng.random()
+        if formula and draw < 0.3:  # \boxed{}, display math, code: where a reviewer writes a value as a formula
+            fitting = formula
+        elif specific and draw < 0.65:  # a template written for this kind of problem
+            fitting = specific
         least = min(used[t[0]] for t in fitting)
         name, _, template = rng.choice([t for t in fitting if used[t[0]] == least])
         if (rendering["style"], name) in seen:
