@@ -454,7 +454,7 @@ def score_corpus(module, rows: list[dict], prepare) -> dict:
         clean[split] = {
             "texts": len(texts),
             "changed": sum(case["output"] != case["text"] for case in texts),
-            "flagged": sum(case["leaked"] for case in texts),
+            "flagged": sum(case["leaked"] for case in texts),  # redacted by the guard
             # Characters of the critique that survive in order (what a redaction or a cut removed is lost).
             "characters_kept": sum(
                 sum(block.size for block in SequenceMatcher(None, case["text"], case["output"]).get_matching_blocks())
@@ -630,9 +630,13 @@ def print_independent(result: dict):
                 kind = "all " + kind + "s"
             print(f"  {kind:<22} {problems} | " + " | ".join(cells))
         for split, rates in scored["clean"].items():
+            # Redacted: the guard took something out. Changed also counts the sanitiser's own edits (`\boxed{x}`
+            # unwrapped to x, so that the answer keeps its one box; schema tags removed), which keep the value.
+            texts = max(1, rates["texts"])
             print(
-                f"  clean, {split:<12} {rates['texts']:>5} texts, {rates['changed']:>4} changed "
-                f"({rates['changed'] / max(1, rates['texts']):.3f}), {rates['characters_kept']:.4f} of characters kept"
+                f"  clean, {split:<12} {rates['texts']:>5} texts, {rates['flagged']:>4} redacted "
+                f"({rates['flagged'] / texts:.3f}), {rates['changed']:>4} changed ({rates['changed'] / texts:.3f}), "
+                f"{rates['characters_kept']:.4f} of characters kept"
             )
         quotes = scored["wrong_attempt_quotes"]
         print(f"  quoted wrong attempts: {quotes['changed']} of {quotes['texts']} changed")
