@@ -250,8 +250,10 @@ _TOKEN = re.compile(r"\d+\.?\d*|\.\d+|\*\*|[-+*/()^]|[A-Za-z]")
 def value(text: str):
     """The complex value of a number or expression in LaTeX, Unicode or ASCII notation (letters are fixed
     irrationals, `i` is the imaginary unit), or None where it cannot be read."""
-    s = re.sub(r"\\(?:text|mbox|mathrm|textrm|textbf|operatorname)\s*\{[^{}]*\}", "", str(text)).strip()
+    s = re.sub(r"\\(?:text|mbox|mathrm|textrm|textbf|operatorname)\s*\{[^{}]*\}(?:\^\{?\d\}?)?", "", str(text))
+    s = s.strip()
     # a mixed number is a sum, not a product: 1\frac{4}{5}, 1 4/5
+    s = re.sub(r"(?<=\d)[eE](?=[-+]?\d+$)", "*10^", s)  # e-notation, as Minerva writes it
     s = re.sub(r"^(-?)(\d+)\s*(\\[dt]?frac\{?\d+\}?\{?\d+\}?|\s\d+/\d+)$", r"\1(\2+\3)", s)
     for old, new in _CLEAR:
         s = s.replace(old, new)
@@ -365,6 +367,7 @@ def _fraction(text: str) -> tuple[int, int] | None:
 def unicode_of(latex: str) -> str | None:
     """A Unicode rendering (√, π, superscripts, ·) of a simple LaTeX expression, None where one is not simple."""
     s = latex.replace("\\left", "").replace("\\right", "").replace("\\dfrac", "\\frac").replace("\\,", "")
+    s = s.replace("\\pi", "π")
     s = re.sub(r"\\sqrt\{(\w+)\}", r"√\1", s)
     s = re.sub(r"\\sqrt\{([^{}]+)\}", r"√(\1)", s)
     s = re.sub(r"\\frac\{([^{}]+)\}\{([^{}]+)\}", lambda m: f"{_atom(m.group(1))}/{_atom(m.group(2))}", s)
@@ -376,6 +379,7 @@ def unicode_of(latex: str) -> str | None:
 
 def ascii_of(latex: str) -> str | None:
     s = latex.replace("\\left", "").replace("\\right", "").replace("\\dfrac", "\\frac").replace("\\,", "")
+    s = s.replace("\\pi", "pi")
     s = re.sub(r"\\sqrt\{([^{}]+)\}", r"sqrt(\1)", s)
     s = re.sub(r"\\frac\{([^{}]+)\}\{([^{}]+)\}", lambda m: f"{_atom(m.group(1))}/{_atom(m.group(2))}", s)
     s = re.sub(r"\^\{([^{}]+)\}", lambda m: "^" + _atom(m.group(1)), s)
@@ -385,7 +389,7 @@ def ascii_of(latex: str) -> str | None:
 
 
 def _atom(text: str) -> str:
-    return text if re.fullmatch(r"[\w.√π]+", text) else f"({text})"
+    return text if re.fullmatch(r"[\w.√π]+|\w+\s*π|sqrt\(\w+\)|\w+\s*pi", text) else f"({text})"
 
 
 def components(answer: str) -> list[str]:
@@ -465,7 +469,7 @@ def _expression_renderings(answer: str) -> list[dict]:
     if compact != latex:
         out.append(_r("latex unspaced", compact, latex=True))
     spaced = re.sub(r"\s*([+=]|(?<=[\w}])-)\s*", r" \1 ", compact)
-    if spaced not in (latex, compact):
+    if spaced not in (latex, compact) and "matrix" not in latex:
         out.append(_r("latex spaced", spaced, latex=True))
     if (uni := unicode_of(latex)) is not None:
         out.append(_r("unicode", uni))
@@ -507,6 +511,9 @@ def _interval_renderings(answer: str) -> list[dict]:
 def _sequence_renderings(answer: str, kind: str, problem: str) -> list[dict]:
     entries = components(answer)
     out = _expression_renderings(answer)
+    if answer.replace(" ", "").startswith("\\pm") and len(entries) == 1:
+        x = answer.replace("\\pm", "").strip()
+        out += [_r("plus or minus prose", f"{x} and −{x}", parts=[x, f"−{x}"]), _r("unicode plus-minus", f"±{x}")]
     if len(entries) < 2:
         return out
     shown = [unicode_of(e) or e for e in entries]
@@ -708,16 +715,7 @@ def renderings(answer: str, kind: str, problem: str = "") -> list[dict]:
             kept.append(rendering)  # checked against the digits by `words` itself
             continue
         if target is not None and kind != "equation" and "parts" in rendering and len(rendering["parts"]) == 1:
-            got = value(
-                rendering["text"]
-                .replace("**", "")
-                .replace("°", "")
-                .replace("$", "")
-                .replace("dollars", "")
-                .replace("USD", "")
-                .replace("degrees", "")
-                .replace("deg", "")
-            )
+            got = value(rendering["parts"][0].replace("°", "").replace(" x ", "*"))
             if got is not None and not same(got, target):
                 continue
         kept.append(rendering)
