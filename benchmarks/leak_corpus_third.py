@@ -997,7 +997,9 @@ def wrong_values(row: dict, kind: str, rng: random.Random) -> list[tuple[str, st
         if sign := re.search(r"(?<=[\w}) ])\s*([-+])\s*", answer):
             flipped = "+" if sign.group(1) == "-" else "-"
             flipped = answer[: sign.start(1)] + flipped + answer[sign.end(1) :]
-            out.append((re.sub(r"([=(,]\s*)\+\s*", r"\1", flipped), "sign error"))
+            flipped = re.sub(r"([=(,]\s*)\+\s*", r"\1", flipped)
+            flipped = re.sub(r"(\\begin\{[pb]matrix\}|\\\\|&)(\s*)\+\s*", r"\1\2", flipped)
+            out.append((flipped, "sign error"))
         if "\\pi" in answer:
             out.append((answer.replace("\\pi", "2\\pi", 1), "dropped factor"))
     target = value(answer)
@@ -1008,6 +1010,8 @@ def wrong_values(row: dict, kind: str, rng: random.Random) -> list[tuple[str, st
     for text, how in out:
         if not text or text.replace(" ", "") == answer.replace(" ", ""):
             continue
+        if any(math.isqrt(int(n)) ** 2 == int(n) for n in re.findall(r"\\sqrt\{(\d+)\}", text)):
+            continue  # a student would not leave the root of a square
         got = value(text)
         if target is not None and (got is None or same(got, target)) and kind not in ("interval",):
             continue
@@ -1061,7 +1065,7 @@ LEAK_FRAMES = {
     "simplification slowly, keeping track of {Q}.",
     "reviewer:list-start": "Expected answer: {A}.\n- Your setup with {Q} is right.\n- Your final step gives {W}, "
     "which is inconsistent with the setup.\n- Rework that step.",
-    "sketch:line": "Your final answer {W} is incorrect. Here is a corrected sketch.\n- Start from the data: {Q}.\n"
+    "sketch:line": "Your final answer {W} is incorrect. Here is a corrected sketch.\n- Start from {Q}.\n"
     "- {L}\n- Simplify carefully; this gives {A}.\nThe error in your attempt was in the final "
     "simplification.",
     "sketch:prose": "A corrected solution, in brief: set up the relation using {Q}, then simplify. Carrying the "
@@ -1117,7 +1121,7 @@ def _quoted_numbers(row: dict, kind: str, rng: random.Random) -> str:
         if not states_answer(n, row, kind)
     ]
     if not numbers:
-        return "the given data"
+        return "the data in the statement"
     chosen = rng.sample(numbers, min(len(numbers), rng.choice((1, 2, 2, 3))))
     shown_numbers = [f"${n}$" if rng.random() < 0.4 else n for n in chosen]
     if len(shown_numbers) == 1:
@@ -1167,7 +1171,7 @@ def _cases_for(index: int, row: dict, seed: int, n_renderings: int, n_clean: int
     rng.shuffle(notations)
     frames = sorted(LEAK_FRAMES)
     rng.shuffle(frames)
-    for k in range(min(n_renderings, 2 * len(notations))):
+    for k in range(min(n_renderings, 3 * len(notations))):
         rendering = notations[k % len(notations)]
         usable = [
             f
@@ -1255,7 +1259,7 @@ def corpus(problems: list[dict], seed: int = SEED, extra: list[dict] | None = No
             continue
         if row["dataset"] == "math500":
             # rare types get more notations so that each has twenty or more written-out cases
-            n_renderings = max(5, -(-26 // counts[answer_type(row["answer"], row["problem"])]))
+            n_renderings = max(5, -(-30 // counts[answer_type(row["answer"], row["problem"])]))
             cases += _cases_for(index, row, seed, n_renderings, n_clean=4, n_author=3)
         elif row["dataset"] == "gsm8k":
             cases += _cases_for(index, row, seed, 1, n_clean=1, n_author=1)
