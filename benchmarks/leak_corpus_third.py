@@ -1012,6 +1012,8 @@ def wrong_values(row: dict, kind: str, rng: random.Random) -> list[tuple[str, st
             continue
         if any(math.isqrt(int(n)) ** 2 == int(n) for n in re.findall(r"\\sqrt\{(\d+)\}", text)):
             continue  # a student would not leave the root of a square
+        if any(top == bottom for top, bottom in re.findall(r"\\frac\{(\d+)\}\{(\d+)\}", text)):
+            continue  # nor a fraction equal to one
         got = value(text)
         if target is not None and (got is None or same(got, target)) and kind not in ("interval",):
             continue
