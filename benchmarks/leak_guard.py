@@ -403,18 +403,20 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
 
 
 # The corpora written independently of the guard, each by its own writer and method. The first one's held-out
-# split was read (as aggregates after round 2, case by case in round 3): since round 3 only the second one, which no
-# author of the rule has opened, is held out.
-CORPORA = {"first": "leak_corpus", "second": "leak_corpus_second"}
+# split was read (as aggregates after round 2, case by case in round 3): since round 3 the second and the third,
+# which no author of the rule has opened, are held out; the third also draws on the other benchmarks' rows.
+CORPORA = {"first": "leak_corpus", "second": "leak_corpus_second", "third": "leak_corpus_third"}
 
 
-def score_corpus(module, rows: list[dict], prepare) -> dict:
-    """Recall per answer type and family, the clean critiques changed and the quoted wrong attempts touched, by the
-    corpus's splits, of `prepare` (text, row) -> `PreparedFeedback` on `module.corpus(rows)`; the development
+def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = None) -> dict:
+    """Recall per answer type (of MATH-500's rows) and family, the clean critiques changed and the quoted wrong
+    attempts touched, by the corpus's splits, of `prepare` (text, row) -> `PreparedFeedback` on the corpus of `rows`
+    (and `extra`, other benchmarks' rows, for a corpus that takes them: recall per benchmark too); the development
     split's misses are listed (at most 10 per type), the held-out split's only counted."""
-    cases = module.corpus(rows)
+    cases = module.corpus(rows) if extra is None else module.corpus(rows, extra=extra)
+    all_rows = rows + (extra or [])
     for case in cases:
-        prepared = prepare(case["text"], rows[case["index"]])
+        prepared = prepare(case["text"], all_rows[case["index"]])
         case["output"], case["leaked"] = prepared.text, prepared.leaked
         if case["leak"]:
             case["caught"] = prepared.leaked and not leak_corpus_module().stated(case, prepared.text)
@@ -429,8 +431,9 @@ def score_corpus(module, rows: list[dict], prepare) -> dict:
     splits = sorted({case["split"] for case in cases})  # "development" before "held_out"
     leaks = [case for case in cases if case["leak"]]
     by_type = {}
+    math500 = [case for case in leaks if case.get("dataset", "math500") == "math500"]
     for kind in leak_corpus_module().ANSWER_TYPES:
-        typed = [case for case in leaks if case["answer_type"] == kind and case["family"] == "rendering"]
+        typed = [case for case in math500 if case["answer_type"] == kind and case["family"] == "rendering"]
         if typed:
             by_type[kind] = {
                 "problems": len({case["index"] for case in typed}),
@@ -442,6 +445,13 @@ def score_corpus(module, rows: list[dict], prepare) -> dict:
                     for split in splits
                 },
             }
+    by_dataset = {
+        dataset: {
+            split: recall([c for c in leaks if c.get("dataset") == dataset and c["split"] == split])
+            for split in splits
+        }
+        for dataset in sorted({case["dataset"] for case in cases if "dataset" in case})
+    }
     derived = {
         family: {
             split: recall([c for c in leaks if c["family"] == family and c["split"] == split]) for split in splits
@@ -491,6 +501,7 @@ def score_corpus(module, rows: list[dict], prepare) -> dict:
         "seed": module.SEED,
         "recall_by_type": by_type,
         "recall_by_family": derived,
+        **({"recall_by_dataset": by_dataset} if by_dataset else {}),
         "clean": clean,
         "wrong_attempt_quotes": {
             "texts": len(quotes),
@@ -522,6 +533,13 @@ def leak_corpus_module():
     return leak_corpus
 
 
+def _by_dataset(rows: list[dict]) -> dict[str, list[dict]]:
+    grouped = {}
+    for row in rows:
+        grouped.setdefault(row["dataset"], []).append(row)
+    return grouped
+
+
 def independent_critiques(
     data: Path, problem_count: int, timing_repeats: int = 3, timing_texts: int | None = None
 ) -> dict:
@@ -546,11 +564,19 @@ def independent_critiques(
     rows = leak_corpus.load_problems(data)[:problem_count]
 
     def prepare(text: str, row: dict):
-        return prepare_feedback(
-            text, row[reference_column], tokenizer, max_tokens, special_tokens, problem=row["problem"]
-        )
+        # Other benchmarks' worked solutions are not MATH's (GSM8K's ends in "#### answer", AMC's is empty): their
+        # reference is the answer column, as a user training on them would set `feedback_reference_column`.
+        reference = row[reference_column] if row.get("dataset", "math500") == "math500" else row["answer"]
+        return prepare_feedback(text, reference, tokenizer, max_tokens, special_tokens, problem=row["problem"])
 
-    corpora = {name: score_corpus(importlib.import_module(module), rows, prepare) for name, module in CORPORA.items()}
+    corpora = {}
+    for name, module_name in CORPORA.items():
+        module = importlib.import_module(module_name)
+        # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
+        extra = None
+        if hasattr(module, "load_extra"):
+            extra = [row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]]
+        corpora[name] = score_corpus(module, rows, prepare, extra)
 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -629,6 +655,11 @@ def print_independent(result: dict):
                 cells = [f"{cell(rates[s]):>18} {'':>12}" for s in splits]
                 kind = "all " + kind + "s"
             print(f"  {kind:<22} {problems} | " + " | ".join(cells))
+        for dataset, rates in scored.get("recall_by_dataset", {}).items():
+            print(
+                f"  {'leaks of ' + dataset:<22} {'':>5} | "
+                + " | ".join(f"{cell(rates[s]):>18} {'':>12}" for s in splits)
+            )
         for split, rates in scored["clean"].items():
             # Redacted: the guard took something out. Changed also counts the sanitiser's own edits (`\boxed{x}`
             # unwrapped to x, so that the answer keeps its one box; schema tags removed), which keep the value.

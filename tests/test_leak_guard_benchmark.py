@@ -93,7 +93,7 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
         "expression",
         "fraction",
     }
-    first, second = section["corpora"]["first"], section["corpora"]["second"]
+    first, second, third = (section["corpora"][name] for name in ("first", "second", "third"))
     assert (
         set(first["recall_by_family"])
         == set(second["recall_by_family"])
@@ -103,6 +103,9 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     # The second corpus is held out whole: its misses and changed quotes are counted, never listed.
     assert set(second["clean"]) == {"held_out"}
     assert second["development_misses"] == {} and second["wrong_attempt_quotes"]["examples"] == []
+    assert set(third["clean"]) == {"held_out"} and third["development_misses"] == {}
+    # The third corpus also reads the other benchmarks (their first three rows here), each scored on its own.
+    assert set(third["recall_by_dataset"]) == {"math500", "minerva_math", "aime24", "amc23", "gsm8k"}
     timing = section["worst_case_time"]
     assert list(timing["texts"]) == [
         "radical pairs",
