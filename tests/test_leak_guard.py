@@ -661,7 +661,7 @@ def test_a_mixed_number_is_read_as_its_sum(feedback, reference, expected):
         ("It is 3 times the square root of 13.", "3\\sqrt{13}", "It is [redacted]."),
         ("It is negative pi over 6.", "-\\frac{\\pi}{6}", "It is [redacted]."),
         ("The roots 4,5 are wrong.", "45", "The roots 4,5 are wrong."),
-        ("The angle is 90°, not 190°.", "90^\\circ", "The angle is [redacted]°, not 190°."),
+        ("The angle is 90°, not 190°.", "90^\\circ", "The angle is [redacted], not 190°."),
         ("It is 270/7 degrees.", "\\frac{270}7\\text{ degrees}", "It is [redacted] degrees."),
         ("The area is 864 square inches.", "864 \\mbox{ inches}^2", "The area is [redacted] square inches."),
         ("The total is 10080.", "10,\\!080", "The total is [redacted]."),
@@ -820,7 +820,7 @@ def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypat
         ("It is 21 doubled.", "42", "It is [redacted]."),
         ("It is 84 divided by 2.", "42", "It is [redacted]."),
         ("It is seven squared.", "49", "It is [redacted]."),
-        ("It is the product of six and seven.", "42", "It is the [redacted]."),
+        ("It is the product of six and seven.", "42", "It is [redacted]."),
         ("It is about 4.472.", "2\\sqrt{5}", "It is about [redacted]."),
         ("It is about 4.4721.", "2\\sqrt{5}", "It is about [redacted]."),
         ("Roughly 3.14 here.", "\\pi", "Roughly [redacted] here."),
@@ -1215,3 +1215,94 @@ def test_a_text_answer_or_an_options_words_are_redacted_as_a_result(feedback, re
 def test_other_values_in_those_notations_are_left_intact(feedback, reference):
     problem = {"\\text{(E)}": CONIC_CHOICES, "\\text{Evelyn}": RUNNERS}.get(reference)
     assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+# Round 4: classes of notation and position read in general, not phrases (each fails on round 3's rule).
+MATRIX = "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}"
+GIVEN_FOUR = "A bag holds 4 red and 12 blue marbles. How many more blue than red marbles are there, divided by 2?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # LaTeX's braced decimal point and a programmer's infinity
+        ("So it is $0{.}375$.", "0.375", "So it is $[redacted]$."),
+        ("The set is [3, inf) here.", "[3,\\infty)", "The set is [redacted] here."),
+        ("That is (-Inf, 4].", "(-\\infty,4]", "That is [redacted]."),
+        # items of a list labelled, or each in its own math span
+        ("Set $h = 3$ and then \\(k = -7\\).", "(3,-7)", "Set $[redacted]\\)."),
+        ("It has abscissa 4 and ordinate -1.", "(4,-1)", "It has abscissa [redacted]."),
+        (
+            "Use i-part 1, j-part 0 and k-part 2.",
+            "\\begin{pmatrix} 1 \\\\ 0 \\\\ 2 \\end{pmatrix}",
+            "Use i-part [redacted].",
+        ),
+        # the labelled list within a longer one that runs on into the attempt
+        ("Expected 2, 5 and 9, got $(2, 5, 8)$.", "(2,5,9)", "Expected [redacted], got $(2, 5, 8)$."),
+        # a matrix's rows in prose
+        ("Top row 1, 2; bottom row 3, 4.", MATRIX, "Top row [redacted]."),
+        ("Its rows are [1, 2] and [3, 4].", MATRIX, "Its rows are [redacted]."),
+        # inequalities that leave the variable out after "and", "or", "but"; "and" binds before "or"
+        ("It holds when t is at least 2 and at most 9.", "[2,9]", "It holds when [redacted]."),
+        ("Every z greater than 0 but less than 5.", "(0,5)", "Every [redacted]."),
+        ("So y < -1 or > 4.", "(-\\infty,-1)\\cup(4,\\infty)", "So [redacted]."),
+        ("So 0 < x < 1 or x > 2 and x < 3.", "(0,1)\\cup(2,3)", "So [redacted]."),
+        # a base named in words inside the subscript
+        ("In binary: $1011_{\\text{two}}$.", "1011_2", "In binary: $[redacted]$."),
+        # `\approx` inside a math span marks an approximation
+        ("Numerically $r \\approx 2.236$.", "\\sqrt{5}", "Numerically $r \\approx [redacted]$."),
+        # arithmetic in words on math spans and on angles
+        ("It is three less than $\\frac{17}{2}$.", "\\frac{11}{2}", "It is [redacted]."),
+        ("It is the difference between 10 and 3.", "7", "It is [redacted]."),
+        ("The angle is the sum of 60° and 30°.", "90^\\circ", "The angle is [redacted]."),
+        ("The angle is 45° + 45°.", "90^\\circ", "The angle is [redacted]."),
+    ],
+)
+def test_round_four_notations_and_positions_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        # Markdown code and a table's cells are read as their content; "expected" and "correct" label a result
+        ("The count should be `4`.", "The count should be `[redacted]`."),
+        (
+            "| | value |\n|---|---|\n| yours | 6 |\n| expected | 4 |",
+            "| | value |\n|---|---|\n| yours | 6 |\n| expected | [redacted] |",
+        ),
+        ("Correct: 4. Yours is off by two.", "Correct: [redacted]. Yours is off by two."),
+        # a value that works, holds or fits is the one to report
+        ("Only 4 works here.", "Only [redacted] works here."),
+    ],
+)
+def test_round_four_result_positions_are_read_where_the_problem_states_the_value(feedback, expected):
+    assert redact_answer_leak(feedback, "4", problem=GIVEN_FOUR) == (expected, True)
+
+
+def test_a_bare_choice_letter_that_works_or_is_expected_is_redacted():
+    assert redact_answer_leak("Only D satisfies all three.", "\\text{(D)}") == (
+        "Only [redacted] satisfies all three.",
+        True,
+    )
+    assert redact_answer_leak("Expected: **C**.", "\\text{(C)}") == ("Expected: **[redacted]**.", True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # a number in another base than the reference's is another value, whatever its digits
+        ("Is \\(40_{10}\\) really it?", "40_9"),
+        ("Your $4210_{\\text{six}}$ is wrong.", "4210_5"),
+        # wrong attempts in the notations read above
+        ("You wrote $0{.}376$.", "0.375"),
+        ("Your (3, inf) misses the endpoint.", "[3,\\infty)"),
+        ("You had rows (1, 2) and (4, 3).", MATRIX),
+        ("Setting $h = 3$ and $k = 7$ was the slip.", "(3,-7)"),
+        ("| | value |\n|---|---|\n| yours | 16 |", "17"),
+        ("Only D fails the check.", "\\text{(B)}"),
+        ("The difference between 10 and 4 is not asked.", "7"),
+    ],
+)
+def test_round_four_other_values_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -62,11 +62,12 @@ _TOKEN = re.compile(
     r"|(?P<word>[A-Za-z]+|[α-ορ-ωΑ-Ω])"  # a Greek letter (not π) is a variable: "θ = pi/2"
     r"|(?P<comma>,)"
     r"|(?P<arrow>->)"  # "Result -> 7": an arrow ends a run, as a word does
-    r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π])"
+    r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π°])"  # a degree sign stays in its run: "58° + 32°"
 )
 _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
-_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\in(?![A-Za-z])|[()\[\]{}]")
+# `=`, `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) separate sides
+_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
 _LEADING_JUNK = frozenset(" \t*/^_=<>!,")
 _TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
 
@@ -83,7 +84,7 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
     r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
     # a label that names a result: "Outcome: 7", "The right value here: 7"
-    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler)s?"
+    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected|correct)s?"
     r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
     # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
     r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
@@ -109,6 +110,7 @@ _RESULT_CUE_AFTER = re.compile(
     r"(?:\\[)\]])?[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
+    r"|(?:alone\s+|only\s+)?(?:works|holds|fits|satisfies|checks\s+out)\b"  # "Only 7 works", "E alone holds"
     r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
     # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
     # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
@@ -161,7 +163,7 @@ _UNIT_WORDS = (
     r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
 )
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
-_GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d")
+_GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d|_")  # `4210_{\text{six}}`: a base
 # Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
 _LIST_OPENING = re.compile(
     r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
@@ -341,19 +343,30 @@ _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", r
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
 _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+# A Markdown table's row, whose cells a `|` separates: "| expected | 11 sqrt(2) |" is a label and a value, no `|x|`
+_TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
+_CODE_MARK = re.compile(r"`+")  # Markdown code, "the total is `4`", read as its content
+_BRACED_DECIMAL_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d)")  # `1{.}25`: LaTeX's spacing-free decimal point
 # Symbols in words: "1 plus or minus √19", "(5, infinity)"
-_SYMBOL_WORD = re.compile(r"\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity)\b", re.IGNORECASE)
+# (and a programmer's "inf", "(-inf, 0]", never LaTeX's `\inf`)
+_SYMBOL_WORD = re.compile(
+    r"(?<!\\)\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity|inf)\b(?!\()", re.IGNORECASE
+)
 _SYMBOL_WORDS = {
     "plus or minus": " \\pm ",
     "negative infinity": "-\\infty ",
     "minus infinity": "-\\infty ",
     "infinity": "\\infty ",
+    "inf": "\\infty ",
 }
 # A number in a base in words: "52 in base 8", "52 (base 8)", "(52)_8" -> 52_8
 _BASE_WORDS = re.compile(
     r"(?<![\w.])\(?(\d[0-9A-Za-z]*)\)?(?:[ ]*\([ ]*base[ -]?(\d+)[ ]*\)|[ ]+(?:in[ ]+)?base[ -]?(\d+)\b|\)_\{?(\d+)\}?)",
     re.IGNORECASE,
 )
+_BASE_IN_TEXT = re.compile(
+    r"_\{?\\(?:text|mathrm|mbox)\s*\{\s*(\d+)\s*\}\}?"
+)  # `_{\text{six}}`, read as `_{\text{6}}`
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
 _SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")  # 52₈
 # A repeating decimal, its repetend under a bar or in brackets: `0.\overline{3}`, `4.\bar{6}`, "4.(6)", "4.6̅"
@@ -394,6 +407,15 @@ _INEQUALITY_WORD = re.compile(
     + r")[ ]+(?=[-\w(√\\])",
     re.IGNORECASE,
 )
+# A second inequality whose variable is left out: "x > 2 and less than 12", "x < 2 or > 3" (`x < 2 or x > 3`)
+_OMITTED_VARIABLE = re.compile(
+    r"(?<![A-Za-z])(?P<variable>[A-Za-z])[ ]*(?:<=|>=|<|>)[ ]*[^\s<>=,;]{1,40}[ ]+(?:and|or|but)[ ]+(?:is[ ]+)?"
+    r"(?P<relation>"
+    + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
+    + r"|<=|>=|<|>)(?=[ ]*[-\w(√\\])",
+    re.IGNORECASE,
+)
+_MAX_OMITTED_VARIABLES = 8
 _MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
@@ -427,19 +449,26 @@ _LETTER = r"(?<![A-Za-z])([A-Za-z])"
 # the operand before the word is matched, so that a chain ("x^(5) minus x^(4) plus x") is read link by link.
 _OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
 _OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
+# An operand of an operation in words: a number (in degrees: "the sum of 60° and 30°"), or any math span ("one more
+# than $\frac{7}{6}$"), whose dollars the rewriting drops
+_OPERAND = rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER})°?"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
 _ARITHMETIC_WORDS = [
-    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)/2"),
-    ((" of ",), re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_NUMBER})\b", re.IGNORECASE), r"(\1)*(\2)"),
-    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_NUMBER})\b", re.IGNORECASE), r"2*(\1)"),
-    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_NUMBER})\b", re.IGNORECASE), r"3*(\1)"),
-    (("doubled",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
-    (("halved",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
-    (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\1)^2"),
-    (("squared",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
-    (("cubed",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)/2"),
+    (
+        (" of ",),
+        re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"2*(\1)"),
+    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"3*(\1)"),
+    (("doubled",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
+    (("halved",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
+    (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)^2"),
+    (("squared",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
+    (("cubed",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
     # a variable's power binds before its coefficient: "3 R squared" is 3R^2
     (("squared",), re.compile(rf"{_LETTER}[ ]+squared\b", re.IGNORECASE), r"\1^2"),
     (("cubed",), re.compile(rf"{_LETTER}[ ]+cubed\b", re.IGNORECASE), r"\1^3"),
@@ -453,7 +482,7 @@ _ARITHMETIC_WORDS = [
     (
         (" to the ",),
         re.compile(
-            rf"(?<![\d.])({_NUMBER})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
+            rf"(?<![\d.])({_OPERAND})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
             re.IGNORECASE,
         ),
         r"(\1)^(\2)",
@@ -461,31 +490,43 @@ _ARITHMETIC_WORDS = [
     (
         ("than",),
         re.compile(
-            rf"(?<![\d.])({_NUMBER})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_OPERAND})(?!\w)",
+            re.IGNORECASE,
         ),
         r"(\2)+(\1)",
     ),
     (
         ("than",),
-        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_NUMBER})\b", re.IGNORECASE),
+        re.compile(
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_OPERAND})(?!\w)", re.IGNORECASE
+        ),
         r"(\2)-(\1)",
     ),
     (
         ("sum", "total"),
-        re.compile(rf"(?<=\bthe )\b(?:sum|total)[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        re.compile(rf"\bthe[ ]+(?:sum|total)[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
         r"(\1)+(\2)",
     ),
     (
+        ("difference",),
+        re.compile(rf"\bthe[ ]+difference[ ]+between[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)-(\2)",
+    ),
+    (
         ("product",),
-        re.compile(rf"(?<=\bthe )\bproduct[ ]+of[ ]+({_NUMBER})[ ]+and[ ]+({_NUMBER})\b", re.IGNORECASE),
+        re.compile(rf"\bthe[ ]+product[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
         r"(\1)*(\2)",
     ),
-    (("added",), re.compile(rf"(?<![\d.])({_NUMBER})[ ]+added[ ]+to[ ]+({_NUMBER})\b", re.IGNORECASE), r"(\2)+(\1)"),
+    (
+        ("added",),
+        re.compile(rf"(?<![\d.])({_OPERAND})[ ]+added[ ]+to[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\2)+(\1)",
+    ),
     (("plus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+plus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 + "),
     (("minus",), re.compile(rf"{_OPERAND_BEFORE}[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
     (
         ("divided", "over"),
-        re.compile(rf"(?<![\d.])({_NUMBER})[ ]+(?:divided[ ]+by|over)[ ]+({_NUMBER})\b", re.IGNORECASE),
+        re.compile(rf"(?<![\d.])({_OPERAND})[ ]+(?:divided[ ]+by|over)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
         r"\1 / \2",
     ),
     # two sides set equal in words: "y equals 2 x + 3", "5 x - 7 y + 4 equals 0"
@@ -545,6 +586,14 @@ def _normalised(text: str) -> _Normalised:
     # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
     # `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
+    pieces += [(match.start(), match.end(), ".") for match in _BRACED_DECIMAL_POINT.finditer(text)]
+    pieces += [(match.start(), match.end(), " ") for match in _CODE_MARK.finditer(text)]
+    pieces += [
+        (row.start() + offset, row.start() + offset + 1, " : ")
+        for row in _TABLE_ROW.finditer(text)
+        for offset, character in enumerate(row.group())
+        if character == "|" and row.group()[offset - 1 : offset] != "\\"
+    ]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised)
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
@@ -572,6 +621,9 @@ def _normalised(text: str) -> _Normalised:
     pieces += [
         (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
         for match in _BASE_WORDS.finditer(normalised.text)
+    ]
+    pieces += [
+        (match.start(), match.end(), f"_{{{match.group(1)}}}") for match in _BASE_IN_TEXT.finditer(normalised.text)
     ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = []
@@ -615,12 +667,26 @@ def _normalised(text: str) -> _Normalised:
                 for match in _INEQUALITY_WORD.finditer(normalised.text)
             ]
         )
+    for _ in range(_MAX_OMITTED_VARIABLES):  # each pass gives the next inequality of a chain its variable
+        pieces = [
+            (
+                match.start("relation"),
+                match.end("relation"),
+                f"{match.group('variable')} {_INEQUALITY_WORDS.get(relation, relation)} ",
+            )
+            for match in _OMITTED_VARIABLE.finditer(normalised.text)
+            for relation in [" ".join(match.group("relation").lower().split())]
+        ]
+        if not pieces:
+            break
+        normalised = normalised.rewritten(pieces)
     lowered = normalised.text.lower()
     for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         if not any(word in lowered for word in words):
             continue  # a quick test that spares the pattern's scan of the whole text
         pieces = [
-            (match.start(), match.end(), match.expand(replacement)) for match in pattern.finditer(normalised.text)
+            (match.start(), match.end(), match.expand(replacement).replace("$", ""))
+            for match in pattern.finditer(normalised.text)
         ]
         normalised = normalised.rewritten(pieces)
     return normalised
@@ -1011,15 +1077,23 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     if reference.collection.kind == "matrix" or reference.collection.vector:
         candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
     runs = _math_runs(feedback)
-    group = runs[:1]
+    group, labelled, lists = runs[:1], [], set()
     for run in [*runs[1:], None]:
-        if run is not None and _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0]):
+        separator = None if run is None else _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0])
+        if separator:
             group.append(run)
+            labelled.append(bool(separator.group("label")))
             continue
-        if len(group) > 1:
-            # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
-            candidates.append((group[0][0], _trim(feedback, group[0][0], group[-1][1])[1]))
-        group = [run]
+        # the list, and, where only some items are labelled, the lists the labels part: "-18, -49 and 96, got
+        # (-118, -49, 96)" holds "-18, -49 and 96"
+        cuts = [0, *(index + 1 for index, label in enumerate(labelled) if label), len(group)]
+        parts = [(0, len(group))] + ([] if all(labelled) else list(itertools.pairwise(cuts)))
+        for first, stop in parts:
+            if stop - first > 1:
+                # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
+                lists.add((group[first][0], _trim(feedback, group[first][0], group[stop - 1][1])[1]))
+        group, labelled = [run], []
+    candidates += lists
     candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
     spans = []
     for start, end in candidates:
@@ -1034,7 +1108,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             kind = (interval_words.group("kind") or "").lower()
             brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
-        elif text.startswith(("\\begin", "<", "\\langle")) or ";" in text:
+        elif (start, end) not in lists:
             collection = _collection(text)
         else:
             pieces = [
@@ -1042,28 +1116,62 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
                 for run_start, run_end in runs
                 if run_start < end and start < run_end
             ]
-            joining = " ".join(feedback[first[1] : second[0]] for first, second in itertools.pairwise(pieces)).lower()
-            collection = _list_or_union(
-                [feedback[piece_start:piece_end] for piece_start, piece_end in pieces],
-                both="and" in joining.split() and "or" not in joining.split(),
-            )
+            joins = [feedback[first[1] : second[0]] for first, second in itertools.pairwise(pieces)]
+            texts = [feedback[piece_start:piece_end].strip("$") for piece_start, piece_end in pieces]
+            if reference.collection.kind == "matrix":
+                collection = _rows(texts, joins)
+            else:
+                collection = _list_or_union(texts, [join.lower().split() for join in joins])
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
 
 
-def _list_or_union(texts: list[str], both: bool = False) -> "_Collection | None":
-    """Values joined in prose: intervals ("x < 2 or x > 3") make a union, or, joined by "and" (`both`), their
-    intersection ("x > 3 and x <= 4"); values a list ("3, 5 and 7")."""
+def _list_or_union(texts: list[str], joins: list[list[str]]) -> "_Collection | None":
+    """Values joined in prose (`joins`: the words between each two): intervals make a union of the intersections that
+    "and" (or "but") joins ("x > 2 and x < 12 or x > 12 and x < 102"; "x > 3 and x <= 4" is one interval; with no
+    "or", "and" joins them all); values a list ("3, 5 and 7")."""
     intervals = [_collection(text) for text in texts]
     if all(
         interval is not None and interval.kind == "bracketed" and len(interval.items) == 2 for interval in intervals
     ):
-        if both:
-            return _intersection(intervals)
-        return _Collection("union", tuple(sorted((interval.items, interval.brackets) for interval in intervals)))
+        joined = [bool({"and", "but"} & set(join)) for join in joins]  # "x > 0 but x < 5" is one interval
+        either = any("or" in join for join in joins)
+        groups = [[intervals[0]]]
+        for interval, conjunction in zip(intervals[1:], joined, strict=True):
+            if conjunction if either else any(joined):
+                groups[-1].append(interval)
+            else:
+                groups.append([interval])
+        pieces = [_intersection(group) for group in groups]
+        if None in pieces:
+            return None
+        if len(pieces) == 1:
+            return pieces[0]
+        return _Collection("union", tuple(sorted((piece.items, piece.brackets) for piece in pieces)))
     items = [_items(text) for text in texts]
     return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
+
+
+def _rows(texts: list[str], joins: list[str]) -> "_Collection | None":
+    """Items listed in prose as the rows of a matrix: each a bracketed tuple ("rows (-1, 0) and (0, -1)"), or runs of
+    values whose rows a semicolon ends ("first row -1, 0; second row 0, -1")."""
+    tuples = [_collection(text) for text in texts]
+    if all(row is not None and row.kind == "bracketed" for row in tuples):
+        rows = [list(row.items) for row in tuples]
+    else:
+        rows, row = [], []
+        for text, join in zip(texts, [*joins, ";"], strict=True):
+            items = _items(text)
+            if items is None:
+                return None
+            row += items
+            if ";" in join:
+                rows.append(row)
+                row = []
+    if len(rows) < 2 or len({len(row) for row in rows}) != 1:
+        return None
+    return _matrix_or_vector(rows)
 
 
 def _intersection(intervals: "list[_Collection]") -> "_Collection | None":
@@ -1305,7 +1413,7 @@ def _leak_spans(
                 spans.append((start, end))
             elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
                 spans.append((start, end))
-            elif _DEGREES_AFTER.match(feedback, end) and _in_radians(text, reference):
+            elif (_DEGREES_AFTER.match(feedback, end) or text.endswith("°")) and _in_radians(text, reference):
                 spans.append((start, end))
         if reference.equation is not None and is_equation and len(spans) == stated_before:
             whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
@@ -1473,7 +1581,7 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
             and _variables(candidate) == reference.variables
             and (
                 any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
-                or value == reference.digits
+                or (value == reference.digits and not _BASE_NUMBER.search(candidate))  # `40_{10}` is not `40_9`
                 or _approximates(candidate, reference, approximate)
             )
         )
@@ -1565,8 +1673,14 @@ _INTERVAL_WORDS = re.compile(
     r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
     re.IGNORECASE,
 )
+# Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
+# item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,
+# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1")
 _LIST_SEPARATOR = re.compile(
-    r"[ \t]*(?:,[ \t]*(?:(?:and|or)[ \t]+)?|(?:and|or)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)", re.IGNORECASE
+    r"[ \t]*(?:\$|\\[()])?[ \t]*"
+    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)"
+    r"(?P<label>(?:(?:[A-Za-z][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})(?:\$|\\[()])?[ \t]*",
+    re.IGNORECASE,
 )
 _INEQUALITY_CHAIN = re.compile(
     r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
