@@ -1256,6 +1256,17 @@ GIVEN_FOUR = "A bag holds 4 red and 12 blue marbles. How many more blue than red
         ("It is the difference between 10 and 3.", "7", "It is [redacted]."),
         ("The angle is the sum of 60° and 30°.", "90^\\circ", "The angle is [redacted]."),
         ("The angle is 45° + 45°.", "90^\\circ", "The angle is [redacted]."),
+        ("So it is 2 times -2.", "-4", "So it is [redacted]."),
+        ("It is twice \\frac{45}{2} here.", "45", "It is [redacted] here."),
+        # an angle in radians for a reference in degrees, unmarked; a set-builder's conditions joined by "or"
+        ("It should be $\\frac{\\pi}{2}$.", "90^\\circ", "It should be $[redacted]$."),
+        (
+            "So $\\{x \\mid 0 < x < 1 \\text{ or } 2 < x < 3\\}$.",
+            "(0,1)\\cup(2,3)",
+            "So $[redacted]$.",
+        ),
+        # a factor drawn out of a vector
+        ("It is (1/3)(-1, 2, 5).", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", "It is [redacted]."),
     ],
 )
 def test_round_four_notations_and_positions_are_read(feedback, reference, expected):
@@ -1302,6 +1313,8 @@ def test_a_bare_choice_letter_that_works_or_is_expected_is_redacted():
         ("| | value |\n|---|---|\n| yours | 16 |", "17"),
         ("Only D fails the check.", "\\text{(B)}"),
         ("The difference between 10 and 4 is not asked.", "7"),
+        ("It is (1/3)(-1, 2, 6).", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"),
+        ("Not $\\frac{\\pi}{3}$: that is another angle.", "90^\\circ"),
     ],
 )
 def test_round_four_other_values_are_left_intact(feedback, reference):

@@ -419,7 +419,7 @@ _MAX_OMITTED_VARIABLES = 8
 _MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
-    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=[\d(√\\]|pi\b|π)",
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=-?[\d(√\\]|pi\b|π)",
     re.IGNORECASE,
 )
 _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
@@ -449,9 +449,9 @@ _LETTER = r"(?<![A-Za-z])([A-Za-z])"
 # the operand before the word is matched, so that a chain ("x^(5) minus x^(4) plus x") is read link by link.
 _OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
 _OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
-# An operand of an operation in words: a number (in degrees: "the sum of 60° and 30°"), or any math span ("one more
-# than $\frac{7}{6}$"), whose dollars the rewriting drops
-_OPERAND = rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER})°?"
+# An operand of an operation in words: a number or a LaTeX fraction (in degrees: "the sum of 60° and 30°", "twice
+# \frac{55}{2}°"), or any math span ("one more than $\frac{7}{6}$"), whose dollars the rewriting drops
+_OPERAND = rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER}|\\[dt]?frac\{{[^{{}}]{{1,20}}\}}\{{[^{{}}]{{1,20}}\}})°?"
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
@@ -1411,7 +1411,11 @@ def _leak_spans(
                 continue
             if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
                 spans.append((start, end))
-            elif reference.degrees and _RADIANS_AFTER.match(feedback, end) and _in_degrees(text, reference):
+            elif (
+                reference.degrees
+                and (_RADIANS_AFTER.match(feedback, end) or _PI.search(text))
+                and _in_degrees(text, reference)
+            ):  # "pi/6 radians", `\frac{\pi}{6}`: the angle in radians
                 spans.append((start, end))
             elif (_DEGREES_AFTER.match(feedback, end) or text.endswith("°")) and _in_radians(text, reference):
                 spans.append((start, end))
@@ -1648,6 +1652,13 @@ _MATRIX = re.compile(
 _ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.DOTALL)
 _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
 _SET_BUILDER = re.compile(r"(?:\\\{|\{)\s*[A-Za-z]\s*(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})")
+# A factor before a vector or matrix: "(1/3)(-1, 2, 5)", `\frac{1}{49}\begin{pmatrix}...`, `2 \cdot [1, 3]`
+_SCALAR_FACTOR = re.compile(
+    r"(?P<factor>\([^()]{1,20}\)|\\[dt]?frac\s*\{[^{}]{1,20}\}\s*\{[^{}]{1,20}\}|-?\d+(?:\.\d+)?(?:/\d+)?)"
+    r"\s*(?:\\cdot|\*)?\s*(?P<collection>(?:\(|\[|\\begin|\\langle).*)",
+    re.DOTALL,
+)
+_OR = re.compile(r"\\text\s*\{\s*or\s*\}|\bor\b")  # "{x | x < 2 \text{ or } x > 3}"
 _PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
 # A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
 _ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
@@ -1695,8 +1706,11 @@ def _collection(text: str) -> _Collection | None:
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
     text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
     set_builder = _SET_BUILDER.fullmatch(text)
-    if set_builder:  # {x | 3 < x <= 4}: the interval its condition states
-        return _collection(set_builder.group("condition"))
+    if set_builder:  # {x | 3 < x <= 4}: the interval its condition states, or the union of its conditions
+        conditions = _OR.split(set_builder.group("condition"))
+        if len(conditions) > 1:
+            return _list_or_union(conditions, [["or"]] * (len(conditions) - 1))
+        return _collection(conditions[0])
     if len(text) > 4 * MAX_CANDIDATE_LENGTH:
         return None
     if _UNION.search(text):
@@ -1719,6 +1733,9 @@ def _collection(text: str) -> _Collection | None:
             return None
         first, second = (_INEQUALITY_OPERATORS[chain.group(side).lower()] for side in ("first", "second"))
         return _Collection("bracketed", (low, high), ("(" if first == "<" else "[") + (")" if second == "<" else "]"))
+    scaled = _SCALAR_FACTOR.fullmatch(text)
+    if scaled:  # (1/3)(-1, 2, 5), `\frac{1}{49}\begin{pmatrix} 16 \\ 48 \end{pmatrix}`: a factor drawn out
+        return _scaled_collection(_value(scaled.group("factor")), _collection(scaled.group("collection")))
     matrix = _MATRIX.fullmatch(text)
     if matrix:
         rows = [row.split("&") for row in re.split(r"\\\\", matrix.group("body")) if row.strip()]
@@ -1753,6 +1770,17 @@ def _collection(text: str) -> _Collection | None:
     if "," in _THOUSANDS_SEPARATOR.sub("", text) or _PLUS_MINUS.search(text):
         items = _items(text)
         return None if items is None or len(items) < 2 else _Collection("set", _sorted(items))
+    return None
+
+
+def _scaled_collection(factor: Fraction | float | None, collection: _Collection | None) -> _Collection | None:
+    """A vector or matrix times a number, item by item; `None` for anything else (an interval is scaled by no one)."""
+    if factor is None or isinstance(factor, complex) or collection is None:
+        return None
+    if collection.kind == "matrix":
+        return _Collection("matrix", tuple(tuple(factor * item for item in row) for row in collection.items))
+    if collection.kind == "bracketed" and not any(map(math.isinf, collection.items)):
+        return _Collection("bracketed", tuple(factor * item for item in collection.items), "()", vector=True)
     return None
 
 
