@@ -781,8 +781,8 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       the reference as written; a computation it asks for states nothing), feedback may quote it, and it is
       redacted only as a result statement: after "is", "equals", "gives", any form of a result verb ("gotten",
       "you will find", "that leaves", "I count"), "answer:", a label naming a result ("Outcome: 7"), "####",
-      "return", set against the attempt ("Compare your 8 with 7"), ... or before "is the answer", "is correct", "is
-      what you should have found", or handed over in an instruction or wanted ("Write 7 as the result", "The box
+      "return", set against the attempt ("Compare your 8 with 7"), "Expected: 7", ... or before "works", "holds",
+      "is the answer", "is correct", "is what you should have found", or handed over in an instruction or wanted ("Write 7 as the result", "The box
       needs 7", "Put 7 in the box", "you needed 7.", "Why not 7?"); what the problem gives ("the problem gives 7")
       and the value a step works with ("Dividing by 7 was right") are quotes.
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
@@ -792,23 +792,30 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       as the result; a text answer (`\text{even}`) stated as the result ("Direction: east"), not among alternatives
       ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
     - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments
-      ("x = 15 and y = -29"), `±`, an inequality chain ("-2 <= x <= 7"), a list in brackets or braces, a vector as a
-      tuple, in rows ("[-2; -14; -7]") or unit vectors ("-2i - 14j - 7k"), `\langle\rangle` or any matrix
-      environment, a matrix as a list of rows or in rows ("-1 0; 0 -1"), unions; an equation answer
+      ("x = 15 and y = -29"), items each labelled or in its own math span ("x-component -2, y-component -14 and
+      z-component -7", "$p = 6$, $q = 31$"), `±`, an inequality chain ("-2 <= x <= 7"), inequalities whose variable
+      a second one leaves out ("x > 2 and less than 12", "x < 2 or > 3"; "and" binds before "or"), a list in
+      brackets or braces, a vector as a tuple, in rows ("[-2; -14; -7]"), in unit vectors ("-2i - 14j - 7k") or
+      with a factor drawn out ("(1/3)(-1, 2, 5)"), `\langle\rangle` or any matrix environment, a matrix as a list
+      of rows, in rows ("-1 0; 0 -1") or its rows in prose ("rows (-1, 0) and (0, -1)", "first row -1, 0; second
+      row 0, -1"), unions, set-builder conditions joined by "or"; an equation answer
       (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor; a line (`y = 2x + 3`) as its right side or
       rearranged;
-    - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84") whose result is the
+    - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84", "the difference between
+      10 and 3"), on math spans ("twice $\frac{45}{2}$") and angles ("the sum of 60° and 30°") whose result is the
       reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
-      significant digits ("about 4.472" for `2\sqrt{5}`);
+      significant digits ("about 4.472" for `2\sqrt{5}`, `$\approx 4.472$`);
     - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five", "one and a half",
       "square root of two", "3 million", "75 percent"; English number words read by `text2num`'s `alpha2digit`), in
       the digits of another script or full-width (Unicode decimal digits and NFKC forms), with invisible characters
       or combining marks inside, with Cyrillic or Greek letters drawn as Latin ones (`\bоxed`), `\framebox` or
       `\fbox` for `\boxed`, `11√2`, `3e6`, `1{,}000`, superscripts, `4½`, a dash as a minus sign, mixed numbers
-      (`1\frac{4}{5}`), numbers in a base (`52_8`, whose digits "52" state it too), units (`90^\circ`, `\$18.90`,
-      "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), thousands grouped by spaces ("8 000"), a ratio or
-      a chance ("4:3", "3 in 56"), degrees for a multiple of pi ("-30 degrees"), or with its digits split by
-      whitespace next to a result cue ("the answer is 4 2"). The original span of each is replaced.
+      (`1\frac{4}{5}`), numbers in a base (`52_8` or `52_{\text{eight}}`, whose digits "52" state it too; `52_{10}`
+      is another value), `1{.}25`, "(5, inf)", Markdown code and table cells (`` `7` ``, "| expected | 7 |"),
+      units (`90^\circ`, `\$18.90`, "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), thousands grouped
+      by spaces ("8 000"), a ratio or a chance ("4:3", "3 in 56"), degrees for a multiple of pi ("-30 degrees") and
+      a multiple of pi for degrees, or with its digits split by whitespace next to a result cue ("the answer is
+      4 2"). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
     trigonometric functions and variables numerically, collections item by item, and what only math-verify reads
