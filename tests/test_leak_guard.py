@@ -1265,6 +1265,10 @@ GIVEN_FOUR = "A bag holds 4 red and 12 blue marbles. How many more blue than red
             "(0,1)\\cup(2,3)",
             "So $[redacted]$.",
         ),
+        # a line or plane named by all of its parameters
+        ("Use gradient 3 and intercept -1.", "y = 3x - 1", "Use gradient [redacted] and intercept [redacted]."),
+        ("Slope: -4, through the origin.", "y = -4x", "Slope: [redacted], through the origin."),
+        ("Normal <2, 1, -1>, constant 6.", "2x + y - z + 6 = 0", "Normal [redacted], constant [redacted]."),
         # a factor drawn out of a vector
         ("It is (1/3)(-1, 2, 5).", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", "It is [redacted]."),
     ],
@@ -1315,6 +1319,8 @@ def test_a_bare_choice_letter_that_works_or_is_expected_is_redacted():
         ("The difference between 10 and 4 is not asked.", "7"),
         ("It is (1/3)(-1, 2, 6).", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"),
         ("Not $\\frac{\\pi}{3}$: that is another angle.", "90^\\circ"),
+        ("The slope 3 is right; recheck the intercept.", "y = 3x - 1"),
+        ("A gradient of 3 and an intercept of 4 is your line.", "y = 3x - 1"),
     ],
 )
 def test_round_four_other_values_are_left_intact(feedback, reference):

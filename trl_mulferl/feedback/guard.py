@@ -800,7 +800,7 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
       of rows, in rows ("-1 0; 0 -1") or its rows in prose ("rows (-1, 0) and (0, -1)", "first row -1, 0; second
       row 0, -1"), unions, set-builder conditions joined by "or"; an equation answer
       (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor; a line (`y = 2x + 3`) as its right side or
-      rearranged;
+      rearranged; a line or plane named by all of its parameters ("slope 2 and y-intercept 3");
     - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84", "the difference between
       10 and 3"), on math spans ("twice $\frac{45}{2}$") and angles ("the sum of 60° and 30°") whose result is the
       reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
@@ -887,6 +887,7 @@ def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Given
         spans += _half_line_spans(text, reference, given.value)
         spans += _decimal_comma_spans(text, reference, given.value)
         spans += _collection_spans(text, reference, given.value)
+        spans += _parameter_spans(text, reference)
     return spans
 
 
@@ -1338,6 +1339,82 @@ def _states_equation(candidate: str, reference: _Reference) -> bool:
         return False
     ratio = first / reference_first
     return abs(second - ratio * reference_second) <= _RELATIVE_TOLERANCE * max(1.0, abs(second))
+
+
+# A line or plane named by its parameters: "slope 2 and y-intercept 3", "normal vector (5, -7, 11), constant term 4"
+_PARAMETER = re.compile(
+    r"\b(?P<name>slope|gradient|(?:y[ -]?)?intercept|normal(?:[ ]+vector)?|constant(?:[ ]+term)?)"
+    r"(?:[ ]*(?:\bof\b|\bis\b|=|:|\bequal[ ]+to\b))*[ ]*"
+    r"(?P<value>\([^()]{1,80}\)|<[^<>]{1,80}>|-?\d+(?:\.\d+)?(?:/\d+)?)",
+    re.IGNORECASE,
+)
+_THROUGH_ORIGIN = re.compile(r"\b(?:through|passes[ ]+through|contains)[ ]+the[ ]+origin\b", re.IGNORECASE)
+_LINEAR_SIDE = re.compile(r"[+-]?(?:\d+(?:\.\d+)?[A-Za-z]?|[A-Za-z])(?:[+-](?:\d+(?:\.\d+)?[A-Za-z]?|[A-Za-z]))*")
+_LINEAR_TERM = re.compile(r"([+-]?)(\d+(?:\.\d+)?)?([A-Za-z])?")
+
+
+@lru_cache(maxsize=256)
+def _equation_parameters(text: str) -> dict[str, Fraction | tuple] | None:
+    """The parameters that name a linear equation answer: a line's slope and intercept (`y = 2x + 3`: 2, 3), a
+    plane's normal vector and constant term (`5x - 7y + 11z + 4 = 0`: (5, -7, 11), 4); `None` for other answers."""
+    sides, _ = _sides(text, 0, len(text))
+    if len(sides) != 2:
+        return None
+    coefficients: Counter = Counter()  # of the left side minus the right, by variable ("" for the constant)
+    for sign, (start, end) in zip((1, -1), sides, strict=True):
+        side = re.sub(r"\s+|\\cdot|\*", "", text[start:end])
+        if not _LINEAR_SIDE.fullmatch(side):
+            return None
+        for term in _LINEAR_TERM.finditer(side):
+            if term.group(2) or term.group(3):
+                value = Fraction(term.group(2) or 1) * (-1 if term.group(1) == "-" else 1)
+                coefficients[term.group(3) or ""] += sign * value
+    variables = sorted(name for name in coefficients if name and coefficients[name])
+    if len(variables) == 2 and "y" in variables and "x" in variables:
+        return {"slope": -coefficients["x"] / coefficients["y"], "intercept": -coefficients[""] / coefficients["y"]}
+    if len(variables) == 3:
+        return {"normal": tuple(coefficients[name] for name in variables), "constant": coefficients[""]}
+    return None
+
+
+def _parameter_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """A line or plane answer named by all of its parameters ("slope 2 and y-intercept 3", "slope -2" and "through
+    the origin" for `y = -2x`, "normal vector (5, -7, 11) and constant term 4"): the values that state them. One
+    parameter alone is a part of the answer a critique may quote."""
+    parameters = None if reference.equation is None else _equation_parameters(reference.text)
+    if parameters is None:
+        return []
+    stated: dict[str, list[tuple[int, int]]] = {name: [] for name in parameters}
+    for match in _PARAMETER.finditer(feedback):
+        said = match.group("name").lower()
+        name = next((key for key in ("intercept", "normal", "constant") if key in said), "slope")  # or "gradient"
+        if name not in parameters:
+            continue
+        if name == "normal":
+            collection = _collection(match.group("value"))
+            equal = collection is not None and _proportional(collection.items, parameters["normal"])
+        else:
+            value = _value(match.group("value"))
+            equal = value is not None and _close(value, parameters[name])
+        if equal:
+            stated[name].append(match.span("value"))
+    for name in ("intercept", "constant"):
+        if name in parameters and not parameters[name] and _THROUGH_ORIGIN.search(feedback):
+            stated[name].append((0, 0))  # nothing to redact: the origin is no value
+    if not all(stated.values()):
+        return []
+    return [span for spans in stated.values() for span in spans if span != (0, 0)]
+
+
+def _proportional(items: tuple, reference_items: tuple) -> bool:
+    """Whether two vectors are multiples of each other: a plane's normal up to a factor."""
+    if len(items) != len(reference_items) or any(map(math.isinf, items)):
+        return False
+    pairs = [(item, reference) for item, reference in zip(items, reference_items, strict=True) if reference]
+    if not pairs or any(not reference and item for item, reference in zip(items, reference_items, strict=True)):
+        return False
+    ratio = pairs[0][0] / pairs[0][1]
+    return bool(ratio) and all(_close(item, ratio * reference) for item, reference in pairs)
 
 
 def _half_line(answer: str) -> tuple[str, Fraction | float] | None:
