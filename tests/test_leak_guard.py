@@ -1260,6 +1260,7 @@ GIVEN_FOUR = "A bag holds 4 red and 12 blue marbles. How many more blue than red
         ("It is twice \\frac{45}{2} here.", "45", "It is [redacted] here."),
         # an angle in radians for a reference in degrees, unmarked; a set-builder's conditions joined by "or"
         ("It should be $\\frac{\\pi}{2}$.", "90^\\circ", "It should be $[redacted]$."),
+        ("The turn is pi/4 here.", "45^\\circ", "The turn is [redacted] here."),
         (
             "So $\\{x \\mid 0 < x < 1 \\text{ or } 2 < x < 3\\}$.",
             "(0,1)\\cup(2,3)",
@@ -1269,6 +1270,7 @@ GIVEN_FOUR = "A bag holds 4 red and 12 blue marbles. How many more blue than red
         ("Use gradient 3 and intercept -1.", "y = 3x - 1", "Use gradient [redacted] and intercept [redacted]."),
         ("Slope: -4, through the origin.", "y = -4x", "Slope: [redacted], through the origin."),
         ("Normal <2, 1, -1>, constant 6.", "2x + y - z + 6 = 0", "Normal [redacted], constant [redacted]."),
+        ("Slope -1/3, intercept 2.", "y = -\\frac{1}{3}x + 2", "Slope [redacted], intercept [redacted]."),
         # a factor drawn out of a vector
         ("It is (1/3)(-1, 2, 5).", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", "It is [redacted]."),
     ],

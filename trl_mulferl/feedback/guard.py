@@ -956,7 +956,7 @@ _LITERAL = re.compile(
 
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ|°|\bdeg(?:rees?)?\b")
 _DEGREES_AFTER = re.compile(r"[ \t]*(?:°|\^\s*\{?\s*\\circ|degrees?\b|deg\b)", re.IGNORECASE)
-_PI = re.compile(r"\\pi(?![A-Za-z])|π")
+_PI = re.compile(r"\\pi(?![A-Za-z])|π|(?<![A-Za-z\\])pi(?![A-Za-z])")
 _RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
 
 
@@ -1349,8 +1349,9 @@ _PARAMETER = re.compile(
     re.IGNORECASE,
 )
 _THROUGH_ORIGIN = re.compile(r"\b(?:through|passes[ ]+through|contains)[ ]+the[ ]+origin\b", re.IGNORECASE)
-_LINEAR_SIDE = re.compile(r"[+-]?(?:\d+(?:\.\d+)?[A-Za-z]?|[A-Za-z])(?:[+-](?:\d+(?:\.\d+)?[A-Za-z]?|[A-Za-z]))*")
-_LINEAR_TERM = re.compile(r"([+-]?)(\d+(?:\.\d+)?)?([A-Za-z])?")
+_COEFFICIENT = r"\d+(?:\.\d+)?(?:/\d+)?"
+_LINEAR_SIDE = re.compile(rf"[+-]?(?:{_COEFFICIENT}[A-Za-z]?|[A-Za-z])(?:[+-](?:{_COEFFICIENT}[A-Za-z]?|[A-Za-z]))*")
+_LINEAR_TERM = re.compile(rf"([+-]?)({_COEFFICIENT})?([A-Za-z])?")
 
 
 @lru_cache(maxsize=256)
@@ -1362,7 +1363,7 @@ def _equation_parameters(text: str) -> dict[str, Fraction | tuple] | None:
         return None
     coefficients: Counter = Counter()  # of the left side minus the right, by variable ("" for the constant)
     for sign, (start, end) in zip((1, -1), sides, strict=True):
-        side = re.sub(r"\s+|\\cdot|\*", "", text[start:end])
+        side = _FRACTION.sub(r"\1/\2", re.sub(r"\s+|\\cdot|\*", "", text[start:end]))  # `-\frac{1}{2}x`
         if not _LINEAR_SIDE.fullmatch(side):
             return None
         for term in _LINEAR_TERM.finditer(side):
