@@ -222,7 +222,7 @@ _QUESTION_PATTERNS = (
     ("count", r"how many|number of (ways|integers|positive|distinct|possible|values|solutions|different|terms)"),
     ("area", r"\barea\b"),
     ("volume", r"\bvolume\b"),
-    ("angle", r"angle|degrees|\\angle"),
+    ("angle", r"in degrees|degree measure|measure of (the )?angle|how many degrees|\\angle [a-z]{3}"),
     ("money", r"dollars|cents|\\\$|cost|price"),
     ("length", r"length|distance|perimeter|radius|diameter|height|how (long|far|tall)|side"),
     ("expression", r"simplify|expand|factor|in terms of|polynomial|expression|quotient"),
@@ -242,8 +242,13 @@ def question_of(problem: str) -> str:
     return " ".join(sentences[-3:])
 
 
-def question_type(problem: str, kind: str) -> str:
-    """What the problem asks for, read from its question; the answer's kind settles pairs, intervals and choices."""
+def question_type(problem: str, kind: str, answer: str = "") -> str:
+    """What the problem asks for, read from its question; the answer's kind settles pairs, intervals and choices,
+    and its unit settles money and angles."""
+    if kind == "units/degrees/money" and re.search(r"\\\$|cents", answer):
+        return "money"
+    if kind == "units/degrees/money" and re.search(r"\\circ|degrees", answer):
+        return "angle"
     if kind == "multiple choice":
         return "choice"
     if kind == "interval":
@@ -260,6 +265,8 @@ def question_type(problem: str, kind: str) -> str:
         return "base"
     question = question_of(problem).lower()
     for name, pattern in _QUESTION_PATTERNS:
+        if kind in ("expression", "equation") and name not in ("expression", "equation", "variable"):
+            continue  # a symbolic answer is no area or count, whatever else the question mentions
         if re.search(pattern, question):
             if name in ("choice", "interval", "ordered pair"):
                 continue
@@ -524,7 +531,10 @@ def _units_forms(latex: str) -> list[dict]:
     if squared:
         forms.append(_form("unit symbol", f"{number} {unit}²", [number]))
     if unit == "cents":
-        forms += [_form("cent sign", f"{number}¢", [number]), _form("dollars", f"${float(number) / 100:.3f}")]
+        forms += [
+            _form("cent sign", f"{number}¢", [number]),
+            _form("dollars", f"${float(number) / 100:.3f}", [f"{float(number) / 100:.3f}"]),
+        ]
     return forms
 
 
@@ -727,10 +737,11 @@ def _expression_forms(latex: str, kind: str) -> list[dict]:
         line = re.fullmatch(r"y\s*=\s*(-?\d*)x\s*(?:([-+])\s*(\d+))?", plain)
         if line:
             slope = {"": "1", "-": "-1"}.get(line.group(1), line.group(1))
-            parts = [f"slope {slope}"] + (
-                [f"y-intercept {line.group(2).strip('+')}{line.group(3)}"] if line.group(3) else []
-            )
-            forms.append(_form("slope and intercept", _join(parts), parts))
+            if line.group(3):
+                parts = [f"slope {slope}", f"y-intercept {line.group(2).strip('+')}{line.group(3)}"]
+                forms.append(_form("slope and intercept", "the line with " + _join(parts), parts))
+            else:
+                forms.append(_form("slope through origin", f"the line of slope {slope} through the origin"))
     return forms
 
 
@@ -773,23 +784,27 @@ def quantity_forms(latex: str, kind: str, qtype: str) -> list[dict]:
     """The answer said through the question's quantity: "24 square units", "3 in 8", "three-eighths of the time"."""
     value = number_of(latex)
     forms = []
+    chance = ["the chance is {v}", "you should find a chance of {v}"]
     if qtype == "probability" and value is not None and 0 < value < 1:
         p, q = value.numerator, value.denominator
-        forms += [_form("quantity: p in q", f"{p} in {q}"), _form("quantity: out of", f"{p} out of {q}")]
+        forms += [_form("quantity: p in q", f"{p} in {q}") | {"say": chance}]
+        forms.append(_form("quantity: out of", f"{p} out of {q} times") | {"say": ["it happens {v}", "it works {v}"]})
         if fraction_words(value):
             said = fraction_words(value)
-            forms.append(_form("quantity: of the time", f"{said} of the time", [said]))
-        percent = value * 100
-        if _terminating(percent):
-            forms.append(_form("quantity: percent", f"{_terminating(percent)}%", [_terminating(percent)]))
+            forms.append(_form("quantity: of the time", f"{said} of the time", [said]) | {"say": ["it happens {v}"]})
+        percent = _terminating(value * 100)
+        if percent:
+            forms.append(_form("quantity: percent", f"{percent}%", [percent]) | {"say": ["there is a {v} chance"]})
     elif qtype in ("area", "volume", "length") and kind != "units/degrees/money":
         core = str(value) if value is not None and value.denominator == 1 else convert(latex, "unicode")
         unit = {"area": "square units", "volume": "cubic units", "length": "units"}[qtype]
         forms.append(_form("quantity: units", f"{core} {unit}", [core]))
     elif qtype == "count" and value is not None and value.denominator == 1:
-        forms += [_form("quantity: count noun", f"exactly {value} such cases", [str(value)])]
+        found = ["you should find {v}", "the list has {v}"]
+        forms += [_form("quantity: count noun", f"exactly {value} such cases", [str(value)]) | {"say": found}]
         if 0 < value < 10**6:
-            forms.append(_form("quantity: count in words", f"{words(int(value))} in all", [words(int(value))]))
+            said = words(int(value))
+            forms.append(_form("quantity: count in words", f"{said} in all", [said]) | {"say": ["there are {v}"]})
     elif qtype == "money" and value is not None and kind != "units/degrees/money":
         forms.append(_form("quantity: dollars", f"{value} dollars", [str(value)]))
     return forms
@@ -937,7 +952,7 @@ def _leak_case(index, kind, qtype, problem, form, family, register, template_ind
     fill = {"ext": extremum_word(problem), "var": variable_of(problem) or "x"}
     subject = subject.format(**fill)
     template = LEAK_REGISTERS[register][template_index % len(LEAK_REGISTERS[register])]
-    statement = rng.choice(statements).format(v="\x00", **fill)
+    statement = rng.choice(form.get("say", statements)).format(v="\x00", **fill)
     filled = template.format(S=statement, Sc=_capital(statement), s=subject, v="\x00")
     text, context = filled.replace("\x00", form["text"]), filled.replace("\x00", "")
     if not all(occurrences(part, text) > occurrences(part, context) for part in form["parts"]):
@@ -1025,7 +1040,7 @@ def corpus(problems: list[dict], seed: int = SEED) -> list[dict]:
     cases = []
     for index, (row, kind) in enumerate(zip(problems, kinds)):
         rng = random.Random(f"{seed}:{index}")
-        qtype = question_type(row["problem"], kind)
+        qtype = question_type(row["problem"], kind, row["answer"])
         forms = renderings(row["answer"], kind, row["problem"])
         everything = forms + quantity_forms(row["answer"], kind, qtype)
         # Each problem gets >= 8 written-out leaks and each rare answer type >= 24: forms repeat in more registers.

@@ -72,6 +72,13 @@ def test_question_type(problem, kind, expected):
     assert question_type(problem, kind) == expected
 
 
+def test_question_type_follows_the_unit_of_a_units_answer():
+    problem = "A 2 inch cube costs $\\$6.80$ for its surface area and volume. How much would a 3 inch cube cost?"
+    assert question_type(problem, "small integer") == "area"
+    assert question_type(problem, "units/degrees/money", r"\$18.90") == "money"
+    assert question_type("Find the area of the sector.", "units/degrees/money", r"30^\circ") == "angle"
+
+
 def test_deterministic_in_seed(problems, cases):
     assert corpus(problems) == cases
     assert corpus(problems[:40], seed=SEED + 1) != corpus(problems[:40])
