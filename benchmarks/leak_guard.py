@@ -20,10 +20,10 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-- independent critiques (two corpora, each written by its own writer without reading the guard or its tests:
-  `benchmarks/leak_corpus.py`, whose development and held-out splits have both been read by the rule's authors, and
-  `benchmarks/leak_corpus_second.py`, by another method, held out whole): recall of `prepare_feedback`, called as
-  the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and `feedback_reference_column`, the
+- independent critiques (`CORPORA`: four corpora, each written by its own writer and method without reading the
+  guard, its tests or the corpora before it: `benchmarks/leak_corpus.py`, `leak_corpus_second.py`,
+  `leak_corpus_third.py`, also over the other benchmarks, and `leak_corpus_fourth.py`; each round of the rule reads
+  the ones before it and is measured on the next): recall of `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and `feedback_reference_column`, the
   problem), per answer type, for all renderings and for written-out ones, per split; of arithmetic-derived
   statements and of decimal approximations; the clean critiques it changes and the quoted wrong attempts it touches;
   and its worst CPU time on adversarial texts within `max_feedback_length` (best of 3 per text, the slowest text).
@@ -402,10 +402,14 @@ def rates(rows: list[dict], flagged: list[bool]) -> dict:
     }
 
 
-# The corpora written independently of the guard, each by its own writer and method. The first one's held-out
-# split was read (as aggregates after round 2, case by case in round 3): since round 3 the second and the third,
-# which no author of the rule has opened, are held out; the third also draws on the other benchmarks' rows.
-CORPORA = {"first": "leak_corpus", "second": "leak_corpus_second", "third": "leak_corpus_third"}
+# The corpora written independently of the guard, each by its own writer and method; each round of the rule reads
+# the ones before it, and the next writer's is held out. The third also draws on the other benchmarks' rows.
+CORPORA = {
+    "first": "leak_corpus",
+    "second": "leak_corpus_second",
+    "third": "leak_corpus_third",
+    "fourth": "leak_corpus_fourth",
+}
 
 
 def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = None) -> dict:
