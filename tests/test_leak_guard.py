@@ -1327,3 +1327,26 @@ def test_a_bare_choice_letter_that_works_or_is_expected_is_redacted():
 )
 def test_round_four_other_values_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # an equation in variables whose right side is zero or a variable: a wrong one shares that side
+        ("You wrote $p \\frac{d u}{d s}-k u=g$, which has the wrong sign.", "p \\frac{d u}{d s}+k u=g"),
+        ("Your line $z^{\\prime}-a z-b w(t)=0$ is off by a sign.", "z^{\\prime}+a z-b w(t)=0"),
+    ],
+)
+def test_round_five_a_wrong_equation_sharing_the_right_side_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It should read $z' + az - bw(t) = 0$.", "z^{\\prime}+a z-b w(t)=0", "It should read $[redacted]$."),
+        ("Aim for $0 = p\\frac{du}{ds} + ku - g$.", "p \\frac{d u}{d s}+k u-g=0", "Aim for $[redacted]$."),
+    ],
+)
+def test_round_five_the_whole_equation_states_it_in_any_spacing_or_order(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)

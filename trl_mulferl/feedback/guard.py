@@ -288,6 +288,9 @@ class _Reference:
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
     degrees: bool = False  # an angle in degrees (`30^\circ`), which a value in radians states too ("pi/6 radians")
+    # An equation in variables we do not evaluate whose right side is zero or in variables (`m \frac{dv}{dt} + bv = f`,
+    # `y' + ry = 0`): only the whole equation states it; its right side alone is also that of a wrong one.
+    whole_equation: bool = False
 
 
 @dataclass(frozen=True)
@@ -1275,6 +1278,8 @@ def _reference(text: str) -> _Reference:
     solved = len(sides) == 2 and _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) is not None
     if equation is not None and not solved:
         return _Reference(text, None, _variables(text), False, equation=equation)
+    if _whole_equation(text, sides) and not solved:
+        return _Reference(text, None, _variables(text), False, whole_equation=True)
     if not (solved and _variables(text[slice(*sides[-1])])):
         equation = None  # `x = 5` is its value; `y = 2x + 3` its right side (as math-verify compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
@@ -1309,6 +1314,27 @@ def _reference(text: str) -> _Reference:
         base=answer.strip() if base and value is not None else None,
         degrees=value is not None and _DEGREES.search(answer) is not None,
     )
+
+
+def _whole_equation(text: str, sides: list[tuple[int, int]]) -> bool:
+    """Whether `text`, with these `sides`, is an equation in variables whose right side is no answer by itself: zero
+    (`y' + ry - rx(t) = 0`) or in variables (`m \\frac{dv}{dt} + bv = f`); `\\angle B = 30^\\circ` is its right side."""
+    if len(sides) != 2 or not _variables(text[slice(*sides[0])]):
+        return False
+    right = text[slice(*sides[1])]
+    return bool(_variables(right)) or _value(right) == 0
+
+
+def _equation_sides(text: str) -> frozenset[str] | None:
+    """The two sides of the equation `text`, each as `_compact` writes it (a prime as `'`), in either order: how an
+    equation we do not evaluate is compared (`0 = y' + ry` states `y^{\\prime} + r y = 0`); `None` when it is none."""
+    sides, _ = _sides(text, 0, len(text))
+    if len(sides) != 2:
+        return None
+    return frozenset(_PRIME.sub("'", _compact(text[slice(*side)])) for side in sides)
+
+
+_PRIME = re.compile(r"\^\s*\{\s*\\prime\s*\}|\^\s*\\prime(?![A-Za-z])|\\prime(?![A-Za-z])|′")
 
 
 def _equation_values(text: str) -> tuple[float, float] | None:
@@ -1461,6 +1487,8 @@ def _leak_spans(
     ]
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
+    if reference.whole_equation:  # a math span holding the whole equation: its words (`ry`) break a math run
+        spans += [content for content in contents if _states(feedback[slice(*content)], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
         spans += [
             match.span()
@@ -1469,7 +1497,8 @@ def _leak_spans(
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
-        if reference.equation is not None and reference.value is None:  # the whole equation states it, no side
+        if (reference.equation is not None and reference.value is None) or reference.whole_equation:
+            # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)
             if is_equation and _states(feedback[slice(*whole)], reference):
                 spans.append(whole)
@@ -1653,6 +1682,8 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
     (or, when it is `approximate`, rounds it: see `_approximates`)."""
     if reference.equation is not None and reference.value is None:
         return _states_equation(candidate, reference)
+    if reference.whole_equation:
+        return len(candidate) <= MAX_CANDIDATE_LENGTH and _equation_sides(candidate) == _equation_sides(reference.text)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
         return False
