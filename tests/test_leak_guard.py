@@ -1350,3 +1350,20 @@ def test_round_five_a_wrong_equation_sharing_the_right_side_is_left_intact(feedb
 )
 def test_round_five_the_whole_equation_states_it_in_any_spacing_or_order(feedback, reference, expected):
     assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It should have real part 4 and imaginary part -3.", "4-3i", "It should have [redacted]."),
+        ("The right number has imaginary part 2 and real part 7.", "7+2i", "The right number has [redacted]."),
+        ("Real part: 3; imaginary part: −8. Check the sign.", "3-8i", "[redacted]. Check the sign."),
+    ],
+)
+def test_round_five_a_complex_number_by_its_parts_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_round_five_other_parts_of_a_complex_number_are_left_intact():
+    feedback = "Your result had real part 4 and imaginary part 3; the sign of the second is off."
+    assert redact_answer_leak(feedback, "4-3i") == (feedback, False)

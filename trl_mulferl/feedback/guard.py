@@ -553,6 +553,17 @@ _SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
 # Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
 _SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
 # A function glued to its variable: "cotx", "sinx", "lnx"
+# A complex number by its parts, in either order: "real part 6, imaginary part -5", "imaginary part 9 and real part 6"
+_PART_LINK = r"[ ]*(?:(?:is|of|equals|equal[ ]+to|=|:)[ ]*)?"
+_PART_JOIN = r"[ ]*(?:,[ ]*and|,|;|and)?[ ]+(?:(?:an?|the|its|with)[ ]+){0,2}"
+_PART_NUMBER = r"[-−]?\d+(?:\.\d+)?(?:/\d+)?"
+_COMPLEX_PARTS = re.compile(
+    rf"\breal[ ]+part{_PART_LINK}(?P<real>{_PART_NUMBER}){_PART_JOIN}imaginary[ ]+part{_PART_LINK}"
+    rf"(?P<imaginary>{_PART_NUMBER})(?![\d/]|\.\d)"
+    rf"|\bimaginary[ ]+part{_PART_LINK}(?P<imaginary_first>{_PART_NUMBER}){_PART_JOIN}real[ ]+part{_PART_LINK}"
+    rf"(?P<real_last>{_PART_NUMBER})(?![\d/]|\.\d)",
+    re.IGNORECASE,
+)
 _GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
@@ -562,7 +573,8 @@ def _normalised(text: str) -> _Normalised:
     (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
-    3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
+    3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
+    by its parts as one ("real part 6, imaginary part -5" as `6-5i`)."""
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
@@ -683,6 +695,12 @@ def _normalised(text: str) -> _Normalised:
         if not pieces:
             break
         normalised = normalised.rewritten(pieces)
+    normalised = normalised.rewritten(
+        [
+            (match.start(), match.end(), _complex_from_parts(match))
+            for match in _COMPLEX_PARTS.finditer(normalised.text)
+        ]
+    )
     lowered = normalised.text.lower()
     for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         if not any(word in lowered for word in words):
@@ -693,6 +711,13 @@ def _normalised(text: str) -> _Normalised:
         ]
         normalised = normalised.rewritten(pieces)
     return normalised
+
+
+def _complex_from_parts(match: re.Match) -> str:
+    """The complex number a `_COMPLEX_PARTS` match names by its parts: "real part 6, imaginary part -5" is `6-5i`."""
+    real = (match.group("real") or match.group("real_last")).replace("−", "-")
+    imaginary = (match.group("imaginary") or match.group("imaginary_first")).replace("−", "-")
+    return f"{real}{'' if imaginary.startswith('-') else '+'}{imaginary}i"
 
 
 def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
