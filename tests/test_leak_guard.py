@@ -988,7 +988,7 @@ def test_intervals_and_collections_in_more_notations_are_read(feedback, referenc
     ("feedback", "reference"),
     [
         ("It is (1,4) U (4,10) in the end.", "(1,4) \\cup (4,9)"),
-        ("It is [3, -4] here.", "(3, -4)"),  # an interval, not the point
+        ("It is [-4, 3] here.", "(-4, 3)"),  # an interval, not the point ([3, -4] is no interval: round 5)
         ("Use set U (the universe) and (1,4) separately.", "(1,4) \\cup (4,9)"),
         ("It is y is at least six.", "[5, \\infty)"),
         ("One less than 3 is 2.", "(-\\infty, 3)"),  # a difference, no inequality
@@ -1367,3 +1367,37 @@ def test_round_five_a_complex_number_by_its_parts_states_it(feedback, reference,
 def test_round_five_other_parts_of_a_complex_number_are_left_intact():
     feedback = "Your result had real part 4 and imaginary part 3; the sign of the second is off."
     assert redact_answer_leak(feedback, "4-3i") == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a pair whose first value is not below its second is no interval: its brackets say nothing
+        ("The point you want is [5, -1].", "(5,-1)", "The point you want is [redacted]."),
+        ("You should reach [4, \\pi/3] in polar form.", "\\left( 4, \\frac{\\pi}{3} \\right)", None),
+        # a list in bullets, one value a line
+        ("The roots are:\n- 2\n- 4\n- 8\nRecheck your factoring.", "2, 4, 8", None),
+        (
+            "Solutions should be\n* −1\n* 6\nnot what you have.",
+            "-1, 6",
+            "Solutions should be\n* [redacted]\nnot what you have.",
+        ),
+    ],
+)
+def test_round_five_a_pair_in_square_brackets_or_a_bulleted_list_states_it(feedback, reference, expected):
+    redacted, flagged = redact_answer_leak(feedback, reference)
+    assert flagged and (expected is None or redacted == expected)
+    assert REDACTED in redacted
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Your [2, -7] has the wrong second coordinate.", "(2,-6)"),
+        ("The interval [1, 4] includes its ends, which the answer does not.", "(1,4)"),
+        ("Your roots:\n- 2\n- 4\n- 9\nThe last is off.", "2, 4, 8"),
+        ("Checks:\n- 2 steps are right\n- 4 are wrong", "2, 4"),
+    ],
+)
+def test_round_five_other_brackets_and_bullets_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -162,6 +162,7 @@ _UNIT_WORDS = (
     r"(?:cm|mm|km|m|in|ft|yd|mi|kg|g|mg|lb|lbs|oz|s|sec|min|h|hr|hrs|ml|L|cents?|dollars?|degrees?|units?|inches"
     r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
 )
+_BULLET_BEFORE = re.compile(r"(?:^|(?<=\n))[ \t]*[-*•][ \t]+$")
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 _GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d|_")  # `4210_{\text{six}}`: a base
 # Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
@@ -1585,7 +1586,10 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
     `90^\circ` of `190^\circ` or `58,500` of `58,5000` is another value, and redacting it would tell the policy how
     its attempt relates to the answer."""
     window = max(0, start - _CONTEXT_CHARS)  # `$` anchors at `start`: a search from 0 would read the whole prefix
-    return not (_PART_OF_VALUE_BEFORE.search(text, window, start) or _PART_OF_VALUE_AFTER.match(text, end))
+    part_of_value_before = _PART_OF_VALUE_BEFORE.search(text, window, start) and not _BULLET_BEFORE.search(
+        text, window, start
+    )  # "- 3" opening a line is a bullet, no minus sign
+    return not (part_of_value_before or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 def _math_runs(text: str) -> list[tuple[int, int]]:
@@ -1605,8 +1609,8 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
-        elif kind == "operator" and start is None and match.group() in "-−" and text[stop : stop + 1].isspace():
-            is_math = False  # a dash between words ("Hint - 7"), not a minus sign
+        elif kind == "operator" and start is None and match.group() in "-−*" and text[stop : stop + 1].isspace():
+            is_math = False  # a dash between words ("Hint - 7") or a bullet ("* 7"), not a minus or times sign
         else:
             is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
         if is_math:
@@ -1827,10 +1831,12 @@ _INTERVAL_WORDS = re.compile(
 )
 # Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
 # item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,
-# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1")
+# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1"); or the next line's bullet
+# ("- 3\n- 5\n- 7")
 _LIST_SEPARATOR = re.compile(
     r"[ \t]*(?:\$|\\[()])?[ \t]*"
-    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)"
+    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*"
+    r"|[,;]?[ \t]*\n[ \t]*[-*•][ \t]+)"
     r"(?P<label>(?:(?:[A-Za-z][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})(?:\$|\\[()])?[ \t]*",
     re.IGNORECASE,
 )
@@ -2031,7 +2037,8 @@ def _sorted(items: tuple) -> tuple:
 
 def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
     """Whether a collection the feedback states is the reference: the same values, in order unless both are sets,
-    with the same brackets (an open interval and a point look alike; a vector may be a tuple in any brackets)."""
+    with the same brackets (an open interval and a point look alike; a vector, or a pair whose first value is not
+    below its second and so is no interval, may be a tuple in any brackets: `[8, -2]` states `(8,-2)`)."""
     if candidate.kind == "list":
         if reference.kind == "set":
             return _same_items(_sorted(candidate.items), reference.items)
@@ -2058,10 +2065,16 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
         )
     if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
         if not (
-            (reference.vector or len(reference.items) > 2) and {candidate.brackets, reference.brackets} <= {"()", "[]"}
+            (reference.vector or len(reference.items) > 2 or not _increasing(reference.items))
+            and {candidate.brackets, reference.brackets} <= {"()", "[]"}
         ):
             return False
     return _same_items(candidate.items, reference.items)
+
+
+def _increasing(items: tuple) -> bool:
+    """Whether `items` could be an interval's ends: each below the next."""
+    return all(first < second for first, second in itertools.pairwise(items))
 
 
 def _same_items(items: tuple, reference_items: tuple) -> bool:
