@@ -1401,3 +1401,32 @@ def test_round_five_a_pair_in_square_brackets_or_a_bulleted_list_states_it(feedb
 )
 def test_round_five_other_brackets_and_bullets_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+CURVES = "Is the curve a circle, parabola, ellipse or hyperbola?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        # a text answer the problem names, set against another, or in a table column of the expected values
+        ("Parabola, not a circle: recheck the squared terms.", "[redacted], not a circle: recheck the squared terms."),
+        (
+            "| Item | Your value | Correct value |\n|---|---|---|\n| curve | circle | parabola |",
+            "| Item | Your value | Correct value |\n|---|---|---|\n| curve | circle | [redacted] |",
+        ),
+    ],
+)
+def test_round_five_a_named_text_answer_set_against_another_or_expected_in_a_table_is_redacted(feedback, expected):
+    assert redact_answer_leak(feedback, "\\text{parabola}", problem=CURVES) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "| Item | Your answer | Check |\n|---|---|---|\n| curve | parabola | ? |",
+        "Parabola is not what the squared terms give.",
+    ],
+)
+def test_round_five_a_named_text_answer_in_another_column_or_denied_is_left_intact(feedback):
+    assert redact_answer_leak(feedback, "\\text{parabola}", problem=CURVES) == (feedback, False)

@@ -149,6 +149,13 @@ _TEXT_CUE_BEFORE = re.compile(
 _SUPERLATIVE_AFTER = re.compile(
     r"[\s*\"'”’]*(?:is|was|has|had|does|did)\s+(?:the\s+)?(?:[a-z]{2,}est|most|least|best|worst|highest|lowest)\b"
 )
+# After a text answer, the one it is set against: "Even, not odd", "Navin, not Mauritius"
+_CONTRAST_AFTER = re.compile(r"[\s*\"'”’]*,?[ \t]*not[ \t]+")
+# A table line as `_normalised` writes it (each `|` as " : "), and a table column's header that states the answer
+_TABLE_LINE = re.compile(r"[ \t]* : .* : [ \t]*$")
+_EXPECTED_HEADER = re.compile(
+    r"^(?!.*\byours?\b).*\b(?:expected|correct|answer|reference|should|solution|right)\b", re.IGNORECASE
+)  # not "Your answer"
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
@@ -1099,9 +1106,31 @@ def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> l
             or _CHOICE_CUE_BEFORE.search(before)
             or _TEXT_CUE_BEFORE.search(before)
             or _SUPERLATIVE_AFTER.match(after)
+            or _CONTRAST_AFTER.match(after)
+            or _EXPECTED_HEADER.search(_column_header(feedback, match.start()))
         ):
             spans.append(match.span())
     return spans
+
+
+def _column_header(text: str, position: int) -> str:
+    """The header cell of the Markdown table column that holds `text[position]` (`_normalised` wrote each `|` as
+    " : "), or "" outside a table: "| Yours | Expected |" over "| odd | even |" heads "even" with "Expected"."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if not _TABLE_LINE.match(line):
+        return ""
+    header_start = line_start
+    while header_start > 0:  # up the table's lines to its first, the header
+        previous_start = text.rfind("\n", 0, header_start - 1) + 1
+        if not _TABLE_LINE.match(text, previous_start, header_start - 1):
+            break
+        header_start = previous_start
+    header_end = text.find("\n", header_start)
+    cells = text[header_start : len(text) if header_end < 0 else header_end].split(" : ")
+    column = text.count(" : ", line_start, position)
+    return cells[column] if column < len(cells) else ""
 
 
 def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
