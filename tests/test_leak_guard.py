@@ -1430,3 +1430,11 @@ def test_round_five_a_named_text_answer_set_against_another_or_expected_in_a_tab
 )
 def test_round_five_a_named_text_answer_in_another_column_or_denied_is_left_intact(feedback):
     assert redact_answer_leak(feedback, "\\text{parabola}", problem=CURVES) == (feedback, False)
+
+
+def test_round_five_a_reference_math_verify_reads_as_a_fragment_is_no_number():
+    # math-verify reads this expression as 2: neither a 2 nor another expression states it
+    reference = "x(v+1 / 2)-\\frac{E_{0}^{2} e^{2}}{2 m}"
+    feedback = "The answer is not 2. You wrote $x(v+1 / 2)-\\frac{E_{0}^{3} e^{2}}{2 m}$."
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+    assert redact_answer_leak(f"It is ${reference}$.", reference) == ("It is $[redacted]$.", True)

@@ -1345,7 +1345,7 @@ def _reference(text: str) -> _Reference:
         expression = gold[0] if gold else None
         if isinstance(expression, sympy.Equality):
             expression = expression.rhs
-        if isinstance(expression, sympy.Expr) and expression.is_number:
+        if isinstance(expression, sympy.Expr) and expression.is_number and not _lost_variables(expression, answer):
             evaluated = expression.doit()
             if isinstance(evaluated, sympy.Rational):
                 value = Fraction(int(evaluated.p), int(evaluated.q))
@@ -2187,7 +2187,21 @@ def _math_verify_equal(candidate: str, reference_text: str) -> bool:
     )
     if not gold or not parsed or _numerically_apart(gold[0], parsed[0]):
         return False
+    if _lost_variables(gold[0], reference_text) or _lost_variables(parsed[0], candidate):
+        return False
     return verify(gold, parsed, timeout_seconds=timeout)
+
+
+def _lost_variables(parsed: Any, text: str) -> bool:
+    """Whether math-verify read `text`, which has variables, as a real number: a fragment of it
+    (`\\hbar \\omega(v+1 / 2)-\\frac{E_{0}^{2} e^{2}}{2 m \\omega^{2}}` as 2), which states nothing of it. Euler's `e`
+    and the imaginary `i` are numbers to math-verify."""
+    return (
+        isinstance(parsed, sympy.Expr)
+        and parsed.is_number
+        and parsed.is_real is True
+        and bool(_variables(text) - {"e", "i"})
+    )
 
 
 def _numerically_apart(gold: Any, target: Any) -> bool:
