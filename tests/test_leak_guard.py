@@ -988,7 +988,7 @@ def test_intervals_and_collections_in_more_notations_are_read(feedback, referenc
     ("feedback", "reference"),
     [
         ("It is (1,4) U (4,10) in the end.", "(1,4) \\cup (4,9)"),
-        ("It is [3, -4] here.", "(3, -4)"),  # an interval, not the point
+        ("It is [-4, 3] here.", "(-4, 3)"),  # an interval, not the point ([3, -4] is no interval: round 5)
         ("Use set U (the universe) and (1,4) separately.", "(1,4) \\cup (4,9)"),
         ("It is y is at least six.", "[5, \\infty)"),
         ("One less than 3 is 2.", "(-\\infty, 3)"),  # a difference, no inequality
@@ -1327,3 +1327,114 @@ def test_a_bare_choice_letter_that_works_or_is_expected_is_redacted():
 )
 def test_round_four_other_values_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # an equation in variables whose right side is zero or a variable: a wrong one shares that side
+        ("You wrote $p \\frac{d u}{d s}-k u=g$, which has the wrong sign.", "p \\frac{d u}{d s}+k u=g"),
+        ("Your line $z^{\\prime}-a z-b w(t)=0$ is off by a sign.", "z^{\\prime}+a z-b w(t)=0"),
+    ],
+)
+def test_round_five_a_wrong_equation_sharing_the_right_side_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It should read $z' + az - bw(t) = 0$.", "z^{\\prime}+a z-b w(t)=0", "It should read $[redacted]$."),
+        ("Aim for $0 = p\\frac{du}{ds} + ku - g$.", "p \\frac{d u}{d s}+k u-g=0", "Aim for $[redacted]$."),
+    ],
+)
+def test_round_five_the_whole_equation_states_it_in_any_spacing_or_order(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It should have real part 4 and imaginary part -3.", "4-3i", "It should have [redacted]."),
+        ("The right number has imaginary part 2 and real part 7.", "7+2i", "The right number has [redacted]."),
+        ("Real part: 3; imaginary part: −8. Check the sign.", "3-8i", "[redacted]. Check the sign."),
+    ],
+)
+def test_round_five_a_complex_number_by_its_parts_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_round_five_other_parts_of_a_complex_number_are_left_intact():
+    feedback = "Your result had real part 4 and imaginary part 3; the sign of the second is off."
+    assert redact_answer_leak(feedback, "4-3i") == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a pair whose first value is not below its second is no interval: its brackets say nothing
+        ("The point you want is [5, -1].", "(5,-1)", "The point you want is [redacted]."),
+        ("You should reach [4, \\pi/3] in polar form.", "\\left( 4, \\frac{\\pi}{3} \\right)", None),
+        # a list in bullets, one value a line
+        ("The roots are:\n- 2\n- 4\n- 8\nRecheck your factoring.", "2, 4, 8", None),
+        (
+            "Solutions should be\n* −1\n* 6\nnot what you have.",
+            "-1, 6",
+            "Solutions should be\n* [redacted]\nnot what you have.",
+        ),
+    ],
+)
+def test_round_five_a_pair_in_square_brackets_or_a_bulleted_list_states_it(feedback, reference, expected):
+    redacted, flagged = redact_answer_leak(feedback, reference)
+    assert flagged and (expected is None or redacted == expected)
+    assert REDACTED in redacted
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Your [2, -7] has the wrong second coordinate.", "(2,-6)"),
+        ("The interval [1, 4] includes its ends, which the answer does not.", "(1,4)"),
+        ("Your roots:\n- 2\n- 4\n- 9\nThe last is off.", "2, 4, 8"),
+        ("Checks:\n- 2 steps are right\n- 4 are wrong", "2, 4"),
+    ],
+)
+def test_round_five_other_brackets_and_bullets_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+CURVES = "Is the curve a circle, parabola, ellipse or hyperbola?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        # a text answer the problem names, set against another, or in a table column of the expected values
+        ("Parabola, not a circle: recheck the squared terms.", "[redacted], not a circle: recheck the squared terms."),
+        (
+            "| Item | Your value | Correct value |\n|---|---|---|\n| curve | circle | parabola |",
+            "| Item | Your value | Correct value |\n|---|---|---|\n| curve | circle | [redacted] |",
+        ),
+    ],
+)
+def test_round_five_a_named_text_answer_set_against_another_or_expected_in_a_table_is_redacted(feedback, expected):
+    assert redact_answer_leak(feedback, "\\text{parabola}", problem=CURVES) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "| Item | Your answer | Check |\n|---|---|---|\n| curve | parabola | ? |",
+        "Parabola is not what the squared terms give.",
+    ],
+)
+def test_round_five_a_named_text_answer_in_another_column_or_denied_is_left_intact(feedback):
+    assert redact_answer_leak(feedback, "\\text{parabola}", problem=CURVES) == (feedback, False)
+
+
+def test_round_five_a_reference_math_verify_reads_as_a_fragment_is_no_number():
+    # math-verify reads this expression as 2: neither a 2 nor another expression states it
+    reference = "x(v+1 / 2)-\\frac{E_{0}^{2} e^{2}}{2 m}"
+    feedback = "The answer is not 2. You wrote $x(v+1 / 2)-\\frac{E_{0}^{3} e^{2}}{2 m}$."
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+    assert redact_answer_leak(f"It is ${reference}$.", reference) == ("It is $[redacted]$.", True)

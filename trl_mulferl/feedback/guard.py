@@ -149,6 +149,13 @@ _TEXT_CUE_BEFORE = re.compile(
 _SUPERLATIVE_AFTER = re.compile(
     r"[\s*\"'”’]*(?:is|was|has|had|does|did)\s+(?:the\s+)?(?:[a-z]{2,}est|most|least|best|worst|highest|lowest)\b"
 )
+# After a text answer, the one it is set against: "Even, not odd", "Navin, not Mauritius"
+_CONTRAST_AFTER = re.compile(r"[\s*\"'”’]*,?[ \t]*not[ \t]+")
+# A table line as `_normalised` writes it (each `|` as " : "), and a table column's header that states the answer
+_TABLE_LINE = re.compile(r"[ \t]* : .* : [ \t]*$")
+_EXPECTED_HEADER = re.compile(
+    r"^(?!.*\byours?\b).*\b(?:expected|correct|answer|reference|should|solution|right)\b", re.IGNORECASE
+)  # not "Your answer"
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
 _ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
@@ -162,6 +169,7 @@ _UNIT_WORDS = (
     r"(?:cm|mm|km|m|in|ft|yd|mi|kg|g|mg|lb|lbs|oz|s|sec|min|h|hr|hrs|ml|L|cents?|dollars?|degrees?|units?|inches"
     r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
 )
+_BULLET_BEFORE = re.compile(r"(?:^|(?<=\n))[ \t]*[-*•][ \t]+$")
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 _GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d|_")  # `4210_{\text{six}}`: a base
 # Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
@@ -288,6 +296,9 @@ class _Reference:
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
     degrees: bool = False  # an angle in degrees (`30^\circ`), which a value in radians states too ("pi/6 radians")
+    # An equation in variables we do not evaluate whose right side is zero or in variables (`m \frac{dv}{dt} + bv = f`,
+    # `y' + ry = 0`): only the whole equation states it; its right side alone is also that of a wrong one.
+    whole_equation: bool = False
 
 
 @dataclass(frozen=True)
@@ -550,6 +561,17 @@ _SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
 # Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
 _SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
 # A function glued to its variable: "cotx", "sinx", "lnx"
+# A complex number by its parts, in either order: "real part 6, imaginary part -5", "imaginary part 9 and real part 6"
+_PART_LINK = r"[ ]*(?:(?:is|of|equals|equal[ ]+to|=|:)[ ]*)?"
+_PART_JOIN = r"[ ]*(?:,[ ]*and|,|;|and)?[ ]+(?:(?:an?|the|its|with)[ ]+){0,2}"
+_PART_NUMBER = r"[-−]?\d+(?:\.\d+)?(?:/\d+)?"
+_COMPLEX_PARTS = re.compile(
+    rf"\breal[ ]+part{_PART_LINK}(?P<real>{_PART_NUMBER}){_PART_JOIN}imaginary[ ]+part{_PART_LINK}"
+    rf"(?P<imaginary>{_PART_NUMBER})(?![\d/]|\.\d)"
+    rf"|\bimaginary[ ]+part{_PART_LINK}(?P<imaginary_first>{_PART_NUMBER}){_PART_JOIN}real[ ]+part{_PART_LINK}"
+    rf"(?P<real_last>{_PART_NUMBER})(?![\d/]|\.\d)",
+    re.IGNORECASE,
+)
 _GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
@@ -559,7 +581,8 @@ def _normalised(text: str) -> _Normalised:
     (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
-    3000000, "percent" as `%`, "square root of" as `√` and `\framebox` or `\fbox` as `\boxed`."""
+    3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
+    by its parts as one ("real part 6, imaginary part -5" as `6-5i`)."""
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
@@ -680,6 +703,12 @@ def _normalised(text: str) -> _Normalised:
         if not pieces:
             break
         normalised = normalised.rewritten(pieces)
+    normalised = normalised.rewritten(
+        [
+            (match.start(), match.end(), _complex_from_parts(match))
+            for match in _COMPLEX_PARTS.finditer(normalised.text)
+        ]
+    )
     lowered = normalised.text.lower()
     for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         if not any(word in lowered for word in words):
@@ -690,6 +719,13 @@ def _normalised(text: str) -> _Normalised:
         ]
         normalised = normalised.rewritten(pieces)
     return normalised
+
+
+def _complex_from_parts(match: re.Match) -> str:
+    """The complex number a `_COMPLEX_PARTS` match names by its parts: "real part 6, imaginary part -5" is `6-5i`."""
+    real = (match.group("real") or match.group("real_last")).replace("−", "-")
+    imaginary = (match.group("imaginary") or match.group("imaginary_first")).replace("−", "-")
+    return f"{real}{'' if imaginary.startswith('-') else '+'}{imaginary}i"
 
 
 def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
@@ -1070,9 +1106,31 @@ def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> l
             or _CHOICE_CUE_BEFORE.search(before)
             or _TEXT_CUE_BEFORE.search(before)
             or _SUPERLATIVE_AFTER.match(after)
+            or _CONTRAST_AFTER.match(after)
+            or _EXPECTED_HEADER.search(_column_header(feedback, match.start()))
         ):
             spans.append(match.span())
     return spans
+
+
+def _column_header(text: str, position: int) -> str:
+    """The header cell of the Markdown table column that holds `text[position]` (`_normalised` wrote each `|` as
+    " : "), or "" outside a table: "| Yours | Expected |" over "| odd | even |" heads "even" with "Expected"."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if not _TABLE_LINE.match(line):
+        return ""
+    header_start = line_start
+    while header_start > 0:  # up the table's lines to its first, the header
+        previous_start = text.rfind("\n", 0, header_start - 1) + 1
+        if not _TABLE_LINE.match(text, previous_start, header_start - 1):
+            break
+        header_start = previous_start
+    header_end = text.find("\n", header_start)
+    cells = text[header_start : len(text) if header_end < 0 else header_end].split(" : ")
+    column = text.count(" : ", line_start, position)
+    return cells[column] if column < len(cells) else ""
 
 
 def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
@@ -1275,6 +1333,8 @@ def _reference(text: str) -> _Reference:
     solved = len(sides) == 2 and _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) is not None
     if equation is not None and not solved:
         return _Reference(text, None, _variables(text), False, equation=equation)
+    if _whole_equation(text, sides) and not solved:
+        return _Reference(text, None, _variables(text), False, whole_equation=True)
     if not (solved and _variables(text[slice(*sides[-1])])):
         equation = None  # `x = 5` is its value; `y = 2x + 3` its right side (as math-verify compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
@@ -1285,7 +1345,7 @@ def _reference(text: str) -> _Reference:
         expression = gold[0] if gold else None
         if isinstance(expression, sympy.Equality):
             expression = expression.rhs
-        if isinstance(expression, sympy.Expr) and expression.is_number:
+        if isinstance(expression, sympy.Expr) and expression.is_number and not _lost_variables(expression, answer):
             evaluated = expression.doit()
             if isinstance(evaluated, sympy.Rational):
                 value = Fraction(int(evaluated.p), int(evaluated.q))
@@ -1309,6 +1369,27 @@ def _reference(text: str) -> _Reference:
         base=answer.strip() if base and value is not None else None,
         degrees=value is not None and _DEGREES.search(answer) is not None,
     )
+
+
+def _whole_equation(text: str, sides: list[tuple[int, int]]) -> bool:
+    """Whether `text`, with these `sides`, is an equation in variables whose right side is no answer by itself: zero
+    (`y' + ry - rx(t) = 0`) or in variables (`m \\frac{dv}{dt} + bv = f`); `\\angle B = 30^\\circ` is its right side."""
+    if len(sides) != 2 or not _variables(text[slice(*sides[0])]):
+        return False
+    right = text[slice(*sides[1])]
+    return bool(_variables(right)) or _value(right) == 0
+
+
+def _equation_sides(text: str) -> frozenset[str] | None:
+    """The two sides of the equation `text`, each as `_compact` writes it (a prime as `'`), in either order: how an
+    equation we do not evaluate is compared (`0 = y' + ry` states `y^{\\prime} + r y = 0`); `None` when it is none."""
+    sides, _ = _sides(text, 0, len(text))
+    if len(sides) != 2:
+        return None
+    return frozenset(_PRIME.sub("'", _compact(text[slice(*side)])) for side in sides)
+
+
+_PRIME = re.compile(r"\^\s*\{\s*\\prime\s*\}|\^\s*\\prime(?![A-Za-z])|\\prime(?![A-Za-z])|′")
 
 
 def _equation_values(text: str) -> tuple[float, float] | None:
@@ -1461,6 +1542,8 @@ def _leak_spans(
     ]
     stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
     spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
+    if reference.whole_equation:  # a math span holding the whole equation: its words (`ry`) break a math run
+        spans += [content for content in contents if _states(feedback[slice(*content)], reference)]
     if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
         spans += [
             match.span()
@@ -1469,7 +1552,8 @@ def _leak_spans(
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
-        if reference.equation is not None and reference.value is None:  # the whole equation states it, no side
+        if (reference.equation is not None and reference.value is None) or reference.whole_equation:
+            # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)
             if is_equation and _states(feedback[slice(*whole)], reference):
                 spans.append(whole)
@@ -1531,7 +1615,10 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
     `90^\circ` of `190^\circ` or `58,500` of `58,5000` is another value, and redacting it would tell the policy how
     its attempt relates to the answer."""
     window = max(0, start - _CONTEXT_CHARS)  # `$` anchors at `start`: a search from 0 would read the whole prefix
-    return not (_PART_OF_VALUE_BEFORE.search(text, window, start) or _PART_OF_VALUE_AFTER.match(text, end))
+    part_of_value_before = _PART_OF_VALUE_BEFORE.search(text, window, start) and not _BULLET_BEFORE.search(
+        text, window, start
+    )  # "- 3" opening a line is a bullet, no minus sign
+    return not (part_of_value_before or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 def _math_runs(text: str) -> list[tuple[int, int]]:
@@ -1551,8 +1638,8 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
-        elif kind == "operator" and start is None and match.group() in "-−" and text[stop : stop + 1].isspace():
-            is_math = False  # a dash between words ("Hint - 7"), not a minus sign
+        elif kind == "operator" and start is None and match.group() in "-−*" and text[stop : stop + 1].isspace():
+            is_math = False  # a dash between words ("Hint - 7") or a bullet ("* 7"), not a minus or times sign
         else:
             is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
         if is_math:
@@ -1653,6 +1740,8 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
     (or, when it is `approximate`, rounds it: see `_approximates`)."""
     if reference.equation is not None and reference.value is None:
         return _states_equation(candidate, reference)
+    if reference.whole_equation:
+        return len(candidate) <= MAX_CANDIDATE_LENGTH and _equation_sides(candidate) == _equation_sides(reference.text)
     sides, _ = _sides(candidate, 0, len(candidate))
     if not sides:
         return False
@@ -1771,10 +1860,12 @@ _INTERVAL_WORDS = re.compile(
 )
 # Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
 # item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,
-# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1")
+# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1"); or the next line's bullet
+# ("- 3\n- 5\n- 7")
 _LIST_SEPARATOR = re.compile(
     r"[ \t]*(?:\$|\\[()])?[ \t]*"
-    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*)"
+    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*"
+    r"|[,;]?[ \t]*\n[ \t]*[-*•][ \t]+)"
     r"(?P<label>(?:(?:[A-Za-z][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})(?:\$|\\[()])?[ \t]*",
     re.IGNORECASE,
 )
@@ -1975,7 +2066,8 @@ def _sorted(items: tuple) -> tuple:
 
 def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
     """Whether a collection the feedback states is the reference: the same values, in order unless both are sets,
-    with the same brackets (an open interval and a point look alike; a vector may be a tuple in any brackets)."""
+    with the same brackets (an open interval and a point look alike; a vector, or a pair whose first value is not
+    below its second and so is no interval, may be a tuple in any brackets: `[8, -2]` states `(8,-2)`)."""
     if candidate.kind == "list":
         if reference.kind == "set":
             return _same_items(_sorted(candidate.items), reference.items)
@@ -2002,10 +2094,16 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
         )
     if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
         if not (
-            (reference.vector or len(reference.items) > 2) and {candidate.brackets, reference.brackets} <= {"()", "[]"}
+            (reference.vector or len(reference.items) > 2 or not _increasing(reference.items))
+            and {candidate.brackets, reference.brackets} <= {"()", "[]"}
         ):
             return False
     return _same_items(candidate.items, reference.items)
+
+
+def _increasing(items: tuple) -> bool:
+    """Whether `items` could be an interval's ends: each below the next."""
+    return all(first < second for first, second in itertools.pairwise(items))
 
 
 def _same_items(items: tuple, reference_items: tuple) -> bool:
@@ -2089,7 +2187,21 @@ def _math_verify_equal(candidate: str, reference_text: str) -> bool:
     )
     if not gold or not parsed or _numerically_apart(gold[0], parsed[0]):
         return False
+    if _lost_variables(gold[0], reference_text) or _lost_variables(parsed[0], candidate):
+        return False
     return verify(gold, parsed, timeout_seconds=timeout)
+
+
+def _lost_variables(parsed: Any, text: str) -> bool:
+    """Whether math-verify read `text`, which has variables, as a real number: a fragment of it
+    (`\\hbar \\omega(v+1 / 2)-\\frac{E_{0}^{2} e^{2}}{2 m \\omega^{2}}` as 2), which states nothing of it. Euler's `e`
+    and the imaginary `i` are numbers to math-verify."""
+    return (
+        isinstance(parsed, sympy.Expr)
+        and parsed.is_number
+        and parsed.is_real is True
+        and bool(_variables(text) - {"e", "i"})
+    )
 
 
 def _numerically_apart(gold: Any, target: Any) -> bool:
