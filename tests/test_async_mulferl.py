@@ -547,7 +547,7 @@ def test_the_leak_guard_does_not_stall_other_groups(tmp_path, vllm_server, async
         dataset,
         long_reply_provider,
         [StopAfterFirstReply(log_file, guard_s)],
-        max_steps=40,
+        max_steps=400,  # the callback ends the run, after the guard's window: on a fast machine 40 steps end before it
         max_feedback_length=100_000,
         reward_funcs=timed_scripted_reward,
         feedback_max_concurrency=1,
