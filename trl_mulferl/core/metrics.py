@@ -10,7 +10,7 @@ import torch
 from tqdm.auto import tqdm
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-from ..feedback import FeedbackTotals, feedback_totals
+from ..feedback import feedback_totals
 from .routing import Route
 from .summary import RunSummary, run_summary, summary_lines, summary_metrics
 
@@ -156,8 +156,8 @@ class FCOWindow:
     def has_pairs(self) -> bool:
         return bool(self.sums[2] > 0)
 
-    def flush(self, metrics, totals: FeedbackTotals):
-        """Log the step's FCO metrics in `metrics` and add its pairs to the run's `totals`."""
+    def flush(self, metrics, totals):
+        """Log the step's FCO metrics in `metrics` and add its pairs to `totals`, the run's `FeedbackTotals`."""
         loss_sum, gap_sum, pairs = self.sums.tolist()
         totals.add({"fco/pairs": pairs})
         metrics["mulferl/fco/loss"].append(loss_sum / pairs if pairs else math.nan)
