@@ -6,7 +6,7 @@ from tokenizers import AddedToken, normalizers
 
 from tests.test_trainer import TINY_TRAINING, K, logged, make_trainer
 from trl_mulferl import make_conversation
-from trl_mulferl.core.feedback_step import (
+from trl_mulferl.feedback.step import (
     FeedbackStep,
     control_probes,
     feedback_controls_before,

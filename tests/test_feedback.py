@@ -13,7 +13,7 @@ from datasets import Dataset
 
 from tests.test_trainer import MARKER, K, logged, make_trainer, marker_provider, marker_reward
 from trl_mulferl import make_conversation, make_generator
-from trl_mulferl.core.feedback_step import FeedbackStep
+from trl_mulferl.feedback.step import FeedbackStep
 from trl_mulferl.feedback import (
     FeedbackRequest,
     FeedbackResult,

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from math_verify import parse, verify
 
-from trl_mulferl.core.feedback_step import FeedbackStep
+from trl_mulferl.feedback.step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
 from trl_mulferl.feedback import (
     REDACTED,

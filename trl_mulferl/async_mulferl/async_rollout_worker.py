@@ -2,7 +2,7 @@
 
 TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process generates against a vLLM server. Here
 that process routes each scored group; a group whose K rollouts all fail is handed to a task of its own, which runs
-the per-group feedback step (`trl_mulferl.core.feedback_step`): it asks the feedback provider, regenerates the K
+the per-group feedback step (`trl_mulferl.feedback.step`): it asks the feedback provider, regenerates the K
 rollouts with the feedback prefilled (masked out of the loss, not counted in the continuation budget), rescores them
 and routes the group again, while the score loop goes on with other groups. A prompt's trajectory holds a generation
 place of the pipeline's budget (`pipeline`) while it is generated and its rows wait for the trainer, and a feedback
@@ -32,7 +32,7 @@ from trl.experimental.async_grpo.async_rollout_worker import (
     _chain_to_sequences,
 )
 
-from ..core.feedback_step import FeedbackStep, check_fits_context, without_feedback
+from ..feedback.step import FeedbackStep, check_fits_context, without_feedback
 from ..core.metrics import (
     FCO_DROPPED_PAIRS,
     REGENERATED_TOKENS,

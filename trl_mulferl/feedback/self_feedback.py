@@ -10,7 +10,7 @@ from transformers import GenerationConfig
 from trl.models.utils import unwrap_model_for_generation
 from trl.trainer.utils import use_adapter
 
-from ..mulferl.lockstep import is_collective_error
+from ..core.collectives import is_collective_error
 from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,

@@ -10,7 +10,7 @@ from accelerate.utils import is_peft_model
 from trl import GRPOTrainer
 from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
-from ..core.feedback_step import FeedbackStep
+from ..feedback.step import FeedbackStep
 from ..core.losses import policy_shaping_weights
 from ..core.metrics import FCOWindow, SchemaFailures, drop_empty_windows, log_run_summary
 from ..core.model_card import trainer_model_card

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..core.feedback_step import check_fits_context, without_feedback
+from ..feedback.step import check_fits_context, without_feedback
 from ..core.rewards import schema_noncompliant_rows
 from ..core.routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
 from ..core.schema import inject_feedback

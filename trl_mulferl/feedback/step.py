@@ -13,12 +13,19 @@ from collections import Counter
 
 import torch
 
-from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, problem_text
-from ..feedback.protocol import MALFORMED, checked_results
-from .losses import drop_empty_pairs
-from .rewards import response_text
-from .routing import make_generator, sample_fco_pairs
-from .schema import FEEDBACK_OPEN, THINKING_OPEN, control_token_ids, control_tokens, feedback_prefill, inject_feedback
+from ..core.losses import drop_empty_pairs
+from ..core.rewards import response_text
+from ..core.routing import make_generator, sample_fco_pairs
+from ..core.schema import (
+    FEEDBACK_OPEN,
+    THINKING_OPEN,
+    control_token_ids,
+    control_tokens,
+    feedback_prefill,
+    inject_feedback,
+)
+from . import prepare_feedback  # the preparation pipeline, wherever the package keeps it
+from .protocol import MALFORMED, FeedbackRequest, FeedbackResult, checked_results, problem_text
 
 
 class FeedbackStep:
