@@ -5,7 +5,6 @@
 - `guard`: `redact_answer_leak`, and `prepare_feedback`, the whole path from a provider's text to the injected one.
 - `openai`, `self_feedback`, `checker`: [`OpenAIFeedbackProvider`], [`SelfFeedbackProvider`],
   [`ColumnFeedbackProvider`] and [`CheckerFeedbackProvider`]; `build`: the provider the config selects.
-- `totals`: the run's counts (feedback bill, groups per turn and route), saved in checkpoints, for the summary.
 """
 
 from .build import build_feedback_provider
@@ -27,13 +26,11 @@ from .protocol import (
     FeedbackRequest,
     FeedbackResult,
     collect_feedback,
-    feedback_cost,
     is_batched,
     problem_text,
     request_feedback,
 )
 from .self_feedback import SelfFeedbackProvider
-from .totals import FeedbackTotals, feedback_totals
 
 
 __all__ = [
@@ -45,7 +42,6 @@ __all__ = [
     "FeedbackError",
     "FeedbackRequest",
     "FeedbackResult",
-    "FeedbackTotals",
     "OpenAIFeedbackProvider",
     "PreparedFeedback",
     "RateLimiter",
@@ -55,7 +51,6 @@ __all__ = [
     "collect_feedback",
     "extract_feedback",
     "feedback_cost",
-    "feedback_totals",
     "final_answer",
     "is_batched",
     "load_checker",

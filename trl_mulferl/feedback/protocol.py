@@ -38,8 +38,8 @@ from typing import Any
 
 from trl.trainer.utils import is_async_callable
 
-from ..core.routing import make_generator
 from ..core.collectives import is_collective_error
+from ..core.routing import make_generator
 
 
 logger = logging.getLogger(__name__)

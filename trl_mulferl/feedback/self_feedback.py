@@ -100,6 +100,15 @@ class SelfFeedbackProvider:
         self.group_size = group_size
         self._metrics = Counter()
 
+    @classmethod
+    def from_arguments(cls, args) -> "SelfFeedbackProvider":
+        """`feedback_provider="self"`: the provider the feedback arguments (`FeedbackArguments`) set up."""
+        return cls(
+            max_new_tokens=args.max_feedback_length,
+            temperature=args.feedback_temperature,
+            group_size=args.feedback_group_size,
+        )
+
     def __repr__(self):
         return f"SelfFeedbackProvider(max_new_tokens={self.max_new_tokens}, temperature={self.temperature})"
 
