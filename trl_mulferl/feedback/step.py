@@ -25,7 +25,7 @@ from ..core.schema import (
     feedback_prefill,
     inject_feedback,
 )
-from . import prepare_feedback  # the preparation pipeline, wherever the package keeps it
+from .prepare import prepare_feedback
 from .protocol import MALFORMED, FeedbackRequest, FeedbackResult, checked_results, problem_text
 
 
