@@ -102,3 +102,37 @@ def test_the_asynchronous_config_refuses_a_provider_its_rollout_process_cannot_r
         match="feedback_provider='self' is not available in AsyncMulFeRLConfig: the rollout process holds no copy",
     ):
         AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_provider="self")
+
+
+def test_the_rollout_process_builds_a_built_in_provider_from_the_feedback_arguments(tmp_path):
+    """`AsyncMulFeRLTrainer` sends the rollout process the fields of `FeedbackArguments` and `seed`
+    (`PROVIDER_FIELDS`), from which it builds the provider again: the same provider as from the config."""
+    from types import SimpleNamespace
+
+    from trl_mulferl.async_mulferl.async_mulferl_trainer import PROVIDER_FIELDS
+
+    config = AsyncMulFeRLConfig(
+        str(tmp_path),
+        **CPU,
+        num_generations=2,
+        seed=3,
+        feedback_provider="openai",
+        feedback_model="m",
+        feedback_base_url="http://127.0.0.1:9/v1",
+        feedback_timeout=7.0,
+        feedback_requests_per_minute=30.0,
+    )
+    copy = SimpleNamespace(**{name: getattr(config, name) for name in PROVIDER_FIELDS})
+    built, rebuilt = build_feedback_provider(config), build_feedback_provider(copy)
+    settings = ("model", "base_url", "timeout", "max_tokens", "max_concurrency", "group_size", "seed")
+    assert [getattr(rebuilt, name) for name in settings] == [getattr(built, name) for name in settings]
+    assert [getattr(rebuilt, name) for name in settings] == [
+        "m",
+        "http://127.0.0.1:9/v1",
+        7.0,
+        1024,
+        config.feedback_max_concurrency,
+        2,
+        3,
+    ]
+    assert {"feedback_provider", "feedback_checker", "max_feedback_length", "seed"} <= set(PROVIDER_FIELDS)
