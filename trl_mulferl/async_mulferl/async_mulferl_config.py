@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
-from ..core.credentials import MaskedFeedbackURL
+from ..core.credentials import MaskedEndpointURLs
 from ..core.validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 from ..feedback.arguments import FeedbackArguments, with_feedback_parameters
 from ..feedback.build import FEEDBACK_PROVIDERS
@@ -17,7 +17,7 @@ from .pipeline import (
 
 @with_feedback_parameters
 @dataclass
-class AsyncMulFeRLConfig(MaskedFeedbackURL, FeedbackArguments, AsyncGRPOConfig):
+class AsyncMulFeRLConfig(MaskedEndpointURLs, FeedbackArguments, AsyncGRPOConfig):
     r"""
     Configuration class for [`AsyncMulFeRLTrainer`]: TRL's [`~trl.experimental.async_grpo.AsyncGRPOConfig`] (every
     parameter with its TRL default) plus MulFeRL's feedback turns.
@@ -91,7 +91,7 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, FeedbackArguments, AsyncGRPOConfig):
 
     """
 
-    __repr__ = MaskedFeedbackURL.__str__  # a dataclass repr would show the URL's credentials
+    __repr__ = MaskedEndpointURLs.__str__  # a dataclass repr would show the URL's credentials
 
     gradient_checkpointing: bool | None = gradient_checkpointing_field()
     max_open_trajectories: int | None = field(

@@ -94,9 +94,10 @@ def read_api_key(api_key_env: str | None, base_url: str | None, field: str) -> t
     return os.environ["OPENAI_API_KEY"], "OPENAI_API_KEY"
 
 
-class MaskedFeedbackURL:
-    """Endpoint credentials kept out of what shows the arguments: wandb's and trackio's config (`to_dict`), logs
-    (`str`) and `training_args.bin` (a pickle of the arguments). Each URL keeps its scheme, host, port and path."""
+class MaskedEndpointURLs:
+    """A config mixin: the credentials in its endpoint URLs (the feedback endpoint's, the vLLM server's) kept out of
+    what shows the arguments: wandb's and trackio's config (`to_dict`), logs (`str`) and `training_args.bin` (a pickle
+    of the arguments). Each URL keeps its scheme, host, port and path."""
 
     _URL_FIELDS = ("feedback_base_url", "vllm_server_base_url")
 

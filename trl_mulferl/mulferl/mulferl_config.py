@@ -2,7 +2,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
-from ..core.credentials import MaskedFeedbackURL
+from ..core.credentials import MaskedEndpointURLs
 from ..core.validation import (
     check_groups_within_process,
     check_num_generations,
@@ -15,7 +15,7 @@ from .lockstep import set_collective_timeout
 
 @with_feedback_parameters
 @dataclass
-class MulFeRLConfig(MaskedFeedbackURL, FeedbackArguments, GRPOConfig):
+class MulFeRLConfig(MaskedEndpointURLs, FeedbackArguments, GRPOConfig):
     r"""
     Configuration class for [`MulFeRLTrainer`].
 
@@ -77,7 +77,7 @@ class MulFeRLConfig(MaskedFeedbackURL, FeedbackArguments, GRPOConfig):
         span = self.max_feedback_turns - self.min_feedback_turns
         return self.min_feedback_turns + -(-span * steps_left // self.feedback_turns_decay_steps)  # rounded up
 
-    __repr__ = MaskedFeedbackURL.__str__  # as TrainingArguments has it (a dataclass repr would show no field of ours)
+    __repr__ = MaskedEndpointURLs.__str__  # as TrainingArguments has it (a dataclass repr would show no field of ours)
 
     def __post_init__(self):
         default_activation_checkpointing(self)
