@@ -3,11 +3,11 @@ from dataclasses import dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
+from ..core.collectives import set_collective_timeout
 from ..core.credentials import MaskedEndpointURLs
 from ..core.validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
 from ..feedback.arguments import FeedbackArguments, with_feedback_parameters
 from ..feedback.build import FEEDBACK_PROVIDERS
-from ..mulferl.lockstep import set_collective_timeout
 from .pipeline import (
     default_feedback_slots,
     default_trajectory_budget,

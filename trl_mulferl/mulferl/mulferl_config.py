@@ -2,6 +2,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from ..core.collectives import set_collective_timeout
 from ..core.credentials import MaskedEndpointURLs
 from ..core.validation import (
     check_groups_within_process,
@@ -10,7 +11,6 @@ from ..core.validation import (
     gradient_checkpointing_field,
 )
 from ..feedback.arguments import FeedbackArguments, with_feedback_parameters
-from .lockstep import set_collective_timeout
 
 
 @with_feedback_parameters
