@@ -1,6 +1,7 @@
 """The feedback arguments both MulFeRL configs inherit (`FeedbackArguments`): the fields, their documentation and their
 checks, written once."""
 
+import inspect
 import re
 from dataclasses import dataclass, field, fields
 
@@ -26,8 +27,7 @@ class FeedbackArguments:
         max_feedback_turns (`int`, *optional*, defaults to `2`):
             Number of feedback-guided regeneration turns after the first one, so a prompt is sampled at most
             `1 + max_feedback_turns` times. Paper: 2. `0` disables regeneration (the paper's "no regeneration"
-            ablation). [`MulFeRLConfig`]'s
-            `feedback_turns_decay_steps` anneals it.
+            ablation). [`MulFeRLConfig`]'s `feedback_turns_decay_steps` anneals it.
         feedback_injection (`str`, *optional*, defaults to `"structured"`):
             Where the feedback goes. `"structured"` (paper): the assistant turn is prefilled with
             `<thinking><feedback>{feedback}</feedback>` and the model continues it; the injected tokens are masked
@@ -413,8 +413,8 @@ def with_feedback_parameters(config_class):
     """Class decorator: the config's docstring with `FeedbackArguments`' parameter groups after its own, less the
     entries of the fields the config redefines (documented in its own groups), so that each field is documented once
     and every one shows in the config's help."""
-    own = {f.name for f in fields(config_class)} & set(config_class.__dict__.get("__annotations__", {}))
+    own = set(inspect.get_annotations(config_class)) & {f.name for f in fields(FeedbackArguments)}
     groups = FeedbackArguments.__doc__.split("    Parameters:\n", 1)[1]
     groups = _PARAMETER_ENTRY.sub(lambda entry: "" if entry.group(1) in own else entry.group(0), groups)
-    config_class.__doc__ = config_class.__doc__.rstrip(" ") + "\n" + groups
+    config_class.__doc__ = config_class.__doc__.rstrip() + "\n\n" + groups
     return config_class
