@@ -41,8 +41,8 @@ class AsyncMulFeRLConfig(MaskedEndpointURLs, FeedbackArguments, AsyncGRPOConfig)
       starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
       micro-batch holding an FCO pair;
     - `feedback_replay`: the replayed rows' advantages are taken over the union with the prompt's turn-0 group as in
-      `MulFeRLTrainer`, but always std-scaled, with GRPOTrainer's `(r - mean) / (std + 1e-4)` (unbiased std; every
-      other row has AsyncGRPO's own, whose epsilon is 1e-8), and their tokens get the gradient of the shaped objective at the policy that
+      `MulFeRLTrainer`, but always std-scaled as AsyncGRPO's are (`(r - mean) / (std + 1e-4)`, unbiased std; every
+      other row has AsyncGRPO's own), and their tokens get the gradient of the shaped objective at the policy that
       trains them, in a term of their own, with no trust region or KL term (TRL's clipped ratio would compare them to
       their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics still count them so).
 
