@@ -8,12 +8,10 @@ import re
 import threading
 from collections import Counter
 from fractions import Fraction
-from types import SimpleNamespace
 
 import pytest
 from math_verify import parse, verify
 
-from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
 from trl_mulferl.feedback import (
     REDACTED,
@@ -24,6 +22,7 @@ from trl_mulferl.feedback import (
     prepare_feedback,
     redact_answer_leak,
 )
+from trl_mulferl.feedback.step import FeedbackStep, FeedbackStepSettings
 
 
 LEAKS = [
@@ -474,8 +473,10 @@ def test_prepare_feedback_reads_the_problem():
 
 
 def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
     requests = [
         FeedbackRequest(prompt=prompt, completions=["4"], rewards=[0.0], columns={"solution": "2"})
@@ -518,8 +519,10 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
 
 
 def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
     requests = [FeedbackRequest(problem, ["4"], [0.0], {"solution": "2"}) for problem in problems]
     results = [FeedbackResult("Divide by 2 first.", 0.1)] * 3
