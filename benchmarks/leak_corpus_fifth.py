@@ -1015,10 +1015,13 @@ def wrong_attempts(answer: str, problem: str) -> list[tuple[str, str]]:
     wrongs += [
         (swapped, "signs swapped"),
         (functions, "wrong function"),
-        (f"2({text})" if kind != "equation" else text, "doubled"),
+        (text if kind == "equation" else f"2{text}" if text.startswith("\\") else f"2({text})", "doubled"),
     ]
     if kind == "multiple of pi":
-        wrongs.append((f"\\frac{{{text}}}{{2}}", "halved"))
+        wrongs += [
+            (f"\\frac{{{text}}}{{2}}", "halved"),
+            (f"3{text}" if text.startswith("\\") else f"3({text})", "tripled"),
+        ]
     return [(w, how) for w, how in wrongs if w != text]
 
 
