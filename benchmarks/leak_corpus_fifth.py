@@ -431,8 +431,8 @@ def _decimal_forms(text: str) -> list[Rendering]:
 def _commuted(text: str) -> str | None:
     """A two-term sum written the other way round: "18 + 2π" -> "2π + 18", "-13x + 3" -> "3 - 13x"."""
     match = re.fullmatch(r"([-−]?)([^\s+]+) ([+\-−]) ([^\s+]+)", text)
-    if not match:
-        return None
+    if not match or any(term.count("(") != term.count(")") for term in (match[2], match[4])):
+        return None  # not two terms: the sum sits inside a bracket
     sign, first, op, second = match.groups()
     minus = MINUS if MINUS in text else "-"
     lead = "" if op == "+" else minus
@@ -451,8 +451,12 @@ def _scalar_math_forms(latex: str) -> list[Rendering]:
         swapped = _commuted(form.text) if form.kind != "latex" else None
         if swapped:
             forms.append(Rendering(form.style + " commuted", swapped, form.kind))
-    radical = re.fullmatch(r"(\d+)\s*\\sqrt\{(\d+)\}", normalize_latex(latex))
-    if radical:  # a√b = √(a²b)
+    radical = re.fullmatch(r"(\d*)\s*\\sqrt\{(\d+)\}", normalize_latex(latex))
+    if radical:
+        times = f"{radical[1]} times " if radical[1] else ""
+        forms += [Rendering("words", f"{times}the square root of {radical[2]}", "words"),
+                  Rendering("power", f"{radical[1]}{'*' if radical[1] else ''}{radical[2]}^(1/2)", "ascii")]  # fmt: skip
+    if radical and radical[1]:  # a√b = √(a²b)
         inside = int(radical[1]) ** 2 * int(radical[2])
         forms += [
             Rendering("merged radical", f"√{inside}", "unicode"),
@@ -688,7 +692,8 @@ def _equation_forms(answer: str) -> list[Rendering]:
     if line:
         slope = int(line[1]) if line[1] not in ("", "-") else int(line[1] + "1")
         intercept = int(line[3] or 0) * (-1 if line[2] == "-" else 1)
-        forms.append(Rendering("python lambda", f"lambda x: {slope}*x + {intercept}", "code"))
+        shift = f" + {intercept}" if intercept > 0 else f" - {-intercept}" if intercept else ""
+        forms.append(Rendering("python lambda", f"lambda x: {slope}*x{shift}", "code"))
         forms.append(Rendering("slope-intercept words", f"slope {slope} and intercept {intercept}", "words",
                                parts=(f"slope {slope}", f"intercept {intercept}")))  # fmt: skip
     return forms

@@ -168,7 +168,7 @@ def _scalar(answer: str) -> Fraction | None:
     """The answer's exact value where it is one rational number, read independently of the corpus."""
     text = re.sub(r"\\[!,]|\\left|\\right|\\\$|\^\\circ|\\text\{[^}]*\}|\\mbox\{[^}]*\}|\^2$|\s", "", answer)
     text = text.replace("\\dfrac", "\\frac")
-    if re.fullmatch(r"-?[\d,]+(\.\d+)?|-?\.\d+", text):
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+|-?\d+(\.\d+)?|-?\.\d+", text):
         return Fraction(text.replace(",", ""))
     mixed = re.fullmatch(r"(\d+)\\frac\{?(\d)\}?\{?(\d)\}?", text)
     if mixed:
@@ -234,3 +234,27 @@ def test_coverage_per_problem_and_per_type(cases, problems):
 def test_corpus_is_deterministic(cases, problems):
     assert corpus(problems) == cases
     assert corpus(problems[:40], seed=SEED + 1) != [case for case in cases if case["index"] < 40]
+
+
+def test_every_answer_renders_with_balanced_brackets(problems):
+    for row in problems:
+        forms = renderings(row["answer"], row["problem"])
+        assert len(forms) >= 4, row["answer"]
+        for form in forms:
+            assert all(form.pieces), (row["answer"], form)
+            assert form.text.count("{") == form.text.count("}"), (row["answer"], form.text)
+            opened, closed = form.text.count("(") + form.text.count("["), form.text.count(")") + form.text.count("]")
+            assert opened == closed, (row["answer"], form.text)
+
+
+def test_code_renderings_evaluate_to_the_answer(problems):
+    checked = 0
+    for row in problems:
+        value = _scalar(row["answer"])
+        if value is None or "\\$" in row["answer"] or "_" in row["answer"]:
+            continue
+        for form in renderings(row["answer"], row["problem"]):
+            if form.kind == "code":
+                checked += 1
+                assert eval(form.text, {"Fraction": Fraction, "math": math}) == pytest.approx(float(value)), form.text
+    assert checked > 300
