@@ -458,7 +458,7 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
         checked.append(len(text))
         return redact_answer_leak(text, reference, problem=problem)
 
-    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", recording_guard)
+    monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", recording_guard)
     reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
     prepared = prepare_feedback(reply, "42", tiny_tokenizer, 64)
     assert len(reply) > 90_000 and checked and max(checked) <= 64 * 8
@@ -541,7 +541,7 @@ def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
     def broken_guard(text, reference, problem=None):
         raise ValueError("signal only works in main thread of the main interpreter")
 
-    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", broken_guard)
+    monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)
     assert prepare_feedback("The answer is 4.", "4", None, 64).text is None
 
 
@@ -782,10 +782,10 @@ def test_a_text_answer_among_alternatives_or_a_label_is_left_intact(feedback, re
 
 # Issue L3, item 10: the work per call is bounded within the character cap; collections are compared item by item.
 def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
-    from trl_mulferl.feedback import guard
+    from trl_mulferl.feedback.guard import statements
 
     calls = []
-    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    monkeypatch.setattr(statements, "_math_verify_equal", lambda *args: calls.append(args) or False)
     feedback = " ".join(f"Try $(\\sqrt{{{a}}}, \\sqrt{{{a + 1}}})$." for a in range(2, 172))
     assert len(feedback) < 8192
     assert redact_answer_leak(feedback, "(15,-29)") == (feedback, False)
@@ -795,9 +795,10 @@ def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
 
 def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypatch, caplog):
     from trl_mulferl.feedback import guard
+    from trl_mulferl.feedback.guard import statements
 
     calls = []
-    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    monkeypatch.setattr(statements, "_math_verify_equal", lambda *args: calls.append(args) or False)
     feedback = " ".join(f"Is it $\\log {a}$?" for a in range(2, 500))  # math-verify alone reads `\log 8`
     with caplog.at_level(logging.WARNING):
         redact_answer_leak(feedback, "3")

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.rewards import looks_like_worked_solution
+
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +46,6 @@ THEOREMQA_TYPES = {
 
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
 _DIGIT_GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 class BenchmarkFormatError(ValueError):
@@ -233,14 +233,6 @@ def parse_benchmarks(spec: str) -> dict[str, str | None]:
     if not sources:
         raise ValueError("--benchmarks is empty; name at least one of: " + ", ".join(BENCHMARKS) + ".")
     return sources
-
-
-def looks_like_worked_solution(solution: str) -> bool:
-    """Whether a reference answer looks like a worked solution rather than a final answer: several lines, a
-    GSM8K `####` marker, a `\\boxed{}`, or a run of words outside LaTeX commands."""
-    if "\n" in solution.strip() or "####" in solution or "\\boxed" in solution:
-        return True
-    return len(_WORD.findall(_LATEX_COMMAND.sub(" ", solution))) > 8
 
 
 def _read_source(benchmark: Benchmark, path: str | None):

@@ -2,7 +2,8 @@
 
 - `protocol`: `FeedbackRequest`, `FeedbackResult`, `request_feedback`, `collect_feedback` (read its docstring for
   the protocol a provider follows).
-- `guard`: `redact_answer_leak`, and `prepare_feedback`, the whole path from a provider's text to the injected one.
+- `guard`: `redact_answer_leak`, the answer-leak guard (a subpackage, one module per part of the rule).
+- `prepare`: `prepare_feedback`, the whole path from a provider's text to the injected one.
 - `openai`, `self_feedback`, `checker`: [`OpenAIFeedbackProvider`], [`SelfFeedbackProvider`],
   [`ColumnFeedbackProvider`] and [`CheckerFeedbackProvider`]; `build`: the provider the config selects.
 - `totals`: the run's counts (feedback bill, groups per turn and route), saved in checkpoints, for the summary.
@@ -10,7 +11,7 @@
 
 from .build import build_feedback_provider
 from .checker import CheckerFeedbackProvider, ColumnFeedbackProvider, aggregate_diagnostics, load_checker
-from .guard import REDACTED, PreparedFeedback, final_answer, prepare_feedback, redact_answer_leak
+from .guard import REDACTED, final_answer, redact_answer_leak
 from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,
@@ -23,6 +24,7 @@ from .openai import (
     review_request,
     split_subgroups,
 )
+from .prepare import PreparedFeedback, prepare_feedback
 from .protocol import (
     FeedbackRequest,
     FeedbackResult,
