@@ -8,12 +8,10 @@ import re
 import threading
 from collections import Counter
 from fractions import Fraction
-from types import SimpleNamespace
 
 import pytest
 from math_verify import parse, verify
 
-from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
 from trl_mulferl.feedback import (
     REDACTED,
@@ -24,6 +22,7 @@ from trl_mulferl.feedback import (
     prepare_feedback,
     redact_answer_leak,
 )
+from trl_mulferl.feedback.step import FeedbackStep, FeedbackStepSettings
 
 
 LEAKS = [
@@ -474,8 +473,10 @@ def test_prepare_feedback_reads_the_problem():
 
 
 def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
     requests = [
         FeedbackRequest(prompt=prompt, completions=["4"], rewards=[0.0], columns={"solution": "2"})
@@ -518,8 +519,10 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
 
 
 def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
     requests = [FeedbackRequest(problem, ["4"], [0.0], {"solution": "2"}) for problem in problems]
     results = [FeedbackResult("Divide by 2 first.", 0.1)] * 3
@@ -1439,3 +1442,136 @@ def test_round_five_a_reference_math_verify_reads_as_a_fragment_is_no_number():
     feedback = "The answer is not 2. You wrote $x(v+1 / 2)-\\frac{E_{0}^{3} e^{2}}{2 m}$."
     assert redact_answer_leak(feedback, reference) == (feedback, False)
     assert redact_answer_leak(f"It is ${reference}$.", reference) == ("It is $[redacted]$.", True)
+
+
+# Round six: classes of statement a reviewer answering the question in prose writes (read on the fourth corpus),
+# each in phrasings written here.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a dash that punctuates prose is no minus sign
+        (
+            "I'd say the perimeter comes to 36 -- I rechecked it.",
+            "36",
+            "I'd say the perimeter comes to [redacted] -- I rechecked it.",
+        ),
+        ("My count gives 12 --- a recount helps.", "12", "My count gives [redacted] --- a recount helps."),
+        ("The side is 9 - I checked it twice.", "9", "The side is [redacted] - I checked it twice."),
+        # the minus sign (U+2212) and the article before a number
+        ("The slope works out to −3 here.", "-3", "The slope works out to [redacted] here."),
+        ("So there is a 40% chance of that.", "\\frac{2}{5}", "So there is a [redacted] chance of that."),
+    ],
+)
+def test_round_six_a_value_before_a_prose_dash_or_after_an_article_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_round_six_a_dash_or_minus_inside_a_value_is_left_intact():
+    for feedback in ("The side is 36 - 4 there.", "Your −36 has the wrong sign.", "It is 36 - x at the vertex."):
+        assert redact_answer_leak(feedback, "36") == (feedback, False)
+
+
+JAR = "A jar holds 4 red beads and 6 blue beads. How many red beads does it hold once 2 blue ones are added?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        # where the problem states the value too: a count, a measure or a value set against another is a result
+        ("There are 4 of them, all told.", "There are [redacted] of them, all told."),
+        ("You should count 4 in total.", "You should count [redacted] in total."),
+        ("The list has exactly 4 entries.", "The list has exactly [redacted] entries."),
+        ("The segment measures 4.", "The segment measures [redacted]."),
+        ("The strip has area 4; yours is too big.", "The strip has area [redacted]; yours is too big."),
+        ("Dividing leaves a remainder of 4.", "Dividing leaves a remainder of [redacted]."),
+        ("You should get a total of four.", "You should get a total of [redacted]."),
+        ("**4**, not 6. Redo the last line.", "**[redacted]**, not 6. Redo the last line."),
+    ],
+)
+def test_round_six_a_count_or_measure_states_a_value_the_problem_states(feedback, expected):
+    assert redact_answer_leak(feedback, "4", problem=JAR) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "There are 4 red beads and 6 blue ones; you mixed them up.",
+        "Divide by 4, not 6, in the second line.",
+        "The 4 red beads stay in the jar, not in the box.",
+        "Start from the 4 red beads, then add the blue ones.",
+    ],
+)
+def test_round_six_a_quote_of_the_value_the_problem_states_is_left_intact(feedback):
+    assert redact_answer_leak(feedback, "4", problem=JAR) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a tuple spelled out component by component
+        ("So a has to be 4 and b has to be -7.", "(4,-7)", "So a has to be [redacted]."),
+        ("It is 4 for the first component and -7 for the second.", "(4,-7)", "It is [redacted] for the second."),
+        ("The first coordinate is 4, the second is −7.", "(4,-7)", "The first coordinate is [redacted]."),
+        ("p should equal 2, q should equal 0 and r should equal 5.", "(2,0,5)", "p should equal [redacted]."),
+        # an interval in words
+        ("It holds for every x at least −3 and at most 5.", "[-3,5]", "It holds for every [redacted]."),
+        (
+            "Take everything from 1/2 up to 4, inclusive.",
+            "\\left[ \\frac{1}{2}, 4 \\right]",
+            "Take everything [redacted].",
+        ),
+        ("The set is -sqrt5 < x < sqrt5, not yours.", "(-\\sqrt{5}, \\sqrt{5})", "The set is [redacted], not yours."),
+        (
+            "It is every x less than -1, or greater than 4, so recheck.",
+            "(-\\infty,-1) \\cup (4,\\infty)",
+            "It is every [redacted], so recheck.",
+        ),
+        # a matrix in rows
+        ("It should be [2 1; 0 3].", "\\begin{pmatrix} 2 & 1 \\\\ 0 & 3 \\end{pmatrix}", "It should be [redacted]."),
+        (
+            "The matrix is first row 2, 1 and second row 0, 3.",
+            "\\begin{pmatrix} 2 & 1 \\\\ 0 & 3 \\end{pmatrix}",
+            "The matrix is first row [redacted].",
+        ),
+    ],
+)
+def test_round_six_a_structured_answer_spelled_out_in_prose_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("So a has to be 4 and b has to be -6.", "(4,-7)"),
+        ("It is 4 for the first component; the second is wrong.", "(4,-7)"),
+        ("It holds for every x at least −3 and at most 6.", "[-3,5]"),
+        ("The matrix is first row 2, 1 and second row 0, 4.", "\\begin{pmatrix} 2 & 1 \\\\ 0 & 3 \\end{pmatrix}"),
+    ],
+)
+def test_round_six_other_structured_values_in_prose_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+SHAPES = "Which shape is it? (A) Line (B) Circle (C) Square\n\nIs the function even, odd, or neither?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a text answer before a clause that "and" opens, and an option's words after its letter or a choice verb
+        (
+            "It should be odd, and your last line says even.",
+            "\\text{odd}",
+            "It should be [redacted], and your last line says even.",
+        ),
+        ("The right pick is (B) Circle; compare.", "\\text{(B)}", "The right pick is [redacted] [redacted]; compare."),
+        ("You should choose Circle, and then stop.", "\\text{(B)}", "You should choose [redacted], and then stop."),
+    ],
+)
+def test_round_six_a_text_answer_or_an_options_words_before_a_clause_are_redacted(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=SHAPES) == (expected, True)
+
+
+def test_round_six_a_text_answer_among_alternatives_is_left_intact():
+    feedback = "Decide between odd, and even, and neither before you simplify."
+    assert redact_answer_leak(feedback, "\\text{odd}", problem=SHAPES) == (feedback, False)

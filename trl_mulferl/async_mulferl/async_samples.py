@@ -25,10 +25,10 @@ from trl.experimental.async_grpo.async_grpo_trainer import FixedCountBatcher, To
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
-from ..core.feedback_step import kept_fco_pairs
 from ..core.metrics import LOGGED_ROUTES, REWARD_FINAL, TRAINED_ROUTES, route_metric
 from ..core.routing import Route
 from ..feedback.protocol import warn_once
+from ..feedback.step import kept_fco_pairs
 from .pipeline import LookaheadMicroBatch, TrainerProgress, planned_run
 
 

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.rewards import looks_like_worked_solution
-
 
 logger = logging.getLogger(__name__)
 
@@ -259,6 +257,7 @@ def load_benchmark(name: str, path: str | None = None, limit: int | None = None,
     """
     from datasets import Dataset
 
+    from ..core.rewards import looks_like_worked_solution
     from ..core.schema import SYSTEM_PROMPT, make_conversation
 
     if name not in BENCHMARKS:

@@ -1,5 +1,5 @@
 """A feedback turn generates from the prompt and the injected feedback: the colocated vLLM engine's context, which it must
-fit (`core.feedback_step.check_fits_context`)."""
+fit (`feedback.step.check_fits_context`)."""
 
 
 def vllm_context_length(trainer) -> int | None:

@@ -50,9 +50,13 @@ def _list_or_union(texts: list[str], joins: list[list[str]]) -> "_Collection | N
     return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
 
 
+_ROW_LABEL = re.compile(r"\b(?:row|line)\b", re.IGNORECASE)
+
+
 def _rows(texts: list[str], joins: list[str]) -> "_Collection | None":
     """Items listed in prose as the rows of a matrix: each a bracketed tuple ("rows (-1, 0) and (0, -1)"), or runs of
-    values whose rows a semicolon ends ("first row -1, 0; second row 0, -1")."""
+    values whose rows a semicolon or the next row's label ends ("first row -1, 0; second row 0, -1", "first row -1, 0
+    and second row 0, -1")."""
     tuples = [_collection(text) for text in texts]
     if all(row is not None and row.kind == "bracketed" for row in tuples):
         rows = [list(row.items) for row in tuples]
@@ -63,7 +67,7 @@ def _rows(texts: list[str], joins: list[str]) -> "_Collection | None":
             if items is None:
                 return None
             row += items
-            if ";" in join:
+            if ";" in join or _ROW_LABEL.search(join):
                 rows.append(row)
                 row = []
     if len(rows) < 2 or len({len(row) for row in rows}) != 1:

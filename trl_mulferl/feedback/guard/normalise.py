@@ -131,6 +131,10 @@ _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 
 _UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
 
+# A dash that punctuates prose, not a minus sign: a spaced double or triple hyphen ("the area is 24 -- I checked"),
+# or a spaced hyphen before the pronoun "I" and a word ("it is 24 - I checked"; "I" is no variable there)
+_PROSE_DASH = re.compile(r"(?<=\s)(?:-{2,3}|-(?=[ \t]+I[ \t]+[a-z]{2,}))(?=\s)")
+
 _SYMBOLS = {
     "±": "\\pm ",
     "+/-": " \\pm ",
@@ -138,6 +142,7 @@ _SYMBOLS = {
     "∞": "\\infty ",
     "∪": " \\cup ",
     "∈": " \\in ",
+    "−": "-",
     "⁄": "/",
     "∕": "/",
 }
@@ -163,9 +168,9 @@ _INEQUALITY_WORD = re.compile(
     re.IGNORECASE,
 )
 
-# A second inequality whose variable is left out: "x > 2 and less than 12", "x < 2 or > 3" (`x < 2 or x > 3`)
+# A second inequality whose variable is left out: "x > 2 and less than 12", "x < 2, or > 3" (`x < 2 or x > 3`)
 _OMITTED_VARIABLE = re.compile(
-    r"(?<![A-Za-z])(?P<variable>[A-Za-z])[ ]*(?:<=|>=|<|>)[ ]*[^\s<>=,;]{1,40}[ ]+(?:and|or|but)[ ]+(?:is[ ]+)?"
+    r"(?<![A-Za-z])(?P<variable>[A-Za-z])[ ]*(?:<=|>=|<|>)[ ]*[^\s<>=,;]{1,40}[ ]*,?[ ]+(?:and|or|but)[ ]+(?:is[ ]+)?"
     r"(?P<relation>"
     + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
     + r"|<=|>=|<|>)(?=[ ]*[-\w(√\\])",
@@ -521,11 +526,12 @@ def _script(characters: str, mark: str) -> str:
 
 
 def _symbols(text: str) -> list[tuple[re.Match, str]]:
-    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ± (and "+/-"), ∞, ∪ (and a U
-    between two intervals), ∈, fraction slashes."""
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, the minus sign (−), a dash that
+    punctuates prose as an em dash, ± (and "+/-"), ∞, ∪ (and a U between two intervals), ∈, fraction slashes."""
     return (
         [(match, "-") for match in _DASH_MINUS.finditer(text)]
-        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]|\\+/-", text)]
+        + [(match, "—") for match in _PROSE_DASH.finditer(text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕−]|\\+/-", text)]
         + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
     )
 

@@ -63,6 +63,12 @@ _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", 
 
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
 
+# What a question asks for, as a noun: "a remainder of 1", "has area 8"
+_QUANTITY = (
+    r"(?:area|length|perimeter|circumference|volume|value|remainder|degree|radius|diameter|height|width|depth"
+    r"|total|measure|slope|size|probability|chance|mean|average|median|range|period|count|norm|magnitude|distance"
+    r"|speed|rate|score|cost|price|maximum|minimum)"
+)
 _RESULT_CUE_BEFORE = re.compile(
     r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
     r"|(?<!problem )(?<!statement )(?<!question )\b(?:gives?|gave)"  # what the problem gives is a quote of it
@@ -90,18 +96,26 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
     r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
     r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
+    # a measure or a count the subject has: "it measures 2", "the region has area 8", "the list has exactly 3"
+    rf"|\bmeasur(?:es|ed|ing)|\b(?:has|have|had)\s+(?:exactly|(?:an?\s+|the\s+)?{_QUANTITY}(?:\s+of)?)"
     r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
-    # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
+    # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67", "leaves a remainder of 1", "get an area of 8"
     r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
-    r"|about|approximately|roughly|around))*"
+    rf"|about|approximately|roughly|around|(?:an?|the)\s+(?:(?:total|final|combined|overall|exact)\s+)?{_QUANTITY}\s+of))*"
     r"[\s$*(≈~\"'“‘]*(?:\\[(\[])?$"
 )
 
+# A count stated as what there is: "there are 3 of them" ("you counted 1 of them twice" picks one out)
+_EXISTENTIAL_BEFORE = re.compile(r"\bthere(?:'s|\s+(?:is|are|was|were|will\s+be|should\s+be|must\s+be))[\s$*]*$")
+_OF_THEM_AFTER = re.compile(r"[\s$*]*of\s+them\b")
 _RESULT_CUE_AFTER = re.compile(
     r"(?:\\[)\]])?[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
     r"|(?:alone\s+|only\s+)?(?:works|holds|fits|satisfies|checks\s+out)\b"  # "Only 7 works", "E alone holds"
+    r"|(?:in\s+(?:all|total)|altogether|all\s+told)\b"  # a count: "4 in total"
+    # set against another value: "**8**, not 7", "two, not 18" (a step's operand is no result: "Divide by 3, not 4")
+    r"|,[ \t]*not[ \t]+(?!(?:only|just|even|quite|always|necessarily|all|every|so|too|very)\b)"
     r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
     # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
     # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
@@ -131,7 +145,8 @@ _ENUMERATION_BEFORE = re.compile(
 )
 
 _CHOICE_CUE_BEFORE = re.compile(
-    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(\"'“‘]*$"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s"
+    r"|\(\s*[a-e]\s*\))[\s$*(\"'“‘]*$"  # an option's words after its letter: "(C) Plane"
 )
 
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
@@ -159,7 +174,10 @@ _EXPECTED_HEADER = re.compile(
 )  # not "Your answer"
 
 # After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
-_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
+_ALTERNATIVE_AFTER = re.compile(
+    r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b(?!\s+(?:your?|the|an?|this|that|it|its|we|i|so|then|there|my|our|they|he|she"
+    r"|which|what|is|was|not|check|compare|recheck|redo)\b)|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))"
+)  # not a clause the conjunction opens: "it should be even, and your last line says odd"
 
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 
@@ -328,7 +346,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         separator = None if run is None else _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0])
         if separator:
             group.append(run)
-            labelled.append(bool(separator.group("label")))
+            labelled.append(bool(separator.group("label") or separator.group("link")))
             continue
         # the list, and, where only some items are labelled, the lists the labels part: "-18, -49 and 96, got
         # (-118, -49, 96)" holds "-18, -49 and 96"
@@ -354,7 +372,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
             kind = (interval_words.group("kind") or "").lower()
             brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
-        elif (start, end) not in lists:
+        elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text):  # "[-1 0; 0 -1]" is no list of runs
             collection = _collection(text)
         else:
             pieces = [
@@ -585,6 +603,8 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
         return True
     if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
         return True
+    if _EXISTENTIAL_BEFORE.search(before) and _OF_THEM_AFTER.match(after):
+        return True
     if start in _list_markers(text) or _ENUMERATION_BEFORE.search(before):
         return False
     return not given
@@ -674,25 +694,39 @@ _MATRIX_ROWS = re.compile(
 )
 
 _NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
+# a bound of an interval in words: a number, a root, or an expression written without spaces or in brackets ("π^2/8",
+# "(5π^2)/4")
+_BOUND = rf"(?:{_NUMBER_OR_ROOT}|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}[\dπ][^\s,;()]{{0,20}})"
 
 _ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
 
-# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7"
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7", "from -2 up
+# to 7", "between -2 and 7"
 _INTERVAL_WORDS = re.compile(
-    rf"\b(?:from|between)[ ]+(?P<low>{_NUMBER_OR_ROOT})[ ]+(?:to|and)[ ]+(?P<high>{_NUMBER_OR_ROOT})"
+    rf"\b(?:from|between)[ ]+(?P<low>{_BOUND})[ ]+(?:(?:up[ ]+)?to|and|through|till|until)[ ]+(?P<high>{_BOUND})"
     r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
     re.IGNORECASE,
 )
 
 # Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
 # item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,
-# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1"); or the next line's bullet
-# ("- 3\n- 5\n- 7")
+# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1"), with a verb that links the label
+# to its item ("x must be 3 and y must be 5", "the first is 3, the second is 5"); or the next line's bullet
+# ("- 3\n- 5\n- 7"). The item before may end in a label of its own: "3 for the first coordinate and 5 for the second".
+_ITEM_LINK = (
+    r"(?:is|are|was|equals?|=|:|of|(?:must|should|would|will|could|has[ \t]+to|have[ \t]+to)[ \t]+(?:be|equal)"
+    r"|(?:comes?|works?)[ \t]+out[ \t]+(?:to|as))"
+)
+_TRAILING_ITEM_LABEL = (
+    r"(?:for|as|in)[ \t]+(?:the[ \t]+)?(?:(?:[A-Za-z][A-Za-z'-]{0,15}|\d+(?:st|nd|rd|th))[ \t]+)?"
+    r"(?:coordinate|component|entry|element|term|value|number|root|solution|variable|unknown|slot|place|position)s?"
+)
 _LIST_SEPARATOR = re.compile(
-    r"[ \t]*(?:\$|\\[()])?[ \t]*"
+    rf"[ \t]*(?:\$|\\[()])?[ \t]*(?:{_TRAILING_ITEM_LABEL}[ \t]*)?"
     r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*"
     r"|[,;]?[ \t]*\n[ \t]*[-*•][ \t]+)"
-    r"(?P<label>(?:(?:[A-Za-z][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})(?:\$|\\[()])?[ \t]*",
+    r"(?P<label>(?:(?:[A-Za-zα-ωΑ-Ω][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})"
+    rf"(?P<link>{_ITEM_LINK}[ \t]+)?(?:\$|\\[()])?[ \t]*",
     re.IGNORECASE,
 )
 

@@ -24,6 +24,7 @@ _TOKEN = re.compile(
 _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
 
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
+_ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 
 # `=`, `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) separate sides
 _SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
@@ -64,6 +65,8 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
                 last_kind == "operator" or (last_kind == "number" and (end == position or match.group() == "i"))
             )
             is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
+            if not joined and match.group() == "a" and _ARTICLE_BEFORE_NUMBER.match(text, stop):
+                is_math = False  # the article of "a 25% chance", "a 3 by 3 grid", not a variable a
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
         elif kind == "operator" and start is None and match.group() in "-−*" and text[stop : stop + 1].isspace():

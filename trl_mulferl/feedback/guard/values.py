@@ -124,7 +124,7 @@ _FUNCTIONS = {
 _LOG_IN_BASE = re.compile(r"\\log_\s*(?:\{([^{}]*)\}|(\w))\s*(\([^()]*\)|\{[^{}]*\}|\d+(?:\.\d+)?|[A-Za-z])")
 
 # `\sin x`, `\cot 2x`: a function applied without brackets, to the number and letter that follow it
-_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp|sqrt)[ ]+(\d*\.?\d*[A-Za-z]?)(?![\w(])")
+_BARE_ARGUMENT = re.compile(r"\b(sin|cos|tan|cot|sec|csc|ln|exp|sqrt)(?:[ ]+|(?=\d))(\d*\.?\d*[A-Za-z]?)(?![\w(])")
 
 _MAX_POWER_BITS = 4096
 
