@@ -1226,7 +1226,8 @@ def test_the_rollout_process_counts_the_schema_breaking_rows_of_failed_turn_0_gr
     group, none at a feedback turn."""
     from types import SimpleNamespace
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import MetricWindow, MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.async_rollout_worker import MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.metrics import MetricWindow
     from trl_mulferl.core.routing import GroupState
 
     loop = SimpleNamespace(settings=SimpleNamespace(success_threshold=1.0), _window=MetricWindow())

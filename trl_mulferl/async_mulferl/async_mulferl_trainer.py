@@ -16,6 +16,7 @@ from trl.trainer.utils import get_callable_name, use_adapter
 
 from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
 from ..core.metrics import (
+    LAST_WINDOW,
     LOGGED_ROUTES,
     REGENERATED_TOKENS,
     FCOWindow,
@@ -37,8 +38,9 @@ from ..core.validation import (
 from ..feedback import FeedbackTotals, build_feedback_provider, feedback_totals, is_batched
 from ..mulferl.mulferl_trainer import MulFeRLTrainer
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
+from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
 from .async_samples import MulFeRLCollator, MulFeRLQueue, planning_the_run
+from .metrics import is_maximum
 from .pipeline import CountingQueue, TrainerProgress, feedback_requests_per_group
 
 
