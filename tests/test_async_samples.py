@@ -10,17 +10,9 @@ import torch
 from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from trl_mulferl.async_mulferl.async_samples import (
-    FCO_PAIRS,
-    REPLAY_ADVANTAGE,
-    ROUTE,
-    TURN0_REWARDS,
-    MulFeRLCollator,
-    MulFeRLQueue,
-    fco_carriers,
-    strip_feedback,
-)
+from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers, strip_feedback
 from trl_mulferl.core.losses import packed_sequence_logp, replay_token_losses, sequence_logp
+from trl_mulferl.core.metrics import FCO_PAIRS, REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS
 
 
 @pytest.mark.parametrize("normalization", ["sum", "mean"])

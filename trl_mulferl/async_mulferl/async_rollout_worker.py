@@ -43,8 +43,10 @@ from ..core.metrics import (
     OVER_CONTEXT,
     REPLAYED_ROWS,
     REWARD_ROWS,
+    ROUTE,
     SCHEMA_NONCOMPLIANT,
     TURN0_GROUPS,
+    TURN0_REWARDS,
     feedback_metrics,
     turn_metric,
 )
@@ -55,7 +57,7 @@ from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import in_daemon_thread, warn_once
 from ..feedback.turn import asks_for_feedback, regeneration_prompt_ids, replays_without_feedback
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_samples import ROUTE, TURN0_REWARDS, fco_carriers, replay_without_feedback
+from .async_samples import fco_carriers, replay_without_feedback
 from .metrics import MetricWindow
 from .pipeline import PipelineClosed, RolloutBudget, TrainerProgress
 

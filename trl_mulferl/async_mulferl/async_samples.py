@@ -28,7 +28,17 @@ from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
 from ..core.feedback_step import kept_fco_pairs
-from ..core.metrics import LOGGED_ROUTES, OVER_BUDGET_PAIRS, REWARD_FINAL, ROUTED_PROMPTS, route_metric
+from ..core.metrics import (
+    FCO_PAIRS,
+    LOGGED_ROUTES,
+    OVER_BUDGET_PAIRS,
+    REPLAY_ADVANTAGE,
+    REWARD_FINAL,
+    ROUTE,
+    ROUTED_PROMPTS,
+    TURN0_REWARDS,
+    route_metric,
+)
 from ..core.routing import TRAINED_ROUTES, Route, union_advantages
 from ..feedback.protocol import warn_once
 from ..feedback.turn import replayed_row
@@ -36,18 +46,6 @@ from .pipeline import LookaheadMicroBatch, TrainerProgress, planned_run
 
 
 logger = logging.getLogger(__name__)
-
-
-# The key of a carrier's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is)
-# under which the rollout process sends its negatives and pair weight; `MulFeRLQueue` takes it out before any metric is
-# logged.
-FCO_PAIRS = "mulferl/fco_pairs"
-REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's advantage
-# Likewise, the reward metrics of the prompt's turn-0 rollout that a row trained at a feedback turn carries: TRL's
-# reward metrics describe turn 0 (decision 9), while the row's own stay its final reward for the rollout process.
-TURN0_REWARDS = "mulferl/turn0_rewards"
-# Likewise, the route that ended the row's trajectory (a `Route` value), for the trainer's route metrics.
-ROUTE = "mulferl/route"
 
 
 def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple[list, int]:

@@ -59,6 +59,15 @@ TURN0_GROUPS = "mulferl/pipeline/turn0_groups"
 EXPIRED_FEEDBACK = "mulferl/pipeline/expired_feedback"  # trajectories whose feedback turn passed max_feedback_age
 FEEDBACK_AGE = "mulferl/pipeline/feedback_age_mean"  # policy versions from the attempt critiqued to its regeneration
 FEEDBACK_AGE_MAX = "mulferl/pipeline/feedback_age_max"
+# The keys of a row's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is) under
+# which the asynchronous trainer's rollout process sends what the row carries; `MulFeRLQueue` takes them out before any
+# metric is logged. An FCO carrier's negatives and pair weight; a replayed row's advantage; the reward metrics of the
+# prompt's turn-0 rollout, which a row trained at a feedback turn carries (TRL's reward metrics describe turn 0,
+# decision 9, while the row's own stay its final reward); the route that ended the row's trajectory (a `Route` value).
+FCO_PAIRS = "mulferl/fco_pairs"
+REPLAY_ADVANTAGE = "mulferl/replay_advantage"
+TURN0_REWARDS = "mulferl/turn0_rewards"
+ROUTE = "mulferl/route"
 # The key of the window the rollout process sends as it stops: the trainer waits for it before its last log.
 LAST_WINDOW = "mulferl/last_window"
 
