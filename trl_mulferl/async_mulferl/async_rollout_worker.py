@@ -361,9 +361,8 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         await self.budget.take_place(group.group_id)
-        if self.budget.expired(
-            group.model_version, self.model_version
-        ):  # while its feedback was written, or it waited for a place
+        # While its feedback was written, or it waited for a place.
+        if self.budget.expired(group.model_version, self.model_version):
             self._expire(group)
             return
         age = float(self.model_version - group.model_version)
