@@ -555,7 +555,7 @@ def independent_critiques(
 
     from trl_mulferl.core.schema import control_tokens
     from trl_mulferl.feedback import prepare_feedback
-    from trl_mulferl.feedback.guard import MAX_CHARS_PER_TOKEN
+    from trl_mulferl.feedback.prepare import MAX_CHARS_PER_TOKEN
     from trl_mulferl.mulferl.mulferl_config import MulFeRLConfig
     from trl_mulferl.smollm2 import gguf_path
 
@@ -725,7 +725,9 @@ def main():
     from tests.test_leak_guard import rates as table_rates
     from tests.tiny import build_tiny_tokenizer
     from trl_mulferl.core.schema import sanitize_feedback
-    from trl_mulferl.feedback import guard, prepare_feedback, redact_answer_leak
+    from trl_mulferl.feedback import prepare_feedback, redact_answer_leak
+    from trl_mulferl.feedback.guard.reference import _reference
+    from trl_mulferl.feedback.guard.statements import _leak_spans
 
     def flag(row: dict, reference=None) -> bool:
         reference = row["reference"] if reference is None else reference
@@ -743,9 +745,7 @@ def main():
     rows = table_rows(problems)
     modes = {
         # The guard before: the whole worked solution was the reference text.
-        "before: whole solution": lambda row: bool(
-            guard._leak_spans(row["feedback"], guard._reference(row["solution"]))
-        ),
+        "before: whole solution": lambda row: bool(_leak_spans(row["feedback"], _reference(row["solution"]))),
         "now: solution's final answer": lambda row: flag(row, row["solution"]),
         "bare answer column": lambda row: flag(row, row["answer"]),
     }

@@ -531,7 +531,7 @@ def test_the_leak_guard_does_not_stall_other_groups(tmp_path, vllm_server, async
     after the reply on, to leave the loop time to start the guard). The reply is longer than the server's context
     allows as a prefill, so its group then ends unresolved. One feedback slot serialises the guards; 64 generation
     places leave the other prompts room while the failed groups wait for it."""
-    from trl_mulferl.feedback.guard import prepare_feedback
+    from trl_mulferl.feedback.prepare import prepare_feedback
 
     start = time.perf_counter()
     prepare_feedback(expression_reply(SLOW_GUARD_EXPRESSIONS), "42", tiny_tokenizer, 100_000, problem="Question?")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from trl_mulferl.core.feedback_step import check_fits_context
+from trl_mulferl.feedback.step import check_fits_context
 
 
 def test_fits_up_to_the_context_length_exactly():

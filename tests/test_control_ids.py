@@ -6,14 +6,15 @@ from tokenizers import AddedToken, normalizers
 
 from tests.test_trainer import TINY_TRAINING, K, logged, make_trainer
 from trl_mulferl import make_conversation
-from trl_mulferl.core.feedback_step import (
+from trl_mulferl.core.schema import control_token_ids, control_tokens, feedback_prefill, inject_feedback
+from trl_mulferl.feedback import prepare_feedback
+from trl_mulferl.feedback.step import (
     FeedbackStep,
+    FeedbackStepSettings,
     control_probes,
     feedback_controls_before,
     without_injected_control_ids,
 )
-from trl_mulferl.core.schema import control_token_ids, control_tokens, feedback_prefill, inject_feedback
-from trl_mulferl.feedback import prepare_feedback
 
 
 ADDED = ["<tool_call>", "[INST]", "<start_of_turn>"]
@@ -61,8 +62,9 @@ def normalising_tokenizer(normaliser, normalized: bool = True):
     return tokenizer
 
 
-class Settings:
-    max_feedback_length, feedback_reference_column, seed, fco_pairing = 256, "solution", 0, "permutation"
+STEP_SETTINGS = FeedbackStepSettings(
+    max_feedback_length=256, feedback_reference_column="solution", seed=0, fco_pairing="permutation"
+)
 
 
 def injected_control_ids(tokenizer, ids: list[int], template_ids: list[int]) -> list[int]:
@@ -139,7 +141,7 @@ def test_the_feedbacks_place_among_the_templates_control_ids():
 @pytest.mark.parametrize("name", NORMALISERS)
 def test_a_normaliser_does_not_turn_feedback_into_control_ids(name):
     tokenizer = normalising_tokenizer(NORMALISERS[name])
-    step = FeedbackStep(Settings, tokenizer, [tokenizer.eos_token_id])
+    step = FeedbackStep(STEP_SETTINGS, tokenizer, [tokenizer.eos_token_id])
     text = prepare_feedback(FEEDBACK, None, tokenizer, 256, step.control_tokens).text
     assert not any(token in text for token in ADDED)  # sanitising removed the exact strings ...
     prefill = feedback_prefill(text)
@@ -164,7 +166,7 @@ def test_no_control_ids_from_feedback_with_the_real_tokenizers(request):
     """SmolLM2's tokenizer and the Qwen-style one, on the variants and on the exact strings of their own control
     tokens: what sanitising leaves never tokenizes into one."""
     for tokenizer in real_tokenizers(request):
-        step = FeedbackStep(Settings, tokenizer, [tokenizer.eos_token_id])
+        step = FeedbackStep(STEP_SETTINGS, tokenizer, [tokenizer.eos_token_id])
         feedback = FEEDBACK + " ".join(step.control_tokens) + " ".join(token.upper() for token in step.control_tokens)
         text = prepare_feedback(feedback, None, tokenizer, 256, step.control_tokens).text
         (ids,) = step.prefill_ids([feedback_prefill(text)], {"feedback/control_tokens_removed": 0})
@@ -322,7 +324,9 @@ def test_evaluation_revision_turns_hold_no_control_ids_from_feedback():
     from trl_mulferl.evaluation.backends import prompt_ids
 
     tokenizer = normalising_tokenizer(NORMALISERS["nfkc+lowercase"])
-    text = prepare_feedback(FEEDBACK, None, tokenizer, 256, FeedbackStep(Settings, tokenizer, []).control_tokens).text
+    text = prepare_feedback(
+        FEEDBACK, None, tokenizer, 256, FeedbackStep(STEP_SETTINGS, tokenizer, []).control_tokens
+    ).text
     conversation = make_conversation("What is 3 + 4?")
     template = prompt_ids(tokenizer, conversation, feedback_prefill(""))
     assert injected_control_ids(tokenizer, prompt_ids(tokenizer, conversation, feedback_prefill(text)), template) == []

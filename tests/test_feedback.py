@@ -5,7 +5,6 @@ import math
 import threading
 from collections import Counter
 from decimal import Decimal
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -13,7 +12,6 @@ from datasets import Dataset
 
 from tests.test_trainer import MARKER, K, logged, make_trainer, marker_provider, marker_reward
 from trl_mulferl import make_conversation, make_generator
-from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.feedback import (
     FeedbackRequest,
     FeedbackResult,
@@ -25,6 +23,7 @@ from trl_mulferl.feedback import (
     redact_answer_leak,
     request_feedback,
 )
+from trl_mulferl.feedback.step import FeedbackStep, FeedbackStepSettings
 
 
 def test_problem_text_is_the_last_user_message():
@@ -287,10 +286,10 @@ MALFORMED_BATCHES = {
 
 
 def feedback_step(tokenizer, max_feedback_length=64):
-    args = SimpleNamespace(
+    settings = FeedbackStepSettings(
         max_feedback_length=max_feedback_length, feedback_reference_column="solution", seed=0, fco_pairing=None
     )
-    return FeedbackStep(args, tokenizer, eos_token_ids=[tokenizer.eos_token_id])
+    return FeedbackStep(settings, tokenizer, eos_token_ids=[tokenizer.eos_token_id])
 
 
 @pytest.mark.parametrize("batch, texts, latency, problem", MALFORMED_BATCHES.values(), ids=MALFORMED_BATCHES.keys())

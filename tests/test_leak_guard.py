@@ -8,12 +8,10 @@ import re
 import threading
 from collections import Counter
 from fractions import Fraction
-from types import SimpleNamespace
 
 import pytest
 from math_verify import parse, verify
 
-from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.rewards import as_latex_answer
 from trl_mulferl.feedback import (
     REDACTED,
@@ -24,6 +22,7 @@ from trl_mulferl.feedback import (
     prepare_feedback,
     redact_answer_leak,
 )
+from trl_mulferl.feedback.step import FeedbackStep, FeedbackStepSettings
 
 
 LEAKS = [
@@ -458,7 +457,7 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
         checked.append(len(text))
         return redact_answer_leak(text, reference, problem=problem)
 
-    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", recording_guard)
+    monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", recording_guard)
     reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
     prepared = prepare_feedback(reply, "42", tiny_tokenizer, 64)
     assert len(reply) > 90_000 and checked and max(checked) <= 64 * 8
@@ -474,8 +473,10 @@ def test_prepare_feedback_reads_the_problem():
 
 
 def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
     requests = [
         FeedbackRequest(prompt=prompt, completions=["4"], rewards=[0.0], columns={"solution": "2"})
@@ -518,8 +519,10 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
 
 
 def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
-    args = SimpleNamespace(max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None)
-    step = FeedbackStep(args, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
+    settings = FeedbackStepSettings(
+        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+    )
+    step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
     requests = [FeedbackRequest(problem, ["4"], [0.0], {"solution": "2"}) for problem in problems]
     results = [FeedbackResult("Divide by 2 first.", 0.1)] * 3
@@ -541,7 +544,7 @@ def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
     def broken_guard(text, reference, problem=None):
         raise ValueError("signal only works in main thread of the main interpreter")
 
-    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", broken_guard)
+    monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)
     assert prepare_feedback("The answer is 4.", "4", None, 64).text is None
 
 
@@ -782,10 +785,10 @@ def test_a_text_answer_among_alternatives_or_a_label_is_left_intact(feedback, re
 
 # Issue L3, item 10: the work per call is bounded within the character cap; collections are compared item by item.
 def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
-    from trl_mulferl.feedback import guard
+    from trl_mulferl.feedback.guard import statements
 
     calls = []
-    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    monkeypatch.setattr(statements, "_math_verify_equal", lambda *args: calls.append(args) or False)
     feedback = " ".join(f"Try $(\\sqrt{{{a}}}, \\sqrt{{{a + 1}}})$." for a in range(2, 172))
     assert len(feedback) < 8192
     assert redact_answer_leak(feedback, "(15,-29)") == (feedback, False)
@@ -795,9 +798,10 @@ def test_collections_of_radicals_are_compared_without_math_verify(monkeypatch):
 
 def test_math_verify_compares_a_bounded_number_of_expressions_per_call(monkeypatch, caplog):
     from trl_mulferl.feedback import guard
+    from trl_mulferl.feedback.guard import statements
 
     calls = []
-    monkeypatch.setattr(guard, "_math_verify_equal", lambda *args: calls.append(args) or False)
+    monkeypatch.setattr(statements, "_math_verify_equal", lambda *args: calls.append(args) or False)
     feedback = " ".join(f"Is it $\\log {a}$?" for a in range(2, 500))  # math-verify alone reads `\log 8`
     with caplog.at_level(logging.WARNING):
         redact_answer_leak(feedback, "3")

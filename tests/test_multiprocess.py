@@ -543,7 +543,7 @@ def out_of_step(rank: int, port: int, errors, rank0_done):
     import torch
     import torch.distributed as dist
 
-    from trl_mulferl.mulferl.lockstep import is_collective_error
+    from trl_mulferl.core.collectives import is_collective_error
 
     dist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2, timeout=timedelta(seconds=1)

@@ -35,7 +35,7 @@ from trl_mulferl.demo.programs import (
     sft_example,
     working,
 )
-from trl_mulferl.feedback.guard import prepare_feedback
+from trl_mulferl.feedback.prepare import prepare_feedback
 
 
 def test_the_question_determines_the_function():

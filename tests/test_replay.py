@@ -18,9 +18,9 @@ from tests.test_trainer import (
     marker_reward,
 )
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, feedback_prefill, make_conversation
-from trl_mulferl.core.feedback_step import without_prefill
 from trl_mulferl.core.losses import policy_shaping_weights
 from trl_mulferl.core.routing import union_advantages
+from trl_mulferl.feedback.step import without_prefill
 
 
 def test_policy_shaping_weights_give_the_shaping_gradient():

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from trl_mulferl.core.feedback_step import FeedbackStep
 from trl_mulferl.core.metrics import REGENERATED_TOKENS, feedback_metric, feedback_metrics
 from trl_mulferl.core.routing import Route
 from trl_mulferl.core.schema import control_token_ids, inject_feedback
+from trl_mulferl.feedback.step import FeedbackStep, FeedbackStepSettings
 from trl_mulferl.feedback.turn import (
     asks_for_feedback,
     regeneration_prompt_ids,
@@ -23,8 +23,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "trl_mulferl"
 PROMPT = [{"role": "user", "content": "What is 12 + 30?"}]
 
 
-class Settings:
-    max_feedback_length, feedback_reference_column, seed, fco_pairing = 256, "solution", 0, "permutation"
+SETTINGS = FeedbackStepSettings(
+    max_feedback_length=256, feedback_reference_column="solution", seed=0, fco_pairing="permutation"
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def tokenizer():
 
 @pytest.fixture(scope="module")
 def step(tokenizer):
-    return FeedbackStep(Settings, tokenizer, [tokenizer.eos_token_id])
+    return FeedbackStep(SETTINGS, tokenizer, [tokenizer.eos_token_id])
 
 
 def test_a_group_whose_rollouts_all_hit_the_length_limit_is_skipped_and_counted(tokenizer, step):

@@ -128,7 +128,7 @@ def test_a_failing_leak_guard_leaves_the_group_unresolved(tmp_path, tiny_tokeniz
     def broken_guard(text, reference, problem=None):
         raise ValueError("signal only works in main thread of the main interpreter")
 
-    monkeypatch.setattr("trl_mulferl.feedback.guard.redact_answer_leak", broken_guard)
+    monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)
     trainer = make_trainer(tmp_path, tiny_tokenizer, marker_reward, model=tiny_model_dir)
     trainer.train()  # training goes on
     assert logged(trainer, "mulferl/feedback/errors") == [2.0, 2.0]

@@ -1,17 +1,13 @@
 import math
-from dataclasses import MISSING, dataclass, field
+from dataclasses import dataclass, field
 
 from trl.experimental.async_grpo import AsyncGRPOConfig
 
+from ..core.collectives import set_collective_timeout
+from ..core.credentials import MaskedEndpointURLs
 from ..core.validation import check_num_generations, default_activation_checkpointing, gradient_checkpointing_field
-from ..mulferl.lockstep import set_collective_timeout
-from ..mulferl.mulferl_config import (
-    MaskedFeedbackURL,
-    MulFeRLConfig,
-    check_fco_fields,
-    check_feedback_fields,
-    check_replay_fields,
-)
+from ..feedback.arguments import FeedbackArguments, with_feedback_parameters
+from ..feedback.build import FEEDBACK_PROVIDERS
 from .pipeline import (
     default_feedback_slots,
     default_trajectory_budget,
@@ -19,26 +15,9 @@ from .pipeline import (
 )
 
 
-# The built-in providers a spawned rollout process can run: "self" generates with the trainer's own weights.
-ASYNC_FEEDBACK_PROVIDERS = ("openai", "column", "checker", "none")
-
-
-def _mulferl_field(name: str, help: str | None = None):
-    """`MulFeRLConfig`'s field `name` (default and help), so that both configs document it once; `help` where it means
-    something else in the rollout process."""
-    source = MulFeRLConfig.__dataclass_fields__[name]
-    metadata = dict(source.metadata)
-    if help is not None:
-        metadata["help"] = help
-    if name == "feedback_provider":
-        metadata["choices"] = [None, *ASYNC_FEEDBACK_PROVIDERS]
-    if source.default_factory is not MISSING:
-        return field(default_factory=source.default_factory, metadata=metadata)
-    return field(default=source.default, metadata=metadata)
-
-
+@with_feedback_parameters
 @dataclass
-class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
+class AsyncMulFeRLConfig(MaskedEndpointURLs, FeedbackArguments, AsyncGRPOConfig):
     r"""
     Configuration class for [`AsyncMulFeRLTrainer`]: TRL's [`~trl.experimental.async_grpo.AsyncGRPOConfig`] (every
     parameter with its TRL default) plus MulFeRL's feedback turns.
@@ -74,22 +53,48 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
     generation place again, ahead of new prompts); a new prompt starts only when a generation place is free and while
     the run still takes its rows (a run starts no prompt it does not train, beyond a part of one step's under a token
     budget). Regenerations go first: one request of `n=K` per group with vLLM's request priority, which `vllm serve
-    --scheduling-policy priority` honours, on connections of their own. Two ages are bounded apart: `max_staleness` (TRL's) bounds the trained tokens' age, counted from
-    the policy that sampled them, turn 0 or a regeneration, whose log-probs the importance ratio uses;
-    `max_feedback_age` bounds the age of the attempt a feedback critiques when the group is regenerated with it, and
-    a trajectory past it ends before its feedback request or its regeneration.
+    --scheduling-policy priority` honours, on connections of their own. Two ages are bounded apart:
+    `max_staleness` (TRL's) bounds the trained tokens' age, counted from the policy that sampled them, turn 0 or a
+    regeneration, whose log-probs the importance ratio uses; `max_feedback_age` bounds the age of the attempt a
+    feedback critiques when the group is regenerated with it, and a trajectory past it ends before its feedback
+    request or its regeneration.
 
-    Not available yet: the annealed and capped feedback budgets
-    (`feedback_turns_decay_steps`, `max_feedback_groups_per_step`), tools and environments.
+    Not available yet: the annealed and capped feedback budgets (`feedback_turns_decay_steps`,
+    `max_feedback_groups_per_step`), tools and environments.
+
+    Parameters:
+        > Parameters that control the rollout pipeline (not in [`MulFeRLConfig`])
+
+        max_open_trajectories (`int` or `None`, *optional*, defaults to `None`):
+            Generation places of the rollout pipeline: the prompts' trajectories held at once while they are
+            generated (turn 0 or a regeneration) and scored, and while their rows wait for the trainer; a new prompt
+            starts only when one is free. `None`: `max(max_staleness - 1, 1)` x the prompts of an optimizer step,
+            which keeps the rows of a full pipeline within `max_staleness` (Little's law).
+        max_feedback_age (`int`, *optional*, defaults to `12`):
+            Policy versions (optimizer steps) from the attempt a feedback critiques to the regeneration with it, at
+            most; a trajectory past it ends before its feedback request or its regeneration
+            (`mulferl/pipeline/expired_feedback`). It bounds the feedback's relevance, not the trained tokens' age
+            (`max_staleness`, counted from the regeneration). 12: the feedback slots it leaves beyond the generation
+            places hide a feedback round trip of up to 8 steps, and on the learning benchmark's task the rescue rate
+            was flat over 40 steps of age (`benchmarks/feedback_age.py`, docs/design.md decision 13).
+        feedback_max_concurrency (`int` or `None`, *optional*, defaults to `None`):
+            Feedback slots: failed groups asked for feedback at once in the rollout process; a failed group that
+            finds none free waits for one, holding its generation place. `None`: the prompts of the steps
+            `max_feedback_age` leaves beyond the generation places, one step under it (`max_feedback_age -
+            max(max_staleness - 1, 1) - 1` steps), within 256 requests in flight to the provider. The `"openai"`
+            provider's requests are bounded at this x its requests per group (a review per `feedback_group_size`
+            rollouts, and the merge).
+        feedback_turn_deadline (`float`, *optional*, defaults to `600.0`):
+            Seconds the rollout process waits for one failed group's feedback request (there is no batch-wide
+            feedback turn); a group left unanswered ends unresolved and the run goes on.
+
+        and the feedback arguments of [`FeedbackArguments`], which [`MulFeRLConfig`] shares:
+
     """
 
-    __repr__ = MaskedFeedbackURL.__str__  # a dataclass repr would show the URL's credentials
+    __repr__ = MaskedEndpointURLs.__str__  # a dataclass repr would show the URL's credentials
 
     gradient_checkpointing: bool | None = gradient_checkpointing_field()
-    max_feedback_turns: int = _mulferl_field("max_feedback_turns")
-    feedback_injection: str = _mulferl_field("feedback_injection")
-    feedback_group_size: int = _mulferl_field("feedback_group_size")
-    max_feedback_length: int = _mulferl_field("max_feedback_length")
     max_open_trajectories: int | None = field(
         default=None,
         metadata={
@@ -116,55 +121,27 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
             "help": "Feedback slots: failed groups asked for feedback at once in the rollout process; a failed group "
             "that finds none free waits for one holding its generation place. None: the prompts of the steps "
             "max_feedback_age leaves beyond the generation places, one step under it (max_feedback_age - "
-            "max(max_staleness - 1, 1) - 1 steps), within 256 requests in flight to the provider. The OpenAI provider's requests "
-            "are bounded at this x its requests per group (a review per feedback_group_size rollouts, and the merge)."
+            "max(max_staleness - 1, 1) - 1 steps), within 256 requests in flight to the provider. The OpenAI provider's "
+            "requests are bounded at this x its requests per group (a review per feedback_group_size rollouts, and the merge)."
         },
     )
-    feedback_turn_deadline: float = _mulferl_field(
-        "feedback_turn_deadline",
-        help="Seconds the rollout process waits for one failed group's feedback request; a group left unanswered "
-        "ends unresolved and the run goes on.",
+    feedback_turn_deadline: float = field(
+        default=600.0,
+        metadata={
+            "help": "Seconds the rollout process waits for one failed group's feedback request; a group left "
+            "unanswered ends unresolved and the run goes on."
+        },
     )
-    feedback_skip_truncated: bool = _mulferl_field("feedback_skip_truncated")
-    success_threshold: float = _mulferl_field("success_threshold")
-    feedback_provider: str | None = _mulferl_field("feedback_provider")
-    feedback_model: str | None = _mulferl_field("feedback_model")
-    feedback_base_url: str | None = _mulferl_field("feedback_base_url")
-    feedback_api_key_env: str | None = _mulferl_field("feedback_api_key_env")
-    feedback_temperature: float = _mulferl_field("feedback_temperature")
-    feedback_timeout: float = _mulferl_field("feedback_timeout")
-    feedback_max_retries: int = _mulferl_field("feedback_max_retries")
-    feedback_reasoning_model: bool = _mulferl_field("feedback_reasoning_model")
-    feedback_requests_per_minute: float | None = _mulferl_field("feedback_requests_per_minute")
-    feedback_tokens_per_minute: float | None = _mulferl_field("feedback_tokens_per_minute")
-    feedback_input_token_price: float = _mulferl_field("feedback_input_token_price")
-    feedback_output_token_price: float = _mulferl_field("feedback_output_token_price")
-    feedback_column: str = _mulferl_field("feedback_column")
-    feedback_checker: str | None = _mulferl_field("feedback_checker")
-    feedback_checker_max_reports: int = _mulferl_field("feedback_checker_max_reports")
-    feedback_checker_max_chars: int = _mulferl_field("feedback_checker_max_chars")
-    feedback_reference_column: str = _mulferl_field("feedback_reference_column")
-    fco_weight: float = _mulferl_field("fco_weight")
-    fco_tau: float = _mulferl_field("fco_tau")
-    fco_margin: float = _mulferl_field("fco_margin")
-    fco_score_normalization: str = _mulferl_field("fco_score_normalization")
-    fco_pairing: str = _mulferl_field("fco_pairing")
-    feedback_replay: bool = _mulferl_field("feedback_replay")
-    feedback_replay_shaping: float | None = _mulferl_field("feedback_replay_shaping")
-
-    fco_enabled = MulFeRLConfig.fco_enabled
 
     def __post_init__(self):
         default_activation_checkpointing(self)
         check_num_generations(self.num_generations, "to tell solved, failed and contrastive groups apart (paper: 8)")
         set_collective_timeout(self.ddp_timeout_delta)  # before TrainingArguments makes the default group
-        super().__post_init__()
-        if self.max_feedback_turns < 0:
-            raise ValueError(f"max_feedback_turns must be >= 0, got {self.max_feedback_turns}.")
-        if self.feedback_provider == "self":
+        super().__post_init__()  # TRL's, then the feedback arguments' checks (`FeedbackArguments`)
+        refusal = self.feedback_provider and FEEDBACK_PROVIDERS[self.feedback_provider].unavailable_async
+        if refusal:
             raise ValueError(
-                "feedback_provider='self' is not available in AsyncMulFeRLConfig: the rollout process holds no copy "
-                "of the policy. Serve the starting model (vllm serve) and use feedback_provider='openai'."
+                f"feedback_provider={self.feedback_provider!r} is not available in AsyncMulFeRLConfig: {refusal}"
             )
         samples_per_step = self.per_device_train_batch_size * self.gradient_accumulation_steps * self.world_size
         if self.max_open_trajectories is None:
@@ -186,6 +163,3 @@ class AsyncMulFeRLConfig(MaskedFeedbackURL, AsyncGRPOConfig):
         # while the trainer still takes rows.
         pipeline_rows = (self.max_open_trajectories + self.feedback_max_concurrency) * self.num_generations
         self.queue_maxsize = max(self.queue_maxsize, pipeline_rows)
-        check_feedback_fields(self, ASYNC_FEEDBACK_PROVIDERS)
-        check_fco_fields(self)
-        check_replay_fields(self)

@@ -5,6 +5,7 @@ import os
 import pickle
 import queue
 from collections import Counter
+from dataclasses import fields
 from types import SimpleNamespace
 
 import torch
@@ -29,13 +30,11 @@ from ..core.metrics import (
     turn_metric,
 )
 from ..core.model_card import trainer_model_card
-from ..core.validation import (
-    check_dataset_columns,
-    check_feedback_provider,
-    check_prompts_ask_for_schema,
-    resolve_args,
-)
-from ..feedback import FeedbackTotals, build_feedback_provider, feedback_totals, is_batched
+from ..core.totals import FeedbackTotals, feedback_totals
+from ..core.validation import check_dataset_columns, check_prompts_ask_for_schema, resolve_args
+from ..feedback import build_feedback_provider, is_batched
+from ..feedback.arguments import FeedbackArguments
+from ..feedback.checks import check_provider_at_start
 from ..mulferl.mulferl_trainer import MulFeRLTrainer
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
@@ -44,12 +43,9 @@ from .metrics import is_maximum
 from .pipeline import CountingQueue, TrainerProgress, feedback_requests_per_group
 
 
-# The config fields `build_feedback_provider` reads.
-PROVIDER_FIELDS = tuple(
-    name
-    for name in AsyncMulFeRLConfig.__dataclass_fields__
-    if name.startswith("feedback_") or name in ("max_feedback_length", "seed")
-)
+# What the rollout process builds a built-in provider from (`build_feedback_provider`): the feedback arguments and the
+# seed.
+PROVIDER_FIELDS = (*(f.name for f in fields(FeedbackArguments)), "seed")
 
 
 class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
@@ -115,8 +111,14 @@ class AsyncMulFeRLTrainer(AsyncGRPOTrainer):
                 args.num_generations, args.feedback_group_size
             )
         schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
-        if args.max_feedback_turns > 0:
-            check_async_feedback_provider(feedback_provider, train_dataset, args, pickled=sent_provider is not None)
+        check_provider_at_start(
+            feedback_provider,
+            train_dataset,
+            args,
+            "AsyncMulFeRLTrainer",
+            "AsyncGRPO",
+            [refuse_batched_provider] + ([check_provider_pickles] if sent_provider is not None else []),
+        )
         reward_funcs = (
             [] if reward_funcs is None else reward_funcs if isinstance(reward_funcs, list) else [reward_funcs]
         )
@@ -339,28 +341,22 @@ def window_counts(metrics: dict[str, list], group_size: int, max_feedback_turns:
     return counts
 
 
-def check_async_feedback_provider(provider, dataset, args: AsyncMulFeRLConfig, pickled: bool):
-    """A provider the spawned rollout process can call: present, per-request (not batched), and picklable when it is
-    `pickled` (a built-in one is built there again)."""
-    if provider is None:
-        raise ValueError(
-            f"AsyncMulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
-            f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for AsyncGRPO."
-        )
+def refuse_batched_provider(provider):
+    """The spawned rollout process calls the provider per request: a batched one generates in the trainer."""
     if is_batched(provider):
         raise ValueError(
             f"The feedback provider {provider!r} is batched (feedback_batch): it generates in the trainer, which "
             "the rollout process cannot call. Use a per-request provider, e.g. feedback_provider='openai' on a "
             "served model."
         )
-    check_feedback_provider(provider, dataset, args)
+
+
+def check_provider_pickles(provider):
+    """A provider of the caller's runs in the spawned rollout process (a built-in one is built there again)."""
     try:
-        if pickled:
-            pickle.dumps(provider)
+        pickle.dumps(provider)
     except (pickle.PicklingError, AttributeError, TypeError) as error:
         raise TypeError(
             f"The feedback provider {provider!r} runs in the spawned rollout process, so it must pickle: use a "
             "module-level function or an instance of a module-level class, not a lambda or a closure."
         ) from error
-    if hasattr(provider, "check_connection"):
-        provider.check_connection()  # an unreachable endpoint fails here, not mid-run

@@ -2,7 +2,7 @@
 
 TRL's `AsyncGRPOTrainer` trains on scored samples that a spawned rollout process generates against a vLLM server. Here
 that process routes each scored group; a group whose K rollouts all fail is handed to a task of its own, which runs
-the per-group feedback step (`trl_mulferl.core.feedback_step`): it asks the feedback provider, regenerates the K
+the per-group feedback step (`trl_mulferl.feedback.step`): it asks the feedback provider, regenerates the K
 rollouts with the feedback prefilled (masked out of the loss, not counted in the continuation budget), rescores them
 and routes the group again, while the score loop goes on with other groups. A prompt's trajectory holds a generation
 place of the pipeline's budget (`pipeline`) while it is generated and its rows wait for the trainer, and a feedback
@@ -18,7 +18,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from trl.chat_template_utils import parse_response
 from trl.experimental.async_grpo.async_rollout_worker import (
@@ -30,7 +30,6 @@ from trl.experimental.async_grpo.async_rollout_worker import (
     _chain_to_sequences,
 )
 
-from ..core.feedback_step import FeedbackStep, check_fits_context
 from ..core.metrics import (
     EXPIRED_FEEDBACK,
     FCO_DROPPED_PAIRS,
@@ -55,6 +54,7 @@ from ..core.routing import GroupState, Route, group_state, rewards_vary, route
 from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import in_daemon_thread, warn_once
+from ..feedback.step import FeedbackStep, FeedbackStepSettings, check_fits_context
 from ..feedback.turn import asks_for_feedback, regeneration_prompt_ids, replays_without_feedback
 from .async_mulferl_config import AsyncMulFeRLConfig
 from .async_samples import fco_carriers, replay_without_feedback
@@ -69,20 +69,16 @@ REGENERATION_PRIORITY = -1
 
 
 @dataclass(frozen=True)
-class FeedbackSettings:
-    """What the rollout process needs of an `AsyncMulFeRLConfig` (it pickles this, not the config); the fields that
-    `FeedbackStep` reads keep the config's names."""
+class FeedbackSettings(FeedbackStepSettings):
+    """What the rollout process needs of an `AsyncMulFeRLConfig` (it pickles this, not the config): the feedback
+    step's settings, and those of the turns and the pipeline, with the config's names."""
 
     num_turns: int  # 1 + max_feedback_turns
     success_threshold: float
     feedback_injection: str
-    max_feedback_length: int
     feedback_max_concurrency: int
     feedback_turn_deadline: float
     feedback_skip_truncated: bool
-    feedback_reference_column: str
-    seed: int
-    fco_pairing: str | None  # None: FCO off
     feedback_replay: bool
     max_open_trajectories: int
     max_feedback_age: int
@@ -90,16 +86,13 @@ class FeedbackSettings:
     @classmethod
     def of(cls, args: AsyncMulFeRLConfig) -> "FeedbackSettings":
         return cls(
+            **asdict(FeedbackStepSettings.of(args)),
             num_turns=1 + args.max_feedback_turns,
             success_threshold=args.success_threshold,
             feedback_injection=args.feedback_injection,
-            max_feedback_length=args.max_feedback_length,
             feedback_max_concurrency=args.feedback_max_concurrency,
             feedback_turn_deadline=args.feedback_turn_deadline,
             feedback_skip_truncated=args.feedback_skip_truncated,
-            feedback_reference_column=args.feedback_reference_column,
-            seed=args.seed,
-            fco_pairing=args.fco_pairing if args.fco_enabled else None,
             feedback_replay=args.feedback_replay,
             max_open_trajectories=args.max_open_trajectories,
             max_feedback_age=args.max_feedback_age,

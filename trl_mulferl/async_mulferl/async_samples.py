@@ -27,7 +27,6 @@ from trl.experimental.async_grpo.async_grpo_trainer import FixedCountBatcher, To
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
-from ..core.feedback_step import kept_fco_pairs
 from ..core.metrics import (
     FCO_PAIRS,
     LOGGED_ROUTES,
@@ -41,6 +40,7 @@ from ..core.metrics import (
 )
 from ..core.routing import TRAINED_ROUTES, Route, union_advantages
 from ..feedback.protocol import warn_once
+from ..feedback.step import kept_fco_pairs
 from ..feedback.turn import replayed_row
 from .pipeline import LookaheadMicroBatch, TrainerProgress, planned_run
 

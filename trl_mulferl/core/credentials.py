@@ -92,3 +92,27 @@ def read_api_key(api_key_env: str | None, base_url: str | None, field: str) -> t
             "that holds it."
         )
     return os.environ["OPENAI_API_KEY"], "OPENAI_API_KEY"
+
+
+class MaskedEndpointURLs:
+    """A config mixin: the credentials in its endpoint URLs (the feedback endpoint's, the vLLM server's) kept out of
+    what shows the arguments: wandb's and trackio's config (`to_dict`), logs (`str`) and `training_args.bin` (a pickle
+    of the arguments). Each URL keeps its scheme, host, port and path."""
+
+    _URL_FIELDS = ("feedback_base_url", "vllm_server_base_url")
+
+    def _masked_urls(self) -> dict[str, str | None]:
+        return {name: masked_url(getattr(self, name)) for name in self._URL_FIELDS if hasattr(self, name)}
+
+    def __getstate__(self):
+        return {**self.__dict__, **self._masked_urls()}
+
+    def to_dict(self):
+        return {**super().to_dict(), **self._masked_urls()}
+
+    def __str__(self):
+        text = super().__str__()
+        for name, masked in self._masked_urls().items():
+            if getattr(self, name):
+                text = text.replace(getattr(self, name), masked)
+        return text

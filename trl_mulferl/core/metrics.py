@@ -10,9 +10,9 @@ import torch
 from tqdm.auto import tqdm
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-from ..feedback import feedback_totals
 from .routing import Route
 from .summary import RunSummary, run_summary, summary_lines, summary_metrics
+from .totals import feedback_totals
 
 
 logger = logging.getLogger(__name__)

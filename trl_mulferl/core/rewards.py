@@ -11,6 +11,8 @@ from .schema import BOXED, extract_answer, schema_compliant
 
 
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_WORD = re.compile(r"[A-Za-z]{3,}")
 MATH_VERIFY_TIMEOUT_S = 5
 
 
@@ -129,3 +131,11 @@ def accuracy_reward(
 # Read by the trainers' start-up check (`trl_mulferl.core.validation.check_prompts_ask_for_schema`) and their run-time
 # warning: the prompts must ask for what this reward requires, or every group fails and goes to the feedback model.
 accuracy_reward.requires_schema = True
+
+
+def looks_like_worked_solution(solution: str) -> bool:
+    """Whether a reference answer looks like a worked solution rather than a final answer: several lines, a
+    GSM8K `####` marker, a `\\boxed{}`, or a run of words outside LaTeX commands."""
+    if "\n" in solution.strip() or "####" in solution or "\\boxed" in solution:
+        return True
+    return len(_WORD.findall(_LATEX_COMMAND.sub(" ", solution))) > 8

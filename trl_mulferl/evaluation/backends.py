@@ -34,8 +34,8 @@ def prompt_ids(tokenizer, prompt: list[dict[str, Any]], prefill: str) -> list[in
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     if not prefill:
         return ids
-    from ..core.feedback_step import prefills_without_injected_control_ids  # imports torch and TRL: not at `--help`
     from ..core.schema import control_token_ids
+    from ..feedback.step import prefills_without_injected_control_ids  # imports torch and TRL: not at `--help`
 
     # The prefill holds feedback text: none of it becomes a control token's id, as in training.
     ((prefill_ids, _),) = prefills_without_injected_control_ids(tokenizer, [prefill], control_token_ids(tokenizer))

@@ -44,8 +44,6 @@ THEOREMQA_TYPES = {
 
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
 _DIGIT_GROUPING = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 class BenchmarkFormatError(ValueError):
@@ -235,14 +233,6 @@ def parse_benchmarks(spec: str) -> dict[str, str | None]:
     return sources
 
 
-def looks_like_worked_solution(solution: str) -> bool:
-    """Whether a reference answer looks like a worked solution rather than a final answer: several lines, a
-    GSM8K `####` marker, a `\\boxed{}`, or a run of words outside LaTeX commands."""
-    if "\n" in solution.strip() or "####" in solution or "\\boxed" in solution:
-        return True
-    return len(_WORD.findall(_LATEX_COMMAND.sub(" ", solution))) > 8
-
-
 def _read_source(benchmark: Benchmark, path: str | None):
     from datasets import load_dataset
 
@@ -267,6 +257,7 @@ def load_benchmark(name: str, path: str | None = None, limit: int | None = None,
     """
     from datasets import Dataset
 
+    from ..core.rewards import looks_like_worked_solution
     from ..core.schema import SYSTEM_PROMPT, make_conversation
 
     if name not in BENCHMARKS:

@@ -2,15 +2,20 @@
 
 - `protocol`: `FeedbackRequest`, `FeedbackResult`, `request_feedback`, `collect_feedback` (read its docstring for
   the protocol a provider follows).
-- `guard`: `redact_answer_leak`, and `prepare_feedback`, the whole path from a provider's text to the injected one.
+- `guard`: `redact_answer_leak`, the answer-leak guard (a subpackage, one module per part of the rule).
+- `prepare`: `prepare_feedback`, the whole path from a provider's text to the injected one.
 - `openai`, `self_feedback`, `checker`: [`OpenAIFeedbackProvider`], [`SelfFeedbackProvider`],
-  [`ColumnFeedbackProvider`] and [`CheckerFeedbackProvider`]; `build`: the provider the config selects.
-- `totals`: the run's counts (feedback bill, groups per turn and route), saved in checkpoints, for the summary.
+  [`ColumnFeedbackProvider`] and [`CheckerFeedbackProvider`]; `build`: the registry of built-in providers
+  (`FEEDBACK_PROVIDERS`) and the one the config selects.
+- `arguments`: [`FeedbackArguments`], the feedback fields and checks both MulFeRL configs inherit.
+- `step`: [`FeedbackStep`], Algorithm 1's per-group feedback step both MulFeRL trainers call, and its settings.
+- `checks`: the start-up checks of a feedback provider both MulFeRL trainers run.
 """
 
-from .build import build_feedback_provider
+from .arguments import FeedbackArguments
+from .build import FEEDBACK_PROVIDERS, BuiltinProvider, build_feedback_provider
 from .checker import CheckerFeedbackProvider, ColumnFeedbackProvider, aggregate_diagnostics, load_checker
-from .guard import REDACTED, PreparedFeedback, final_answer, prepare_feedback, redact_answer_leak
+from .guard import REDACTED, final_answer, redact_answer_leak
 from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,
@@ -23,20 +28,25 @@ from .openai import (
     review_request,
     split_subgroups,
 )
+from .prepare import PreparedFeedback, prepare_feedback
 from .protocol import (
     FeedbackRequest,
     FeedbackResult,
     collect_feedback,
-    feedback_cost,
     is_batched,
     problem_text,
     request_feedback,
 )
 from .self_feedback import SelfFeedbackProvider
-from .totals import FeedbackTotals, feedback_totals
+from .step import FeedbackStep, FeedbackStepSettings
 
 
 __all__ = [
+    "FEEDBACK_PROVIDERS",
+    "BuiltinProvider",
+    "FeedbackArguments",
+    "FeedbackStep",
+    "FeedbackStepSettings",
     "MERGE_PROMPT",
     "REDACTED",
     "REVIEWER_PROMPT",
@@ -45,7 +55,6 @@ __all__ = [
     "FeedbackError",
     "FeedbackRequest",
     "FeedbackResult",
-    "FeedbackTotals",
     "OpenAIFeedbackProvider",
     "PreparedFeedback",
     "RateLimiter",
@@ -55,7 +64,6 @@ __all__ = [
     "collect_feedback",
     "extract_feedback",
     "feedback_cost",
-    "feedback_totals",
     "final_answer",
     "is_batched",
     "load_checker",

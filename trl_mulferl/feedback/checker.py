@@ -39,6 +39,11 @@ class ColumnFeedbackProvider:
         self.column = column
         self.required_columns = (column,)  # checked against the training dataset at start-up
 
+    @classmethod
+    def from_arguments(cls, args) -> "ColumnFeedbackProvider":
+        """`feedback_provider="column"`: the provider of `feedback_column`."""
+        return cls(args.feedback_column)
+
     def __repr__(self):
         return f"ColumnFeedbackProvider(column={self.column!r})"
 
@@ -81,6 +86,23 @@ class CheckerFeedbackProvider:
         if max_reports < 1 or max_chars < 1:
             raise ValueError(f"max_reports and max_chars must be >= 1, got {max_reports} and {max_chars}.")
         self.check, self.max_reports, self.max_chars = check, max_reports, max_chars
+
+    @classmethod
+    def from_arguments(cls, args) -> "CheckerFeedbackProvider":
+        """`feedback_provider="checker"`: the provider around the function `feedback_checker`."""
+        return cls(
+            load_checker(args.feedback_checker),
+            max_reports=args.feedback_checker_max_reports,
+            max_chars=args.feedback_checker_max_chars,
+        )
+
+    @staticmethod
+    def check_arguments(args):
+        if not args.feedback_checker:
+            raise ValueError(
+                "feedback_provider='checker' needs feedback_checker, the import path of a function "
+                "check(problem, completion, columns) -> str, e.g. feedback_checker='my_checks.unit_tests'."
+            )
 
     def __repr__(self):
         return f"CheckerFeedbackProvider(check={getattr(self.check, '__name__', self.check)!r})"

@@ -270,6 +270,30 @@ class OpenAIFeedbackProvider:
         self._rng = random.Random(seed)
         self._limiter = RateLimiter(requests_per_minute, tokens_per_minute)
 
+    @classmethod
+    def from_arguments(cls, args) -> "OpenAIFeedbackProvider":
+        """`feedback_provider="openai"`: the provider the feedback arguments (`FeedbackArguments`) and `seed` set up."""
+        return cls(
+            model=args.feedback_model,
+            base_url=args.feedback_base_url,
+            api_key_env=args.feedback_api_key_env,
+            max_tokens=args.max_feedback_length,
+            temperature=args.feedback_temperature,
+            group_size=args.feedback_group_size,
+            max_concurrency=args.feedback_max_concurrency,
+            timeout=args.feedback_timeout,
+            max_retries=args.feedback_max_retries,
+            reasoning_model=args.feedback_reasoning_model,
+            seed=args.seed,
+            requests_per_minute=args.feedback_requests_per_minute,
+            tokens_per_minute=args.feedback_tokens_per_minute,
+        )
+
+    @staticmethod
+    def check_arguments(args):
+        if not args.feedback_model:
+            raise ValueError("feedback_provider='openai' needs feedback_model, e.g. feedback_model='gpt-4o'.")
+
     def __repr__(self):
         return f"OpenAIFeedbackProvider(model={self.model!r}, base_url={masked_url(self.base_url)!r})"
 

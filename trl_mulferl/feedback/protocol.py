@@ -18,7 +18,7 @@ feedback turn on every process together, with this process's requests (possibly 
 collective operations such as a generation under DeepSpeed ZeRO-3 or FSDP. It must make the same collective calls
 on every process even where its own part fails: it then answers its requests with errors instead of raising, as
 `SelfFeedbackProvider` does (a process that raised would skip the calls the others still make, and they would wait).
-The one exception is a failed collective (`trl_mulferl.mulferl.lockstep.is_collective_error`): the processes are
+The one exception is a failed collective (`trl_mulferl.core.collectives.is_collective_error`): the processes are
 already out of step, so the provider raises it, and so does `collect_feedback`, which stops the run with its message.
 What it returns is checked (`checked_results`): a result that breaks the protocol leaves its group unresolved, and a
 list that is not one result per request all of them.
@@ -38,8 +38,8 @@ from typing import Any
 
 from trl.trainer.utils import is_async_callable
 
+from ..core.collectives import is_collective_error
 from ..core.routing import make_generator
-from ..mulferl.lockstep import is_collective_error
 
 
 logger = logging.getLogger(__name__)
@@ -289,8 +289,3 @@ def collect_feedback(
         logger.warning("Batched feedback provider failed: %s: %s", type(error).__name__, error)
         latency = time.perf_counter() - start
         return [FeedbackResult(None, latency, error=type(error).__name__) for _ in requests]
-
-
-def feedback_cost(prompt_tokens: int, completion_tokens: int, input_price: float, output_price: float) -> float:
-    """The cost of the feedback model's token usage, at `input_price` / `output_price` per 1M tokens."""
-    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000

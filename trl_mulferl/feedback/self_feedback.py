@@ -10,7 +10,7 @@ from transformers import GenerationConfig
 from trl.models.utils import unwrap_model_for_generation
 from trl.trainer.utils import use_adapter
 
-from ..mulferl.lockstep import is_collective_error
+from ..core.collectives import is_collective_error
 from .openai import (
     MERGE_PROMPT,
     REVIEWER_PROMPT,
@@ -99,6 +99,15 @@ class SelfFeedbackProvider:
         self.max_new_tokens, self.temperature = max_new_tokens, temperature
         self.group_size = group_size
         self._metrics = Counter()
+
+    @classmethod
+    def from_arguments(cls, args) -> "SelfFeedbackProvider":
+        """`feedback_provider="self"`: the provider the feedback arguments (`FeedbackArguments`) set up."""
+        return cls(
+            max_new_tokens=args.max_feedback_length,
+            temperature=args.feedback_temperature,
+            group_size=args.feedback_group_size,
+        )
 
     def __repr__(self):
         return f"SelfFeedbackProvider(max_new_tokens={self.max_new_tokens}, temperature={self.temperature})"

@@ -10,8 +10,8 @@ of a feedback task.
 from collections import Counter
 from collections.abc import Callable
 
-from ..core.feedback_step import without_feedback
 from ..core.routing import TRAINED_ROUTES, Route
+from .step import without_feedback
 
 
 def asks_for_feedback(step, group_completion_ids: list[list[int]], skip_truncated: bool, counts: Counter) -> bool:

@@ -3,13 +3,13 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from ..core.collectives import set_collective_timeout
 from ..core.validation import (
     check_groups_within_process,
     check_num_generations,
     default_activation_checkpointing,
     gradient_checkpointing_field,
 )
-from ..mulferl.lockstep import set_collective_timeout
 
 
 logger = logging.getLogger(__name__)

@@ -26,9 +26,9 @@ import torch.nn.functional as F
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import pad, use_adapter
 
-from ..core.feedback_step import kept_fco_pairs
 from ..core.losses import fco_pair_losses, fco_surrogate_coefficients, sequence_logp
 from ..core.routing import Route
+from ..feedback.step import kept_fco_pairs
 from .lockstep import padded
 
 

@@ -1,4 +1,5 @@
 import asyncio
+import functools
 import logging
 import math
 import os
@@ -10,21 +11,22 @@ from accelerate.utils import is_peft_model
 from trl import GRPOTrainer
 from trl.trainer.utils import get_config_model_id, start_event_loop_in_daemon
 
-from ..core.feedback_step import FeedbackStep
 from ..core.losses import policy_shaping_weights
 from ..core.metrics import FCOWindow, SchemaFailures, drop_empty_windows, log_run_summary
 from ..core.model_card import trainer_model_card
 from ..core.routing import union_advantages, weighted_rewards
+from ..core.totals import FeedbackTotals, feedback_totals
 from ..core.validation import (
     check_dataset_columns,
-    check_feedback_provider,
     check_prompts_ask_for_schema,
     check_reward_outputs,
     refuse_episodes_out_of_step,
     resolve_args,
 )
-from ..feedback import FeedbackTotals, SelfFeedbackProvider, build_feedback_provider, feedback_totals
+from ..feedback import SelfFeedbackProvider, build_feedback_provider
+from ..feedback.checks import check_provider_at_start
 from ..feedback.environment import check_environment_provider, hide_feedback_methods
+from ..feedback.step import FeedbackStep, FeedbackStepSettings
 from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
     PARTNER_CHUNKS_PER_MICRO_BATCH,
@@ -131,22 +133,19 @@ class MulFeRLTrainer(GRPOTrainer):
         if feedback_provider is None:
             feedback_provider = build_feedback_provider(args)
         schema_rewards = check_prompts_ask_for_schema(reward_funcs, train_dataset, args)
-        if args.max_feedback_turns > 0:
-            if feedback_provider is None:
-                raise ValueError(
-                    f"MulFeRLTrainer needs a `feedback_provider` when max_feedback_turns > 0 (got "
-                    f"{args.max_feedback_turns}). Pass feedback_provider=..., or set max_feedback_turns=0 for plain "
-                    "GRPO."
-                )
-            check_feedback_provider(feedback_provider, train_dataset, args)
-            check_environment_provider(feedback_provider, environment_factory)
-            if args.feedback_replay and (tools or environment_factory is not None):
-                raise ValueError(
-                    "feedback_replay does not support tools or environment_factory: an episode regenerated after "
-                    "feedback depends on the feedback beyond its first turn. Set feedback_replay=False."
-                )
-            if hasattr(feedback_provider, "check_connection"):
-                feedback_provider.check_connection()  # an unreachable endpoint fails here, not mid-run
+        if args.max_feedback_turns > 0 and args.feedback_replay and (tools or environment_factory is not None):
+            raise ValueError(
+                "feedback_replay does not support tools or environment_factory: an episode regenerated after "
+                "feedback depends on the feedback beyond its first turn. Set feedback_replay=False."
+            )
+        check_provider_at_start(
+            feedback_provider,
+            train_dataset,
+            args,
+            "MulFeRLTrainer",
+            "plain GRPO",
+            [functools.partial(check_environment_provider, environment_factory=environment_factory)],
+        )
 
         # Self-feedback is written by the frozen starting policy: the reference.
         self_feedback = isinstance(feedback_provider, SelfFeedbackProvider) and args.max_feedback_turns > 0
@@ -213,7 +212,7 @@ class MulFeRLTrainer(GRPOTrainer):
         self._generation_batch: GenerationBatch | None = None  # from `_generate_and_score_completions` to `_generate`
         self._loss_forward: _LossForward | None = None  # from `_compute_loss` into its forward
         self._fco_window = FCOWindow()
-        self.feedback_step = FeedbackStep(args, self._tokenizer, self.eos_token_ids)
+        self.feedback_step = FeedbackStep(FeedbackStepSettings.of(args), self._tokenizer, self.eos_token_ids)
 
     # ----------------------------------------------------------------------------------------------------------------
     # Generation: Algorithm 1's turn loop (`trl_mulferl.mulferl.turn_loop`), inside TRL's `_generate`

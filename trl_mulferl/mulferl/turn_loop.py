@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..core.feedback_step import check_fits_context
 from ..core.rewards import schema_noncompliant_rows
 from ..core.routing import GroupState, Route, group_state, make_generator, rewards_vary, route, weighted_rewards
 from ..core.schema import inject_feedback
 from ..feedback import collect_feedback
 from ..feedback.environment import feedback_runner, takes_environments
+from ..feedback.step import check_fits_context
 from ..feedback.turn import asks_for_feedback, regeneration_prompt_ids, replayed_row, replays_without_feedback
 from .agentic import batch_rows, continue_episodes, reset_episodes
 from .lockstep import padded

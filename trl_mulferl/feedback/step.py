@@ -10,15 +10,44 @@ the first passes a batch and the second one group.
 """
 
 from collections import Counter
+from dataclasses import dataclass
 
 import torch
 
-from ..feedback import FeedbackRequest, FeedbackResult, prepare_feedback, problem_text
-from ..feedback.protocol import MALFORMED, checked_results
-from .losses import drop_empty_pairs
-from .rewards import response_text
-from .routing import make_generator, sample_fco_pairs
-from .schema import FEEDBACK_OPEN, THINKING_OPEN, control_token_ids, control_tokens, feedback_prefill, inject_feedback
+from ..core.losses import drop_empty_pairs
+from ..core.rewards import response_text
+from ..core.routing import make_generator, sample_fco_pairs
+from ..core.schema import (
+    FEEDBACK_OPEN,
+    THINKING_OPEN,
+    control_token_ids,
+    control_tokens,
+    feedback_prefill,
+    inject_feedback,
+)
+from .prepare import prepare_feedback
+from .protocol import MALFORMED, FeedbackRequest, FeedbackResult, checked_results, problem_text
+
+
+@dataclass(frozen=True)
+class FeedbackStepSettings:
+    """What the feedback step reads of a run's config (`of`), with the config's names; it pickles, for the
+    asynchronous trainer's rollout process."""
+
+    max_feedback_length: int
+    feedback_reference_column: str
+    seed: int
+    fco_pairing: str | None  # None: FCO off
+
+    @classmethod
+    def of(cls, args) -> "FeedbackStepSettings":
+        """The settings of a [`MulFeRLConfig`] or [`AsyncMulFeRLConfig`]."""
+        return cls(
+            max_feedback_length=args.max_feedback_length,
+            feedback_reference_column=args.feedback_reference_column,
+            seed=args.seed,
+            fco_pairing=args.fco_pairing if args.fco_enabled else None,
+        )
 
 
 class FeedbackStep:
@@ -26,19 +55,17 @@ class FeedbackStep:
     The per-group feedback step for one policy tokenizer and one run's feedback settings.
 
     Args:
-        args: A [`MulFeRLConfig`] or [`AsyncMulFeRLConfig`], or an object with the same fields (the asynchronous
-            trainer's rollout process gets a copy of them): `feedback_injection`, `max_feedback_length`,
-            `feedback_reference_column`, `seed`, `fco_pairing`.
+        settings: The run's [`FeedbackStepSettings`] (`FeedbackStepSettings.of(args)`).
         tokenizer: The policy's tokenizer.
         eos_token_ids: The ids that end a completion, TRL's `eos_token_ids`.
     """
 
-    def __init__(self, args, tokenizer, eos_token_ids):
+    def __init__(self, settings: FeedbackStepSettings, tokenizer, eos_token_ids):
         self.tokenizer = tokenizer
-        self.max_feedback_length = args.max_feedback_length
-        self.reference_column = args.feedback_reference_column
-        self.seed = args.seed
-        self.fco_pairing = args.fco_pairing
+        self.max_feedback_length = settings.max_feedback_length
+        self.reference_column = settings.feedback_reference_column
+        self.seed = settings.seed
+        self.fco_pairing = settings.fco_pairing
         # A completion that ends on none of these hit the length limit, as TRL's `completions/clipped_ratio` reads it.
         self.stop_ids = frozenset({*eos_token_ids, tokenizer.pad_token_id})
         self.control_tokens = control_tokens(tokenizer)

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from transformers import TrainerCallback
 from transformers.trainer_callback import ExportableState
 
-from ..core.summary import is_run_count
-from .protocol import feedback_cost
+from .summary import is_run_count
 
 
 class FeedbackTotals(TrainerCallback, ExportableState):
@@ -62,3 +61,8 @@ class FeedbackTotals(TrainerCallback, ExportableState):
 def feedback_totals(trainer) -> FeedbackTotals:
     """The trainer's `FeedbackTotals` callback."""
     return next(c for c in trainer.callback_handler.callbacks if isinstance(c, FeedbackTotals))
+
+
+def feedback_cost(prompt_tokens: int, completion_tokens: int, input_price: float, output_price: float) -> float:
+    """The cost of the feedback model's token usage, at `input_price` / `output_price` per 1M tokens."""
+    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000

@@ -1,0 +1,568 @@
+"""Normalisation of feedback text before it is read: Unicode forms and homoglyphs, number words, scripts,
+symbols and spellings, each mapped to the LaTeX-like text the rest of the guard reads, with an index map back to
+the original characters so that a redaction cuts the text the provider wrote.
+"""
+
+import difflib
+import itertools
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+
+from text_to_num import alpha2digit
+
+
+# A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
+# without a timeout off the main thread.
+MAX_CANDIDATE_LENGTH = 120
+
+
+@dataclass(frozen=True)
+class _Normalised:
+    """A text rewritten for the guard to read, with the span of the original each of its characters comes from."""
+
+    text: str
+    starts: tuple[int, ...] | None = None  # None: the text is the original
+    ends: tuple[int, ...] | None = None
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        return (start, end) if self.starts is None else (self.starts[start], self.ends[end - 1])
+
+    def rewritten(self, pieces: list[tuple[int, int, str]]) -> "_Normalised":
+        """The text with each `(start, end, replacement)` piece (sorted, not overlapping) replaced; the characters of a
+        replacement come from the whole original span of the characters it replaces."""
+        if not pieces:
+            return self
+        text, starts, ends, position = [], [], [], 0
+        old_starts = self.starts or tuple(range(len(self.text)))
+        old_ends = self.ends or tuple(range(1, len(self.text) + 1))
+        for start, end, replacement in pieces:
+            text.append(self.text[position:start])
+            starts += old_starts[position:start]
+            ends += old_ends[position:start]
+            first, last = min(start, len(self.text) - 1), max(end, start + 1) - 1  # an insertion takes its neighbour
+            text.append(replacement)
+            starts += [old_starts[first]] * len(replacement)
+            ends += [old_ends[min(last, len(self.text) - 1)]] * len(replacement)
+            position = end
+        text.append(self.text[position:])
+        starts += old_starts[position:]
+        ends += old_ends[position:]
+        return _Normalised("".join(text), tuple(starts), tuple(ends))
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+# a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
+
+_WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
+
+_CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
+
+_CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
+
+# What number words become after alpha2digit: "three quarters" -> "3 quarters", "two thirds" -> "2 3rds".
+_FRACTION_WORDS = re.compile(
+    r"\b(?:(?P<numerator>\d+)|(?P<one>a|an|one))[ ]+"
+    r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
+)  # "2 first" is no fraction
+
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)", re.IGNORECASE)
+
+# Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
+_HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
+
+# Shapes of a number that alpha2digit leaves in words: "3 million", "75 percent", a box by another name.
+_SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", re.IGNORECASE)
+
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+
+_PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+
+_SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
+
+# A Markdown table's row, whose cells a `|` separates: "| expected | 11 sqrt(2) |" is a label and a value, no `|x|`
+_TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
+
+_CODE_MARK = re.compile(r"`+")  # Markdown code, "the total is `4`", read as its content
+
+_BRACED_DECIMAL_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d)")  # `1{.}25`: LaTeX's spacing-free decimal point
+
+# Symbols in words: "1 plus or minus √19", "(5, infinity)"
+# (and a programmer's "inf", "(-inf, 0]", never LaTeX's `\inf`)
+_SYMBOL_WORD = re.compile(
+    r"(?<!\\)\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity|inf)\b(?!\()", re.IGNORECASE
+)
+
+_SYMBOL_WORDS = {
+    "plus or minus": " \\pm ",
+    "negative infinity": "-\\infty ",
+    "minus infinity": "-\\infty ",
+    "infinity": "\\infty ",
+    "inf": "\\infty ",
+}
+
+# A number in a base in words: "52 in base 8", "52 (base 8)", "(52)_8" -> 52_8
+_BASE_WORDS = re.compile(
+    r"(?<![\w.])\(?(\d[0-9A-Za-z]*)\)?(?:[ ]*\([ ]*base[ -]?(\d+)[ ]*\)|[ ]+(?:in[ ]+)?base[ -]?(\d+)\b|\)_\{?(\d+)\}?)",
+    re.IGNORECASE,
+)
+
+_BASE_IN_TEXT = re.compile(
+    r"_\{?\\(?:text|mathrm|mbox)\s*\{\s*(\d+)\s*\}\}?"
+)  # `_{\text{six}}`, read as `_{\text{6}}`
+
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")  # x², 10⁵, 2⁻¹
+
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")  # 52₈
+
+# A repeating decimal, its repetend under a bar or in brackets: `0.\overline{3}`, `4.\bar{6}`, "4.(6)", "4.6̅"
+_REPEATING_DECIMAL = re.compile(
+    r"(?<![\d.])(?P<whole>\d*)\.(?P<fixed>\d*?)(?:(?P<marked>(?:\d\u0305)+)|\\(?:overline|bar)\s*\{(?P<braced>\d+)\}"
+    r"|\((?P<bracketed>\d+)\)(?![\d/]))"
+)
+
+_VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
+
+# An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
+_DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
+
+_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
+
+_SYMBOLS = {
+    "±": "\\pm ",
+    "+/-": " \\pm ",
+    "∓": "\\mp ",
+    "∞": "\\infty ",
+    "∪": " \\cup ",
+    "∈": " \\in ",
+    "⁄": "/",
+    "∕": "/",
+}
+
+# An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
+_INEQUALITY_WORDS = {
+    "at most": "<=",
+    "no more than": "<=",
+    "less than or equal to": "<=",
+    "at least": ">=",
+    "no less than": ">=",
+    "greater than or equal to": ">=",
+    "more than or equal to": ">=",
+    "less than": "<",
+    "greater than": ">",
+    "more than": ">",
+}
+
+_INEQUALITY_WORD = re.compile(
+    r"(?:(?<=(?<![A-Za-z])[A-Za-z])[ ]+(?:is[ ]+)?|(?<=[\d)])[ ]+is[ ]+)(?P<relation>"
+    + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
+    + r")[ ]+(?=[-\w(√\\])",
+    re.IGNORECASE,
+)
+
+# A second inequality whose variable is left out: "x > 2 and less than 12", "x < 2 or > 3" (`x < 2 or x > 3`)
+_OMITTED_VARIABLE = re.compile(
+    r"(?<![A-Za-z])(?P<variable>[A-Za-z])[ ]*(?:<=|>=|<|>)[ ]*[^\s<>=,;]{1,40}[ ]+(?:and|or|but)[ ]+(?:is[ ]+)?"
+    r"(?P<relation>"
+    + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
+    + r"|<=|>=|<|>)(?=[ ]*[-\w(√\\])",
+    re.IGNORECASE,
+)
+
+_MAX_OMITTED_VARIABLES = 8
+
+_MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
+
+# "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
+_TIMES_WORD = re.compile(
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=-?[\d(√\\]|pi\b|π)",
+    re.IGNORECASE,
+)
+
+_OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
+
+# After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
+# a whole number that ends no fraction and a proper fraction: "2/3 and 5/3" is a list
+_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)/(\d+)\b(?!/)")
+
+# "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
+# root 2", "a double root 3").
+_ROOT_WORDS = re.compile(
+    r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)"
+    r"|(?<!\bthe )(?<!\ba )(?<!\bone )(?<!\b1 )(?<!\beach )(?<!\bother )(?<!\bthat )(?<!\bthis )(?<!\bits )"
+    r"(?<!\bdouble )(?<!\btriple )(?<!\breal )(?<!\banother )(?<!\blargest )(?<!\bsmallest )(?<!\bpositive )"
+    r"(?<!\brepeated )(?<!\binteger )\broot[ ]+(?=\d)",
+    re.IGNORECASE,
+)
+
+# Half of a surrogate pair on its own, which no UTF-8 codec (the tokenizer's, text2num's) accepts.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:/\d+)?|\d*(?:π|(?<![A-Za-z])pi(?![A-Za-z]))|\d*√\d+)"
+
+# A number or a one-letter variable with its coefficient ("13 x"), for the operators in words: "p minus q"
+_TERM = rf"(?:{_NUMBER}|(?:-?\d+[ ]?)?(?<![A-Za-z])[A-Za-z](?![A-Za-z]))"
+
+_LETTER = r"(?<![A-Za-z])([A-Za-z])"
+
+# An operand an operator in words stands between: a term, a power of it (`x^(5)`, "x squared" read), a bracket. Only
+# the operand before the word is matched, so that a chain ("x^(5) minus x^(4) plus x") is read link by link.
+_OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
+
+_OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
+
+# An operand of an operation in words: a number or a LaTeX fraction (in degrees: "the sum of 60° and 30°", "twice
+# \frac{55}{2}°"), or any math span ("one more than $\frac{7}{6}$"), whose dollars the rewriting drops
+_OPERAND = rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER}|\\[dt]?frac\{{[^{{}}]{{1,20}}\}}\{{[^{{}}]{{1,20}}\}})°?"
+
+# Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
+# each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
+# read as 2*(3) + 1.
+_ARITHMETIC_WORDS = [
+    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)/2"),
+    (
+        (" of ",),
+        re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"2*(\1)"),
+    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"3*(\1)"),
+    (("doubled",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
+    (("halved",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
+    (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)^2"),
+    (("squared",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
+    (("cubed",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
+    # a variable's power binds before its coefficient: "3 R squared" is 3R^2
+    (("squared",), re.compile(rf"{_LETTER}[ ]+squared\b", re.IGNORECASE), r"\1^2"),
+    (("cubed",), re.compile(rf"{_LETTER}[ ]+cubed\b", re.IGNORECASE), r"\1^3"),
+    (
+        (" to the ",),
+        re.compile(
+            rf"{_LETTER}[ ]+to[ ]+the[ ]+(?:power[ ]+(?:of[ ]+)?)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b", re.IGNORECASE
+        ),
+        r"\1^(\2)",
+    ),
+    (
+        (" to the ",),
+        re.compile(
+            rf"(?<![\d.])({_OPERAND})[ ]+to[ ]+the[ ]+(?:power[ ]+of[ ]+)?(\d+)(?:st|nd|rd|th)?(?:[ ]+power)?\b",
+            re.IGNORECASE,
+        ),
+        r"(\1)^(\2)",
+    ),
+    (
+        ("than",),
+        re.compile(
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_OPERAND})(?!\w)",
+            re.IGNORECASE,
+        ),
+        r"(\2)+(\1)",
+    ),
+    (
+        ("than",),
+        re.compile(
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_OPERAND})(?!\w)", re.IGNORECASE
+        ),
+        r"(\2)-(\1)",
+    ),
+    (
+        ("sum", "total"),
+        re.compile(rf"\bthe[ ]+(?:sum|total)[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)+(\2)",
+    ),
+    (
+        ("difference",),
+        re.compile(rf"\bthe[ ]+difference[ ]+between[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)-(\2)",
+    ),
+    (
+        ("product",),
+        re.compile(rf"\bthe[ ]+product[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    (
+        ("added",),
+        re.compile(rf"(?<![\d.])({_OPERAND})[ ]+added[ ]+to[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\2)+(\1)",
+    ),
+    (("plus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+plus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 + "),
+    (("minus",), re.compile(rf"{_OPERAND_BEFORE}[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
+    (
+        ("divided", "over"),
+        re.compile(rf"(?<![\d.])({_OPERAND})[ ]+(?:divided[ ]+by|over)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"\1 / \2",
+    ),
+    # two sides set equal in words: "y equals 2 x + 3", "5 x - 7 y + 4 equals 0"
+    (("equals",), re.compile(rf"{_OPERAND_BEFORE}[ ]+equals[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 = "),
+]
+
+# A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
+# reads "3 point 2 1" itself), its zeros joined to the next digit ("point 00006 7 2" for .0000672)
+# A ratio or a chance: "4:3", "3 in 56", "3 out of 56" (a part no larger than its whole)
+_RATIO = re.compile(
+    r"(?<![\d.:])(?P<numerator>\d+):(?P<denominator>\d+)(?![\d:])"
+    r"|(?<![\d.])(?P<part>\d+)[ ]+(?:in|out[ ]+of)[ ]+(?P<whole>\d+)(?!\d|\.\d)",
+    re.IGNORECASE,
+)
+
+_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
+
+# Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
+_ORDINAL_DENOMINATOR = re.compile(
+    r"(?<=ty )firsts\b|\b(?:one[ ]+(?=(?:hundred|thousand)ths\b))?(?P<scale>hundred|thousand)th(?P<plural>s?)\b",
+    re.IGNORECASE,
+)  # "nine one hundredths" is 9/100
+
+_SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
+
+# Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
+_SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
+
+# A function glued to its variable: "cotx", "sinx", "lnx"
+# A complex number by its parts, in either order: "real part 6, imaginary part -5", "imaginary part 9 and real part 6"
+_PART_LINK = r"[ ]*(?:(?:is|of|equals|equal[ ]+to|=|:)[ ]*)?"
+
+_PART_JOIN = r"[ ]*(?:,[ ]*and|,|;|and)?[ ]+(?:(?:an?|the|its|with)[ ]+){0,2}"
+
+_PART_NUMBER = r"[-−]?\d+(?:\.\d+)?(?:/\d+)?"
+
+_COMPLEX_PARTS = re.compile(
+    rf"\breal[ ]+part{_PART_LINK}(?P<real>{_PART_NUMBER}){_PART_JOIN}imaginary[ ]+part{_PART_LINK}"
+    rf"(?P<imaginary>{_PART_NUMBER})(?![\d/]|\.\d)"
+    rf"|\bimaginary[ ]+part{_PART_LINK}(?P<imaginary_first>{_PART_NUMBER}){_PART_JOIN}real[ ]+part{_PART_LINK}"
+    rf"(?P<real_last>{_PART_NUMBER})(?![\d/]|\.\d)",
+    re.IGNORECASE,
+)
+
+_GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
+
+
+def _normalised(text: str) -> _Normalised:
+    """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
+    bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
+    (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
+    zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
+    "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
+    3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
+    by its parts as one ("real part 6, imaginary part -5" as `6-5i`)."""
+    pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
+    pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
+    pieces += [(match.start(), match.end(), replacement) for match, replacement in _symbols(text)]
+    rewritten = {position for start, end, _ in pieces for position in range(start, end)}
+    for match in _NON_ASCII.finditer(text):
+        if match.start() in rewritten:
+            continue
+        character = match.group()
+        digit, folded = unicodedata.decimal(character, None), unicodedata.normalize("NFKC", character)
+        if unicodedata.category(character) in ("Cf", "Mn"):  # invisible, or a combining mark between digits
+            pieces.append((match.start(), match.end(), ""))
+        elif digit is not None:
+            pieces.append((match.start(), match.end(), str(digit)))
+        elif character in _HOMOGLYPHS:
+            pieces.append((match.start(), match.end(), _HOMOGLYPHS[character]))
+        elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ①
+            pieces.append((match.start(), match.end(), folded))
+        elif unicodedata.category(character) == "No" and _VULGAR_FRACTION.fullmatch(folded):  # ½, 4½
+            numerator, denominator = _VULGAR_FRACTION.fullmatch(folded).groups()
+            after_digit = text[match.start() - 1 : match.start()].isdigit()
+            pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
+    pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
+    # `10,\!080` is 10,080
+    pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
+    pieces += [(match.start(), match.end(), ".") for match in _BRACED_DECIMAL_POINT.finditer(text)]
+    pieces += [(match.start(), match.end(), " ") for match in _CODE_MARK.finditer(text)]
+    pieces += [
+        (row.start() + offset, row.start() + offset + 1, " : ")
+        for row in _TABLE_ROW.finditer(text)
+        for offset, character in enumerate(row.group())
+        if character == "|" and row.group()[offset - 1 : offset] != "\\"
+    ]
+    normalised = _Normalised(text).rewritten(sorted(pieces))
+    normalised = _scale_and_percent_words(normalised)
+    pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), _SCALE_ORDINALS[match.group("scale").lower()] + match.group("plural"))
+        if match.group("scale")
+        else (match.start(), match.end(), "first")
+        for match in _ORDINAL_DENOMINATOR.finditer(normalised.text)
+    ]
+    pieces += [
+        (match.start(), match.end(), _SYMBOL_WORDS[" ".join(match.group().lower().split())])
+        for match in _SYMBOL_WORD.finditer(normalised.text)
+    ]
+    normalised = normalised.rewritten(sorted(pieces))
+    normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
+    pieces = [
+        (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
+        for match in _MONEY_WORDS.finditer(normalised.text)
+    ]
+    pieces += [
+        (match.start(), match.end(), match.group().replace(" ", ""))
+        for match in _SPACED_THOUSANDS.finditer(normalised.text)
+    ]
+    pieces += [(match.end(), match.end(), " ") for match in _GLUED_FUNCTION.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
+        for match in _BASE_WORDS.finditer(normalised.text)
+    ]
+    pieces += [
+        (match.start(), match.end(), f"_{{{match.group(1)}}}") for match in _BASE_IN_TEXT.finditer(normalised.text)
+    ]
+    normalised = normalised.rewritten(sorted(pieces))
+    pieces = []
+    for match in _FRACTION_WORDS.finditer(normalised.text):
+        numerator = match.group("numerator") or "1"
+        denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
+        pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    for match in _RATIO.finditer(normalised.text):
+        numerator, denominator = match.group("numerator") or match.group("part"), match.group("denominator")
+        if match.group("numerator") or int(match.group("part")) <= int(match.group("whole")):
+            pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
+    pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    pieces += [
+        (match.start(), match.end(), "." + "".join(match.group(1).split()))
+        for match in _POINT_WORDS.finditer(normalised.text)
+        if len("".join(match.group(1).split())) >= 2  # "point 3" is a point's label
+    ]
+    normalised = normalised.rewritten(sorted(pieces))
+    pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
+    for match in _MIXED_NUMBER.finditer(normalised.text):
+        if len(match.group()) > MAX_CANDIDATE_LENGTH:
+            continue
+        whole, numerator, denominator = map(int, match.groups())
+        if numerator >= denominator:
+            continue
+        pieces.append((match.start(), match.end(), f"{whole * denominator + numerator}/{denominator}"))
+    normalised = normalised.rewritten(sorted(pieces))
+    # after the roots: "3 times the square root of 13" is "3 times √13" now
+    normalised = normalised.rewritten(
+        [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
+    )
+    # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
+    if re.search(r"\bthan\b|\bat[ ]+(?:most|least)\b", normalised.text, re.IGNORECASE):
+        normalised = normalised.rewritten(
+            [
+                (
+                    match.start(),
+                    match.end(),
+                    f" {_INEQUALITY_WORDS[' '.join(match.group('relation').lower().split())]} ",
+                )
+                for match in _INEQUALITY_WORD.finditer(normalised.text)
+            ]
+        )
+    for _ in range(_MAX_OMITTED_VARIABLES):  # each pass gives the next inequality of a chain its variable
+        pieces = [
+            (
+                match.start("relation"),
+                match.end("relation"),
+                f"{match.group('variable')} {_INEQUALITY_WORDS.get(relation, relation)} ",
+            )
+            for match in _OMITTED_VARIABLE.finditer(normalised.text)
+            for relation in [" ".join(match.group("relation").lower().split())]
+        ]
+        if not pieces:
+            break
+        normalised = normalised.rewritten(pieces)
+    normalised = normalised.rewritten(
+        [
+            (match.start(), match.end(), _complex_from_parts(match))
+            for match in _COMPLEX_PARTS.finditer(normalised.text)
+        ]
+    )
+    lowered = normalised.text.lower()
+    for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
+        if not any(word in lowered for word in words):
+            continue  # a quick test that spares the pattern's scan of the whole text
+        pieces = [
+            (match.start(), match.end(), match.expand(replacement).replace("$", ""))
+            for match in pattern.finditer(normalised.text)
+        ]
+        normalised = normalised.rewritten(pieces)
+    return normalised
+
+
+def _complex_from_parts(match: re.Match) -> str:
+    """The complex number a `_COMPLEX_PARTS` match names by its parts: "real part 6, imaginary part -5" is `6-5i`."""
+    real = (match.group("real") or match.group("real_last")).replace("−", "-")
+    imaginary = (match.group("imaginary") or match.group("imaginary_first")).replace("−", "-")
+    return f"{real}{'' if imaginary.startswith('-') else '+'}{imaginary}i"
+
+
+def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
+    """ "3 million" as 3000000 and "percent" as `%`, before the number words ("3 million" stays one number) and after
+    them ("thirty-five percent")."""
+    # A number longer than a short answer is not rewritten: Python reads at most 4,300 digits into an int.
+    pieces = [
+        (match.start(), match.end(), _scaled(*match.groups()))
+        for match in _SCALE_WORD.finditer(normalised.text)
+        if len(match.group()) <= MAX_CANDIDATE_LENGTH
+    ]
+    pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
+    return normalised.rewritten(sorted(pieces))
+
+
+def _repeating_decimal(match: re.Match) -> str:
+    r"""A repeating decimal (`_REPEATING_DECIMAL`) as the fraction it is: `0.\overline{3}` -> 1/3, "4.1(6)" -> 25/6."""
+    repetend = (match.group("marked") or "").replace("\u0305", "") or match.group("braced") or match.group("bracketed")
+    fixed = match.group("fixed")
+    value = Fraction(int(match.group("whole") or 0)) + Fraction(int(fixed or 0), 10 ** len(fixed))
+    value += Fraction(int(repetend), 10 ** len(fixed) * (10 ** len(repetend) - 1))
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _script(characters: str, mark: str) -> str:
+    """Superscript (`mark` "^") or subscript ("_") characters in LaTeX: ² -> `^{2}`, ₈ -> `_{8}`."""
+    return mark + "{" + "".join(unicodedata.normalize("NFKC", character) for character in characters) + "}"
+
+
+def _symbols(text: str) -> list[tuple[re.Match, str]]:
+    """Symbols the guard reads in their LaTeX spelling: a dash used as a minus sign, ± (and "+/-"), ∞, ∪ (and a U
+    between two intervals), ∈, fraction slashes."""
+    return (
+        [(match, "-") for match in _DASH_MINUS.finditer(text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕]|\\+/-", text)]
+        + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
+    )
+
+
+def _scaled(number: str, scale: str) -> str:
+    value = Fraction(number) * _SCALES[scale.lower()]
+    return str(value.numerator) if value.denominator == 1 else number + " " + scale
+
+
+def _number_words(text: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them (every number word,
+    "one" included), clause by clause: a number is spelled within one, and comparing short texts stays cheap."""
+    pieces = []
+    for clause in _CLAUSE.finditer(text):
+        tokens, offset = _WORD_OR_SPACE.findall(clause.group()), clause.start()
+        for first in range(0, len(tokens), _CLAUSE_TOKENS):
+            chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
+            digits = alpha2digit(chunk, "en", threshold=0) if re.search("[A-Za-z]", chunk) else chunk
+            if digits != chunk:
+                pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(chunk, digits)]
+            offset += len(chunk)
+    return pieces
+
+
+def _changed_words(before: str, after: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, replacement)` of `before` that `after` rewrites, found word by word."""
+    old, new = _WORD_OR_SPACE.findall(before), _WORD_OR_SPACE.findall(after)
+    old_offsets, new_offsets = [0, *itertools.accumulate(map(len, old))], [0, *itertools.accumulate(map(len, new))]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        (old_offsets[i1], old_offsets[i2], after[new_offsets[j1] : new_offsets[j2]])
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _without_lone_surrogates(text: str | None) -> str | None:
+    """`text` with each lone surrogate (`_LONE_SURROGATE`) as U+FFFD, the replacement character (the same length);
+    `None` stays `None`."""
+    return None if text is None else _LONE_SURROGATE.sub("\ufffd", text)

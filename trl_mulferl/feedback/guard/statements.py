@@ -1,0 +1,732 @@
+"""Statement detection: which spans of a feedback text state the reference answer, by value, collection,
+equation, choice letter, text answer or approximation, told apart from quotes, list markers and the problem's own
+numbers by the cues around them.
+"""
+
+import itertools
+import math
+import re
+import time
+from collections import Counter
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from ...core.schema import boxed_spans
+from .collection import (
+    _INEQUALITY_OPERATORS,
+    _MATRIX,
+    _Collection,
+    _collection,
+    _is_collection,
+    _list_or_union,
+    _rows,
+    _same_collection,
+    _same_items,
+    _unit_vector_components,
+)
+from .normalise import MAX_CANDIDATE_LENGTH
+from .reference import _equation_parameters, _equation_sides, _equation_values, _Reference
+from .text import _compact, _math_runs, _sides, _trim, _unmatched_brackets
+from .values import (
+    _BASE_NUMBER,
+    _CONTEXT_CHARS,
+    _DIGIT_UNDERSCORE,
+    _MATH_VERIFY_BUDGET,
+    _PERCENT,
+    _RELATIVE_TOLERANCE,
+    _UNIT_WORDS,
+    _close,
+    _decimal_ends,
+    _is_whole_value,
+    _marked_as_approximation,
+    _math_verify_equal,
+    _value,
+    _variables,
+)
+
+
+# A reference answer this long is redacted wherever it appears verbatim; shorter ones ("4") would hit step numbers.
+MIN_VERBATIM_LEAK_LENGTH = 5
+
+# What only math-verify reads (`\\binom{5}{2}`, `\\log 8`) costs 10-400 ms a comparison: one call compares at most
+# this many distinct expressions with it, for at most this long, which bounds a call within the character cap to
+# under a second on one core. Expressions past the budget are not compared (a warning says so).
+MAX_MATH_VERIFY_CHECKS = 8
+
+MAX_MATH_VERIFY_SECONDS = 0.4
+
+# A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
+MIN_APPROXIMATION_DIGITS = 3
+
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
+
+_FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
+
+_RESULT_CUE_BEFORE = re.compile(
+    r"(?:(?<!there )(?<!here )\b(?:is|are|was|were)"
+    r"|(?<!problem )(?<!statement )(?<!question )\b(?:gives?|gave)"  # what the problem gives is a quote of it
+    r"|\b(?:be|been|equals?|equalling|equal\s+to|giving|gets?|got|gotten|getting|obtains?|obtained"
+    r"|obtaining|yields?|yielding|becomes?|became|results?\s+in|(?:comes?|came|coming)\s+(?:out\s+)?(?:to|as)"
+    r"|leads?\s+to|reach(?:es|ed|ing)?|finds?|(?:have|has|had|'ve)\s+found|(?:adds?|added|adding)\s+up\s+to"
+    r"|(?:amounts?|amounted|sums?|summed|totals?|totall?ed)\s+to|(?:is|are|be|was|were|get|got)\s+left\s+with"
+    r"|leaves|leaving|(?:drops?|dropped|falls?|fell|rises?|rose|goes|went|grows?|grew|shrinks?|shrank)\s+to)"
+    r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
+    r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
+    # a label that names a result: "Outcome: 7", "The right value here: 7"
+    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected|correct)s?"
+    r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
+    # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
+    r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
+    # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
+    r"|\b(?:box|line|answer|result)\s+(?:needs|must|should)(?:\s+to)?(?:\s+(?:say|read|show|contain|hold|be|have))?"
+    r"|\b(?:should|must|would|will)\s+(?:say|read|show|contain)"
+    r"|\b(?:change|correct|fix|update|set|turn)\s+(?:it|that|this|(?:the|your)\s+(?:final\s+)?(?:answer|result|box|line))"
+    r"\s+(?:to|into)"
+    r"|\bmake\s+(?:it|(?:the|your)\s+(?:final\s+)?(?:answer|result|box))"
+    r"|\b(?:answer|respond|reply|conclude)\s+with"
+    r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to)"
+    # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
+    r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
+    r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
+    r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
+    r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
+    # "is exactly 7", "is your 6, plus one", "ends at ≈ 4.67"
+    r"(?:[\s*]+(?:exactly|just|only|simply|then|now|therefore|thus|clearly|indeed|actually|really|precisely|your"
+    r"|about|approximately|roughly|around))*"
+    r"[\s$*(≈~\"'“‘]*(?:\\[(\[])?$"
+)
+
+_RESULT_CUE_AFTER = re.compile(
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:(?:is|was|would\s+be|should\s+be|must\s+be)\s+(?:the\s+)?"
+    r"(?:correct|right|final|true|expected|answer|result|solution)\b"
+    r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
+    r"|(?:alone\s+|only\s+)?(?:works|holds|fits|satisfies|checks\s+out)\b"  # "Only 7 works", "E alone holds"
+    r"|(?:is|'s)\s+the\s+(?:(?:right|correct)\s+)?(?:one|1)\s*(?:[.!;\n]|$)"  # "Evelyn is the one." ("one": 1)
+    # what the reader or the question is after: "7 is what you should have found", "7. That is what the question
+    # asks for.", "7? That is what the formula gives." (what the problem gives is a quote of it)
+    r"|[.,;:?!]?\s*(?:(?:that|this|which|it)(?:'s|\s+is|\s+was)|is|'s|was|would\s+be)\s+what\s+"
+    r"(?:(?:you|we|i|one)(?:'d|'ll|'re)?\s+(?:should|must|need|needed|want|wanted|were|are|get|got|will|would|ought"
+    r"|have|had|find|found|expect)\b|(?:the\s+)?(?:question|problem|exercise|task)\s+(?:asks|wants|needs|is\s+asking)"
+    r"|(?:the\s+)?(?:formula|computation|calculation|method|algebra|arithmetic|work)\s+(?:gives|yields|produces|says)))"
+)
+
+# "Write 7.", "Put 7 in the box": a verb of writing the answer down, the number, then the end of the clause or the box.
+_INSTRUCTION_BEFORE = re.compile(
+    r"\b(?:write|put|enter|type|place|fill\s+in|submit|report|state|give|output|box|use"
+    # what a value is wanted as: "you needed 4.", "aim for 4.", "Why not 4?"
+    r"|need(?:s|ed)?|want(?:s|ed)?|aim(?:s|ed|ing)?\s+for|look(?:s|ed|ing)?\s+for|why\s+not|how\s+about"
+    r"|end(?:s|ed)?\s+with)"
+    r"(?:\s+(?:down|in|just|only|exactly|simply))*[\s$*(\"'“‘]*(?:\\[(\[])?$"
+)
+
+_INSTRUCTION_AFTER = re.compile(
+    r"(?:\\[)\]])?[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)"
+)
+
+_ENUMERATION_BEFORE = re.compile(
+    r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
+    r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
+    r"|approach|no)s?\.?)[\s$*(]*$"
+)
+
+_CHOICE_CUE_BEFORE = re.compile(
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s)[\s$*(\"'“‘]*$"
+)
+
+# Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
+_FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply|toward|towards)\s+)+$")
+
+_TEXT_CUE_BEFORE = re.compile(
+    r"(?:\b(?:fac(?:e|es|ed|ing)|point(?:s|ed|ing)|head(?:s|ed|ing)|ends?\s+up|it'?s|works?\s+out\s+(?:to|as)"
+    r"|turns?\s+out\s+(?:to\s+be|as)|(?:hint|final|spoiler|answer|result)\s*[:—–-])"
+    r"|(?:^|[\n.!?;])[\s*-]*(?:[a-z'-]+\s+){0,2}[a-z'-]+\s*\**\s*[:—–])[\s*\"'“‘]*$"  # a label: "Direction: east"
+)
+
+# After a text answer, what the question asks for in a superlative: "Evelyn has the greatest speed", "is the fastest"
+_SUPERLATIVE_AFTER = re.compile(
+    r"[\s*\"'”’]*(?:is|was|has|had|does|did)\s+(?:the\s+)?(?:[a-z]{2,}est|most|least|best|worst|highest|lowest)\b"
+)
+
+# After a text answer, the one it is set against: "Even, not odd", "Navin, not Mauritius"
+_CONTRAST_AFTER = re.compile(r"[\s*\"'”’]*,?[ \t]*not[ \t]+")
+
+# A table line as `_normalised` writes it (each `|` as " : "), and a table column's header that states the answer
+_TABLE_LINE = re.compile(r"[ \t]* : .* : [ \t]*$")
+
+_EXPECTED_HEADER = re.compile(
+    r"^(?!.*\byours?\b).*\b(?:expected|correct|answer|reference|should|solution|right)\b", re.IGNORECASE
+)  # not "Your answer"
+
+# After a text answer, the other options: "even or odd", "east, west", "even, odd, or neither"
+_ALTERNATIVE_AFTER = re.compile(r"[\s*]*(?:/|(?:,\s*)?\b(?:or|nor|and)\b|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))")
+
+_GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
+
+_GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d|_")  # `4210_{\text{six}}`: a base
+
+# Where a list of one item may start: a line, or a label that announces steps ("Fix steps: 1. Expand.").
+_LIST_OPENING = re.compile(
+    r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
+)
+
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+_LIST_MARKER = re.compile(
+    r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
+)
+
+_INEQUALITY = re.compile(
+    r"(?<![A-Za-z\\])[A-Za-z]\s*(?P<operator>"
+    + "|".join(re.escape(operator) for operator in sorted(_INEQUALITY_OPERATORS, key=len, reverse=True))
+    + r")(?![A-Za-z])\s*(?P<bound>-?\s*(?:\d+(?:\.\d+)?(?:/\d+)?|\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}))"
+)
+
+# Towers and huge exponents or factorials that sympy would evaluate for minutes.
+_COSTLY_TO_PARSE = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\w+\s*\^|\^\s*\{?\s*[-(]?\d{4,}|\d{4,}\s*!|\\binom")
+
+# Digits split by whitespace ("4 2", "4\n2", "4\r\n2"), read as one number where a result cue stands by them.
+_SPLIT_DIGITS = re.compile(r"(?<![\d.,])\d+(?:(?:[ \t]+[\r\n]*|[\r\n]+)[ \t]*\d+)+(?![\d.,]\d)")
+
+
+class _Givens(NamedTuple):
+    """What the problem states of a reference."""
+
+    value: bool  # its value (`_given`)
+    digits: bool  # its digits in another base (`_given_digits`)
+    text: bool  # its words (`_given_text`)
+    expressions: frozenset[str]  # its expressions equal to it (`_given_expressions`)
+    option: str | None  # the words of its multiple-choice option (`_option_text`)
+
+
+def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Givens]) -> list[tuple[int, int]]:
+    """The spans of the normalised feedback `text` that state a reference, with what the problem states of each."""
+    spans = []
+    for reference, given in zip(references, givens, strict=True):
+        spans += _leak_spans(text, reference, given.value, given.digits, given.expressions)
+        spans += _split_digit_spans(text, reference)
+        spans += _choice_spans(text, reference)
+        spans += _text_answer_spans(text, reference.text_answer, given.text)
+        spans += _text_answer_spans(text, given.option, given=True)  # "a plane" for (C) Plane
+        spans += _half_line_spans(text, reference, given.value)
+        spans += _decimal_comma_spans(text, reference, given.value)
+        spans += _collection_spans(text, reference, given.value)
+        spans += _parameter_spans(text, reference)
+    return spans
+
+
+_DEGREES_AFTER = re.compile(r"[ \t]*(?:°|\^\s*\{?\s*\\circ|degrees?\b|deg\b)", re.IGNORECASE)
+
+_PI = re.compile(r"\\pi(?![A-Za-z])|π|(?<![A-Za-z\\])pi(?![A-Za-z])")
+
+_RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
+
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,]|\.\d)")
+
+_DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
+
+_WHOLE = re.compile(r"-?(?P<digits>\d+)")
+
+
+def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """Digits split by whitespace ("the answer is 4 2") that read as the reference once joined, next to a result
+    cue (a bare "4 2" is two numbers)."""
+    return [
+        match.span()
+        for match in _SPLIT_DIGITS.finditer(feedback)
+        if _stated_as_result(feedback, *match.span(), given=True)
+        and _states(re.sub(r"\s", "", match.group()), reference)
+    ]
+
+
+def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", `\\textbf{(C)}`) wherever it is
+    not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a bare
+    capital is as often a point or a set."""
+    if reference.choice is None:
+        return []
+    letter = reference.choice
+    as_choice = re.compile(
+        rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z]))",
+        re.IGNORECASE,
+    )
+    bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
+    spans = [
+        match.span()
+        for match in as_choice.finditer(feedback)
+        if not _ENUMERATION_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
+    ]
+    return spans + [
+        match.span()
+        for match in bare.finditer(feedback)
+        if _CHOICE_CUE_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
+        or _stated_as_result(feedback, *match.span(), given=True)
+    ]
+
+
+def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> list[tuple[int, int]]:
+    """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
+    name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
+    Navin", "Direction: east"), not listed among alternatives ("even or odd")."""
+    if text_answer is None:
+        return []
+    words = r"[\s-]+".join(map(re.escape, text_answer.split()))
+    spans = []
+    for match in re.finditer(
+        rf"(?<![\w\\])(?:\\text(?:bf)?\s*\{{\s*)?{words}(?:\s*\}})?(?!\w)", feedback, re.IGNORECASE
+    ):
+        before = feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower()
+        after = feedback[match.end() : match.end() + _CONTEXT_CHARS].lower()
+        if given and _ALTERNATIVE_AFTER.match(after):
+            continue  # "even or odd", "east, west"
+        before = _FILLER_BEFORE.sub("", before)  # "is an ellipse", "facing due east"
+        view = before + match.group() + after  # the text as `_stated_as_result` reads it, without the filler
+        if (
+            not given
+            or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
+            or _CHOICE_CUE_BEFORE.search(before)
+            or _TEXT_CUE_BEFORE.search(before)
+            or _SUPERLATIVE_AFTER.match(after)
+            or _CONTRAST_AFTER.match(after)
+            or _EXPECTED_HEADER.search(_column_header(feedback, match.start()))
+        ):
+            spans.append(match.span())
+    return spans
+
+
+def _column_header(text: str, position: int) -> str:
+    """The header cell of the Markdown table column that holds `text[position]` (`_normalised` wrote each `|` as
+    " : "), or "" outside a table: "| Yours | Expected |" over "| odd | even |" heads "even" with "Expected"."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if not _TABLE_LINE.match(line):
+        return ""
+    header_start = line_start
+    while header_start > 0:  # up the table's lines to its first, the header
+        previous_start = text.rfind("\n", 0, header_start - 1) + 1
+        if not _TABLE_LINE.match(text, previous_start, header_start - 1):
+            break
+        header_start = previous_start
+    header_end = text.find("\n", header_start)
+    cells = text[header_start : len(text) if header_end < 0 else header_end].split(" : ")
+    column = text.count(" : ", line_start, position)
+    return cells[column] if column < len(cells) else ""
+
+
+def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """Collections stated in other shapes than one expression: a prose list of values ("3, 5 and 7", "x = 15 and
+    y = -29", "1 + √19 or 1 - √19"), a matrix or vector environment, angle brackets."""
+    if reference.collection is None:
+        return []
+    candidates = [match.span() for match in _MATRIX.finditer(feedback)]
+    candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
+    if reference.collection.kind == "matrix" or reference.collection.vector:
+        candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
+    runs = _math_runs(feedback)
+    group, labelled, lists = runs[:1], [], set()
+    for run in [*runs[1:], None]:
+        separator = None if run is None else _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0])
+        if separator:
+            group.append(run)
+            labelled.append(bool(separator.group("label")))
+            continue
+        # the list, and, where only some items are labelled, the lists the labels part: "-18, -49 and 96, got
+        # (-118, -49, 96)" holds "-18, -49 and 96"
+        cuts = [0, *(index + 1 for index, label in enumerate(labelled) if label), len(group)]
+        parts = [(0, len(group))] + ([] if all(labelled) else list(itertools.pairwise(cuts)))
+        for first, stop in parts:
+            if stop - first > 1:
+                # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
+                lists.add((group[first][0], _trim(feedback, group[first][0], group[stop - 1][1])[1]))
+        group, labelled = [run], []
+    candidates += lists
+    candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
+    spans = []
+    for start, end in candidates:
+        if end - start > 4 * MAX_CANDIDATE_LENGTH or not _is_whole_value(feedback, start, end):
+            continue
+        if given and not _stated_as_result(feedback, start, end, given):
+            continue
+        text = feedback[start:end]
+        interval_words = _INTERVAL_WORDS.fullmatch(text)
+        if interval_words:
+            low, high = _value(interval_words.group("low")), _value(interval_words.group("high"))
+            kind = (interval_words.group("kind") or "").lower()
+            brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
+            collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
+        elif (start, end) not in lists:
+            collection = _collection(text)
+        else:
+            pieces = [
+                (max(run_start, start), min(run_end, end))
+                for run_start, run_end in runs
+                if run_start < end and start < run_end
+            ]
+            joins = [feedback[first[1] : second[0]] for first, second in itertools.pairwise(pieces)]
+            texts = [feedback[piece_start:piece_end].strip("$") for piece_start, piece_end in pieces]
+            if reference.collection.kind == "matrix":
+                collection = _rows(texts, joins)
+            else:
+                collection = _list_or_union(texts, [join.lower().split() for join in joins])
+        if collection is not None and _same_collection(collection, reference.collection):
+            spans.append((start, end))
+    return spans
+
+
+def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    """A decimal comma ("4,5" for 4.5), read only for a reference that is no whole number: "4,5" is as often two
+    numbers."""
+    if not isinstance(reference.value, Fraction) or reference.value.denominator == 1:
+        return []
+    return [
+        match.span()
+        for match in _DECIMAL_COMMA.finditer(feedback)
+        if Fraction(match.group().replace(",", ".")) == abs(reference.value)
+        and _is_whole_value(feedback, *match.span())
+        and (not given or _stated_as_result(feedback, *match.span(), given=True))
+    ]
+
+
+def _half_line_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
+    r"""Inequalities that state a half-line reference: "x ≤ 0" for `(-\infty, 0]`, "x > 2" for `(2, \infty)`."""
+    if reference.half_line is None:
+        return []
+    direction, bound = reference.half_line
+    spans = []
+    for match in _INEQUALITY.finditer(feedback):
+        operator = _INEQUALITY_OPERATORS[match.group("operator").lower()]
+        value = _value(match.group("bound"))
+        if operator == direction and value is not None and _close(value, bound):
+            if not given or _stated_as_result(feedback, *match.span(), given=True):
+                spans.append(match.span())
+    return spans
+
+
+def _states_equation(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate` is an equation with the same solutions as the reference's: its difference of sides a
+    multiple of the reference's (`10x - 14y + 22z + 8 = 0` for `5x - 7y + 11z + 4 = 0`)."""
+    if len(candidate) > MAX_CANDIDATE_LENGTH or _variables(candidate) != _variables(reference.text):
+        return False
+    differences = _equation_values(candidate)
+    if differences is None:
+        return False
+    (first, second), (reference_first, reference_second) = differences, reference.equation
+    if not (first and reference_first):
+        return False
+    ratio = first / reference_first
+    return abs(second - ratio * reference_second) <= _RELATIVE_TOLERANCE * max(1.0, abs(second))
+
+
+# A line or plane named by its parameters: "slope 2 and y-intercept 3", "normal vector (5, -7, 11), constant term 4"
+_PARAMETER = re.compile(
+    r"\b(?P<name>slope|gradient|(?:y[ -]?)?intercept|normal(?:[ ]+vector)?|constant(?:[ ]+term)?)"
+    r"(?:[ ]*(?:\bof\b|\bis\b|=|:|\bequal[ ]+to\b))*[ ]*"
+    r"(?P<value>\([^()]{1,80}\)|<[^<>]{1,80}>|-?\d+(?:\.\d+)?(?:/\d+)?)",
+    re.IGNORECASE,
+)
+
+_THROUGH_ORIGIN = re.compile(r"\b(?:through|passes[ ]+through|contains)[ ]+the[ ]+origin\b", re.IGNORECASE)
+
+
+def _parameter_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """A line or plane answer named by all of its parameters ("slope 2 and y-intercept 3", "slope -2" and "through
+    the origin" for `y = -2x`, "normal vector (5, -7, 11) and constant term 4"): the values that state them. One
+    parameter alone is a part of the answer a critique may quote."""
+    parameters = None if reference.equation is None else _equation_parameters(reference.text)
+    if parameters is None:
+        return []
+    stated: dict[str, list[tuple[int, int]]] = {name: [] for name in parameters}
+    for match in _PARAMETER.finditer(feedback):
+        said = match.group("name").lower()
+        name = next((key for key in ("intercept", "normal", "constant") if key in said), "slope")  # or "gradient"
+        if name not in parameters:
+            continue
+        if name == "normal":
+            collection = _collection(match.group("value"))
+            equal = collection is not None and _proportional(collection.items, parameters["normal"])
+        else:
+            value = _value(match.group("value"))
+            equal = value is not None and _close(value, parameters[name])
+        if equal:
+            stated[name].append(match.span("value"))
+    for name in ("intercept", "constant"):
+        if name in parameters and not parameters[name] and _THROUGH_ORIGIN.search(feedback):
+            stated[name].append((0, 0))  # nothing to redact: the origin is no value
+    if not all(stated.values()):
+        return []
+    return [span for spans in stated.values() for span in spans if span != (0, 0)]
+
+
+def _proportional(items: tuple, reference_items: tuple) -> bool:
+    """Whether two vectors are multiples of each other: a plane's normal up to a factor."""
+    if len(items) != len(reference_items) or any(map(math.isinf, items)):
+        return False
+    pairs = [(item, reference) for item, reference in zip(items, reference_items, strict=True) if reference]
+    if not pairs or any(not reference and item for item, reference in zip(items, reference_items, strict=True)):
+        return False
+    ratio = pairs[0][0] / pairs[0][1]
+    return bool(ratio) and all(_close(item, ratio * reference) for item, reference in pairs)
+
+
+def _leak_spans(
+    feedback: str,
+    reference: _Reference,
+    given: bool = False,
+    given_digits: bool = False,
+    given_expressions: frozenset[str] = frozenset(),
+) -> list[tuple[int, int]]:
+
+    def quoted_only(start: int, end: int) -> bool:
+        """Whether the value at `feedback[start:end]` may quote the problem (the value it states, or one of its
+        expressions) and states no result there: "the $7$ red marbles"."""
+        quotes = given or _compact(feedback[start:end]) in given_expressions
+        return quotes and not _stated_as_result(feedback, start, end, given=True)
+
+    spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
+    # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
+    contents = [_trim(feedback, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(feedback)]
+    stated = [
+        sides
+        for content in contents
+        if not quoted_only(*content)  # "$\omega^3 = 1$" quotes the problem's equation
+        for sides in [_sides(feedback, *content)[0]]
+        if sides and not quoted_only(*sides[-1])
+    ]
+    stated += [_sides(feedback, *match.span(1))[0] for match in _FINAL_ANSWER.finditer(feedback)]
+    spans += [sides[-1] for sides in stated if sides and _states(feedback[slice(*sides[-1])], reference)]
+    if reference.whole_equation:  # a math span holding the whole equation: its words (`ry`) break a math run
+        spans += [content for content in contents if _states(feedback[slice(*content)], reference)]
+    if len(reference.text) >= MIN_VERBATIM_LEAK_LENGTH:
+        spans += [
+            match.span()
+            for match in re.finditer(re.escape(reference.text), feedback)
+            if _is_whole_value(feedback, *match.span()) and not quoted_only(*match.span())
+        ]
+    for run_start, run_end in _math_runs(feedback):
+        sides, is_equation = _sides(feedback, run_start, run_end)
+        if (reference.equation is not None and reference.value is None) or reference.whole_equation:
+            # the whole equation states it, no side
+            whole = _trim(feedback, run_start, run_end)
+            if is_equation and _states(feedback[slice(*whole)], reference):
+                spans.append(whole)
+            continue
+        stated_before = len(spans)
+        # a quote of the problem's own equation (`\omega^3 = 1`) states its sides only as a result
+        quoted_equation = is_equation and _compact(feedback[run_start:run_end]) in given_expressions
+        for start, end in sides:
+            if any(old_start <= start and end <= old_end for old_start, old_end in spans):
+                continue
+            text = feedback[start:end]
+            if not (reference.variables or re.search(r"[\d\\π]|pi", text)):
+                continue  # a lone variable
+            if _GLUED_BEFORE.match(feedback, max(0, start - 1), start) or _GLUED_AFTER.match(feedback, end):
+                continue  # the end of a word or a part of a value the run stops in: `\frac{14}{3}x here`
+            if reference.digits is not None and (_BASE_NUMBER.search(text) or _value(text) == reference.digits):
+                side_given = given_digits  # `52_8` or `52` for the reference `52_8`
+            else:
+                side_given = given
+            side_given = side_given or _compact(text) in given_expressions  # a quote of the problem's expression
+            if quoted_equation and not _stated_as_result(feedback, run_start, run_end, given=True):
+                continue  # its own `=` is no result cue
+            if not is_equation and not _stated_as_result(feedback, start, end, side_given):
+                continue
+            if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
+                spans.append((start, end))
+            elif (
+                reference.degrees
+                and (_RADIANS_AFTER.match(feedback, end) or _PI.search(text))
+                and _in_degrees(text, reference)
+            ):  # "pi/6 radians", `\frac{\pi}{6}`: the angle in radians
+                spans.append((start, end))
+            elif (_DEGREES_AFTER.match(feedback, end) or text.endswith("°")) and _in_radians(text, reference):
+                spans.append((start, end))
+        if reference.equation is not None and is_equation and len(spans) == stated_before:
+            whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
+            if _states_equation(feedback[slice(*whole)], reference):
+                spans.append(whole)
+    return spans
+
+
+def _in_degrees(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in radians, is the reference's angle in degrees: `\\frac{\\pi}{6}` for `30^\\circ`."""
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * 180 / math.pi, reference.value)
+
+
+def _in_radians(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, an angle in degrees, is a reference in radians (a multiple of pi): 180 for `\\pi`, -30 for
+    `-\\frac{\\pi}{6}`."""
+    if reference.value is None or reference.variables or not _PI.search(reference.text):
+        return False
+    value = _value(candidate)
+    return value is not None and not _variables(candidate) and _close(float(value) * math.pi / 180, reference.value)
+
+
+_ARTICLE_AT_END = re.compile(r"\bthe\s+$")
+
+# A value a step works with, the subject of "... was right": "Dividing by 4 was right", "Using 4 is correct", "Your
+# setup with 4 is right"
+_OPERAND_OF_A_STEP = re.compile(
+    r"(?:\b[a-z]{2,}ing(?:\s+(?:by|from|with|to|into|on|in|of|at))?|\b(?:with|by|from|into))[\s$*(]*$"
+)
+
+
+def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
+    """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
+    unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
+    result cue or in an instruction."""
+    before = ("\n" if start <= _CONTEXT_CHARS else "") + text[max(0, start - _CONTEXT_CHARS) : start].lower()
+    if text.startswith("√", start):
+        before = _ARTICLE_AT_END.sub("", before)  # "is the square root of 53": the article is the root's
+    after = text[end : end + _CONTEXT_CHARS].lower()
+    if _RESULT_CUE_BEFORE.search(before):
+        return True
+    if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
+        return True
+    if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
+        return True
+    if start in _list_markers(text) or _ENUMERATION_BEFORE.search(before):
+        return False
+    return not given
+
+
+@lru_cache(maxsize=64)
+def _list_markers(text: str) -> frozenset[int]:
+    """The starts of the list markers of `text`: a number in a marker's place is one only when the number before or
+    after it marks another item ("1. ... 2. ..."), or a 1 that opens a line or a list of steps ("Fix steps: 1.
+    Expand."); alone, it is a value ("Final: 204. Now verify it.")."""
+    markers = [
+        (match.start("number") if match.group("number") else match.start() + match.group().index("("), int(number))
+        for match in _LIST_MARKER.finditer(text)
+        for number in [match.group("number") or match.group("parenthesised")]
+    ]
+    numbers = Counter(number for _, number in markers)
+    return frozenset(
+        start
+        for start, number in markers
+        if numbers[number - 1]
+        or numbers[number + 1]
+        or (number == 1 and _LIST_OPENING.search(text, max(0, start - _CONTEXT_CHARS), start))
+    )
+
+
+def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
+    """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
+    (or, when it is `approximate`, rounds it: see `_approximates`)."""
+    if reference.equation is not None and reference.value is None:
+        return _states_equation(candidate, reference)
+    if reference.whole_equation:
+        return len(candidate) <= MAX_CANDIDATE_LENGTH and _equation_sides(candidate) == _equation_sides(reference.text)
+    sides, _ = _sides(candidate, 0, len(candidate))
+    if not sides:
+        return False
+    candidate = candidate[slice(*sides[-1])]
+    if len(candidate) > MAX_CANDIDATE_LENGTH:
+        return False
+    if reference.collection is not None and reference.collection.vector:
+        components = _unit_vector_components(candidate, len(reference.collection.items))
+        if components is not None:
+            return _same_items(components, reference.collection.items)
+    value = _value(candidate)
+    if value is not None:  # a number, or an expression in variables we evaluate: the reference must evaluate alike
+        return (
+            reference.value is not None
+            and _variables(candidate) == reference.variables
+            and (
+                any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
+                or (value == reference.digits and not _BASE_NUMBER.search(candidate))  # `40_{10}` is not `40_9`
+                or _approximates(candidate, reference, approximate)
+            )
+        )
+    if reference.collection is not None or reference.value is not None:
+        collection = _collection(candidate)
+        if collection is not None:  # read item by item: no math-verify needed
+            return reference.collection is not None and _same_collection(collection, reference.collection)
+    if (
+        _is_collection(candidate) != reference.is_collection
+        or _variables(candidate) != reference.variables
+        or _unmatched_brackets(candidate)
+        or _COSTLY_TO_PARSE.search(candidate)
+        or _DIGIT_UNDERSCORE.search(candidate)  # a base we do not read (`52_80`): math-verify reads it as it likes
+    ):
+        return False
+    budget = _MATH_VERIFY_BUDGET.get()
+    if budget is None or (candidate, reference.text) in budget.checked:
+        return _math_verify_equal(candidate, reference.text)
+    if len(budget.checked) >= MAX_MATH_VERIFY_CHECKS or budget.seconds >= MAX_MATH_VERIFY_SECONDS:
+        budget.skipped += 1
+        return False
+    budget.checked.add((candidate, reference.text))
+    start = time.perf_counter()
+    try:
+        return _math_verify_equal(candidate, reference.text)
+    finally:
+        budget.seconds += time.perf_counter() - start
+
+
+# A matrix in rows: "-1 0; 0 -1", "[1, 2; 3, 4]", "[-2; -14; -7]" (a column)
+_ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
+
+_ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bounded: a scan stays linear
+
+_MATRIX_ROWS = re.compile(
+    rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
+)
+
+_NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
+
+_ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
+
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7"
+_INTERVAL_WORDS = re.compile(
+    rf"\b(?:from|between)[ ]+(?P<low>{_NUMBER_OR_ROOT})[ ]+(?:to|and)[ ]+(?P<high>{_NUMBER_OR_ROOT})"
+    r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
+    re.IGNORECASE,
+)
+
+# Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
+# item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,
+# y-component -14", "r = 3 and theta = pi/2", "first row -1, 0; second row 0, -1"); or the next line's bullet
+# ("- 3\n- 5\n- 7")
+_LIST_SEPARATOR = re.compile(
+    r"[ \t]*(?:\$|\\[()])?[ \t]*"
+    r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*"
+    r"|[,;]?[ \t]*\n[ \t]*[-*•][ \t]+)"
+    r"(?P<label>(?:(?:[A-Za-z][A-Za-z']{0,15}|\d+(?:st|nd|rd|th))[ \t]+){0,2})(?:\$|\\[()])?[ \t]*",
+    re.IGNORECASE,
+)
+
+
+def _percent_readings(value: Fraction | float, candidate: str, reference: _Reference) -> list:
+    """A percent is a hundredth, and the number before its sign: "35%" states 0.35 and, for a question in percent
+    whose answer is 35, 35; "35" states the reference `35\\%`."""
+    readings = [value]
+    if _PERCENT.search(candidate):
+        readings.append(value * 100)
+    if _PERCENT.search(reference.text) and not _PERCENT.search(candidate):
+        readings.append(value / 100)
+    return readings
+
+
+def _approximates(candidate: str, reference: _Reference, marked: bool = False) -> bool:
+    """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
+    an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
+    A rational reference is stated exactly, or approximately only where the decimal is `marked` as an approximation
+    ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) and the reference's decimal does not end: a wrong attempt's
+    0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`)."""
+    if reference.variables or reference.value is None:
+        return False
+    if isinstance(reference.value, Fraction):
+        if not marked or _decimal_ends(reference.value):
+            return False
+    elif not isinstance(reference.value, float):
+        return False
+    decimal = _DECIMAL.fullmatch(candidate.strip()) or (marked and _WHOLE.fullmatch(candidate.strip()))
+    if not decimal:
+        return False
+    if len(decimal.group("digits").replace(".", "").lstrip("0")) < MIN_APPROXIMATION_DIGITS:
+        return False
+    places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
+    value, scale = Fraction(candidate.strip()), 10**places
+    exact = Fraction(reference.value)
+    return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))

@@ -1,0 +1,116 @@
+"""Runs of math in plain text: where a statement of a value starts and ends (math runs, equation sides, the junk
+trimmed off their ends).
+"""
+
+import re
+
+
+# Plain text is cut into runs of math tokens (numbers, operators, brackets, LaTeX commands, one-letter variables);
+# English words, sentence punctuation, newlines, math delimiters and \text{...} end a run.
+_TOKEN = re.compile(
+    r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
+    r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
+    r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
+    r"|(?P<open>\\\{|[(\[{])"
+    r"|(?P<close>\\\}|[)\]}])"
+    r"|(?P<command>\\[A-Za-z]+|\\%)"
+    r"|(?P<word>[A-Za-z]+|[α-ορ-ωΑ-Ω])"  # a Greek letter (not π) is a variable: "θ = pi/2"
+    r"|(?P<comma>,)"
+    r"|(?P<arrow>->)"  # "Result -> 7": an arrow ends a run, as a word does
+    r"|(?P<operator>[-+*/^_=<>!|%·×÷−≤≥≠√π°])"  # a degree sign stays in its run: "58° + 32°"
+)
+
+_MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm".split())
+
+_ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
+
+# `=`, `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) separate sides
+_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
+
+_LEADING_JUNK = frozenset(" \t*/^_=<>!,")
+
+_TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
+
+
+def _compact(expression: str) -> str:
+    r"""`expression` without spaces, `\left`/`\right` and LaTeX spacing, each product and quotient sign as one: how
+    two writings of it are compared (`2 \cdot 3` and "2×3" alike)."""
+    text = _COMPACT_NOISE.sub("", expression).rstrip(".,;:")
+    return _COMPACT_QUOTIENT.sub("/", _COMPACT_PRODUCT.sub("*", _COMPACT_FRACTION.sub(r"\\frac", text)))
+
+
+_COMPACT_NOISE = re.compile(r"\s+|\\(?:left|right)(?![A-Za-z])|\\[!,;:]")
+
+_COMPACT_PRODUCT = re.compile(r"\\(?:cdot|times)(?![A-Za-z])|[×·]")
+
+_COMPACT_QUOTIENT = re.compile(r"\\div(?![A-Za-z])|÷")
+
+_COMPACT_FRACTION = re.compile(r"\\[dt]frac(?![A-Za-z])")
+
+
+def _math_runs(text: str) -> list[tuple[int, int]]:
+    runs, start, end, depth, position, last_kind = [], None, 0, 0, 0, None
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        kind, stop = (match.lastgroup, match.end()) if match else ("other", position + 1)
+        if kind == "word" and len(match.group()) == 1 and text[position - 1 : position] in ("'", "’"):
+            is_math = False  # the end of "it's", "let's"
+        elif kind == "word" and len(match.group()) == 1:
+            english_word_ahead = _ENGLISH_WORD_AHEAD.match(text, stop)
+            # a letter after an operator, glued to a number or an `i` after one is a variable, whatever follows:
+            # "-80 + 15x when", "p - q rather than", "6 - 5 i when"
+            joined = start is not None and (
+                last_kind == "operator" or (last_kind == "number" and (end == position or match.group() == "i"))
+            )
+            is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
+        elif kind == "word":
+            is_math = match.group().lower() in _MATH_WORDS
+        elif kind == "operator" and start is None and match.group() in "-−*" and text[stop : stop + 1].isspace():
+            is_math = False  # a dash between words ("Hint - 7") or a bullet ("* 7"), not a minus or times sign
+        else:
+            is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
+        if is_math:
+            depth += {"open": 1, "close": -1 if depth else 0}.get(kind, 0)
+            start = position if start is None else start
+            end, last_kind = stop, kind
+        elif kind != "space" and start is not None:
+            runs.append((start, end))
+            start, depth = None, 0
+        position = stop
+    if start is not None:
+        runs.append((start, end))
+    return runs
+
+
+def _sides(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
+    """The trimmed sides of the `=` (or `\\in`) chain in `text[start:end]`, and whether it had one (`<=` is none)."""
+    pieces, piece_start, depth = [], start, 0
+    for match in _SIDE_SEPARATOR_OR_BRACKET.finditer(text, start, end):
+        bracket = match.group()
+        depth += 1 if bracket in "([{" else -1 if bracket in ")]}" and depth else 0
+        if bracket not in "([{)]}" and depth == 0:
+            pieces.append((piece_start, match.start()))
+            piece_start = match.end()
+    pieces.append((piece_start, end))
+    sides = [_trim(text, piece_start, piece_end) for piece_start, piece_end in pieces]
+    return [(side_start, side_end) for side_start, side_end in sides if side_start < side_end], len(pieces) > 1
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop spaces, dangling operators (`42-` of "42-gon", the `**` of Markdown bold) and unmatched brackets."""
+    while start < end:
+        unmatched = _unmatched_brackets(text[start:end])
+        if text[end - 1] in _TRAILING_JUNK or (text[end - 1] in "([{" and unmatched > 0):
+            end -= 1  # first: "(-3) (you had -4)" opens a bracket after the value
+        elif text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
+            start += 1
+        elif text[end - 1] in ")]}" and unmatched < 0:
+            end -= 1
+        else:
+            break
+    return start, end
+
+
+def _unmatched_brackets(text: str) -> int:
+    return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
