@@ -157,11 +157,7 @@ def run_measured(name: str, regime_name: str, settings: dict, model_dir: str, se
     benchmark reads from the trainer (its budget, its log history, the RSS of its generating process)."""
     from transformers import TrainerCallback
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import (
-        FEEDBACK_AGE_MAX,
-        FEEDBACK_SLOTS_MAX,
-        OPEN_TRAJECTORIES_MAX,
-    )
+    from trl_mulferl.core.metrics import FEEDBACK_AGE_MAX, FEEDBACK_SLOTS_MAX, OPEN_TRAJECTORIES_MAX
 
     sampler, seen = RSSSampler(rollout=name != "mulferl"), {"rss_by_step": []}
 

@@ -22,7 +22,7 @@ from trl.experimental.async_grpo.async_grpo_trainer import (
 )
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from trl_mulferl.async_mulferl.async_samples import ROUTE, MulFeRLQueue, planning_the_run
+from trl_mulferl.async_mulferl.async_samples import MulFeRLQueue, planning_the_run
 from trl_mulferl.async_mulferl.pipeline import (
     CountingQueue,
     LookaheadMicroBatch,
@@ -30,6 +30,7 @@ from trl_mulferl.async_mulferl.pipeline import (
     Trajectories,
     may_open_trajectory,
 )
+from trl_mulferl.core.metrics import ROUTE
 from trl_mulferl.core.routing import Route
 
 

@@ -22,7 +22,7 @@ from transformers import TrainerCallback
 from tests.test_trainer import SCRIPTED_REWARDS, K, completion_texts, round_provider, scripted_reward, turn_of
 from trl_mulferl import AsyncMulFeRLConfig, MulFeRLConfig, make_conversation
 from trl_mulferl.async_mulferl.async_mulferl_trainer import window_counts
-from trl_mulferl.async_mulferl.async_samples import FCO_PAIRS
+from trl_mulferl.core.metrics import FCO_PAIRS
 from trl_mulferl.core.schema import control_tokens, feedback_prefill, sanitize_feedback
 from trl_mulferl.core.summary import run_summary
 
@@ -747,7 +747,7 @@ def test_feedback_replay_trains_the_feedback_turn_without_the_feedback(
     import torch
     from transformers import AutoModelForCausalLM
 
-    from trl_mulferl.async_mulferl.async_samples import REPLAY_ADVANTAGE
+    from trl_mulferl.core.metrics import REPLAY_ADVANTAGE
 
     gamma, received = 0.1, []
     trainer, consumed = train_recording(
@@ -859,7 +859,8 @@ def test_the_fco_reference_is_the_starting_policy(tmp_path, async_model_dir, tin
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
     from tests.async_cpu import cpu_substitutions
-    from trl_mulferl.async_mulferl.async_samples import ROUTE, MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.core.metrics import ROUTE
 
     peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"]) if peft else None
     with cpu_substitutions():
@@ -920,7 +921,8 @@ def test_trls_policy_metrics_leave_out_the_fco_negatives(tmp_path, async_model_d
     from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
     from tests.async_cpu import cpu_substitutions
-    from trl_mulferl.async_mulferl.async_samples import ROUTE, MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers
+    from trl_mulferl.core.metrics import ROUTE
 
     names = ("ratio", "kl", "entropy", "clip_ratio/low_mean", "clip_ratio/high_mean", "clip_ratio/region_mean")
     generator = np.random.default_rng(0)
@@ -1226,7 +1228,8 @@ def test_the_rollout_process_counts_the_schema_breaking_rows_of_failed_turn_0_gr
     group, none at a feedback turn."""
     from types import SimpleNamespace
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import MetricWindow, MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.async_rollout_worker import MulFeRLRolloutLoop
+    from trl_mulferl.async_mulferl.metrics import MetricWindow
     from trl_mulferl.core.routing import GroupState
 
     loop = SimpleNamespace(settings=SimpleNamespace(success_threshold=1.0), _window=MetricWindow())

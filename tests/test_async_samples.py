@@ -10,17 +10,9 @@ import torch
 from trl.experimental.async_grpo.async_grpo_trainer import DataCollatorForRollout, FixedCountBatcher
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from trl_mulferl.async_mulferl.async_rollout_worker import strip_feedback
-from trl_mulferl.async_mulferl.async_samples import (
-    FCO_PAIRS,
-    REPLAY_ADVANTAGE,
-    ROUTE,
-    TURN0_REWARDS,
-    MulFeRLCollator,
-    MulFeRLQueue,
-    fco_carriers,
-)
+from trl_mulferl.async_mulferl.async_samples import MulFeRLCollator, MulFeRLQueue, fco_carriers, strip_feedback
 from trl_mulferl.core.losses import packed_sequence_logp, replay_token_losses, sequence_logp
+from trl_mulferl.core.metrics import FCO_PAIRS, REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS
 
 
 @pytest.mark.parametrize("normalization", ["sum", "mean"])
@@ -208,7 +200,8 @@ def test_no_micro_batch_row_exceeds_the_token_budget_with_its_fco_negatives(pair
     dropped and counted."""
     from trl.experimental.async_grpo.async_grpo_trainer import TokenBudgetBatcher
 
-    from trl_mulferl.async_mulferl.async_samples import OVER_BUDGET_PAIRS, FCOTokenBudgetBatcher
+    from trl_mulferl.async_mulferl.async_samples import FCOTokenBudgetBatcher
+    from trl_mulferl.core.metrics import OVER_BUDGET_PAIRS
 
     budget, group_size, generator = 40, 8, torch.Generator().manual_seed(0)
     queue = [queued(carrier) for group_id in range(12) for carrier in fco_prompt(group_id, generator, 8, pairing)]
@@ -281,7 +274,7 @@ def test_the_rollout_processs_metric_window_goes_as_one_entry_and_waits_for_room
     a window that finds TRL's metrics queue full stays and grows, so no count is lost."""
     import queue as queues
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import MetricWindow
+    from trl_mulferl.async_mulferl.metrics import MetricWindow
 
     window, metrics_queue = MetricWindow(), queues.Queue(maxsize=1)
     metrics_queue.put({"rollout/duration_s": 1.0})  # full
