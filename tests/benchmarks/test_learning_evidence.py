@@ -43,6 +43,7 @@ def test_the_bar_needs_the_gain_its_lower_end_and_the_time():
     assert not protocol.verdict(summary(0.08, 0.01, 1.4))["time_met"]
 
 
+@pytest.mark.slow
 def test_one_command_runs_the_protocol_on_both_tasks(tmp_path):
     """The smoke run: a barely trained warm start per task, 2 steps, every control; the table, the verdicts, the JSON
     and the plot (under a minute on 2 cores)."""
@@ -67,6 +68,7 @@ def test_one_command_runs_the_protocol_on_both_tasks(tmp_path):
     assert (tmp_path / "evidence.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_task_calibration_runs_on_development_seeds_only(tmp_path):
     """A barely trained warm start per task: its groups all fail, and the shares are counted from the trainer's own
     routing metrics; a confirmation seed is refused (calibration is a choice)."""

@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "overhead.py"
 
 
+@pytest.mark.slow
 def test_overhead_smoke_run(tmp_path):
     output = tmp_path / "overhead.json"
     command = [sys.executable, str(SCRIPT), "--smoke", "--regimes", "slow_reward", "--json", str(output)]

@@ -31,12 +31,6 @@ SECRET = "sk-test-0123456789abcdefSECRET"
 FAST_RETRIES = {"timeout": 0.5, "max_retries": 1, "backoff_base": 0.05}
 
 
-@pytest.fixture
-def server():
-    with FaultServer() as fault_server:
-        yield fault_server
-
-
 def provider_for(server, **options):
     return OpenAIFeedbackProvider(model="fault-model", base_url=server.base_url, **options)
 

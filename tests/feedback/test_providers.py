@@ -10,7 +10,6 @@ import pytest
 from datasets import Dataset
 from trl import TrlParser
 
-from tests.helpers.fault_server import FaultServer
 from tests.helpers.trainer import MARKER, TINY_TRAINING, K, count_generation_calls, logged, make_trainer, marker_reward
 from trl_mulferl import (
     CheckerFeedbackProvider,
@@ -257,12 +256,6 @@ def test_feedback_turn_is_passed_to_providers_that_take_it():
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Cost controls
-
-
-@pytest.fixture
-def server():
-    with FaultServer() as fault_server:
-        yield fault_server
 
 
 def test_requests_per_minute_spaces_requests(server):

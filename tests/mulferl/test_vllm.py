@@ -10,7 +10,6 @@ import json
 import math
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 from datasets import Dataset
 
+from tests.helpers.async_cpu import free_port
 from tests.helpers.multiprocess import (
     FCO_KEYS,
     MATRIX,
@@ -262,12 +262,6 @@ def test_eval_command_on_the_vllm_backend(tmp_path, monkeypatch, vllm_model_dir,
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Server mode
-
-
-def free_port() -> int:
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        return listener.getsockname()[1]
 
 
 def wait_until_healthy(url: str, process: subprocess.Popen, log: Path, timeout: float = 300.0):
