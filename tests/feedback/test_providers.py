@@ -185,7 +185,7 @@ def test_provider_selected_by_a_yaml_recipe(source, tmp_path, tiny_tokenizer, ti
             f"output_dir: {tmp_path / 'out'}",
             "max_feedback_turns: 1",
             f"feedback_provider: {source}",
-            "feedback_checker: tests.test_providers.marker_checker",
+            "feedback_checker: tests.feedback.test_providers.marker_checker",
             "fco_weight: 0.0",
             *(f"{key}: {json.dumps(value)}" for key, value in TINY_TRAINING.items()),
         ]
