@@ -10,6 +10,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
+from tests.helpers.multiprocess import CONFIGS
 from tests.helpers.self_feedback import injected_feedback_reward
 from tests.helpers.tiny import build_tiny_model
 from tests.helpers.trainer import TINY_TRAINING, logged, make_dataset
@@ -186,7 +187,6 @@ def test_self_feedback_start_up_errors(tmp_path, tiny_tokenizer, tiny_model_dir,
         self_trainer(tmp_path, tiny_tokenizer, tiny_model, fco_weight=0.0)
 
 
-CONFIGS = Path(__file__).parents[1] / "helpers" / "engine_configs"
 ZERO3 = {
     "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0},  # 0: really partition a tiny model
     "gradient_accumulation_steps": "auto",

@@ -1,4 +1,5 @@
-"""Launching the two-process scripts under an engine, and the checks of what each rank wrote, shared with the vLLM tests."""
+"""Launching the two-process scripts under an engine, and the checks of what each rank wrote (the multi-process and
+vLLM tests)."""
 
 import os
 import subprocess
