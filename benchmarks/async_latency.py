@@ -411,7 +411,7 @@ def main(argv=None):
         run_worker(args.worker, run_measured)
         return
 
-    from tests.async_cpu import VLLMServer
+    from tests.helpers.async_cpu import VLLMServer
 
     if args.smoke:
         settings, latencies, rounds, memory_steps = dict(SMOKE), list(SMOKE_LATENCIES), 1, 3
