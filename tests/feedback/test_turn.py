@@ -19,7 +19,7 @@ from trl_mulferl.feedback.turn import (
 )
 
 
-PACKAGE = Path(__file__).resolve().parents[1] / "trl_mulferl"
+PACKAGE = Path(__file__).resolve().parents[2] / "trl_mulferl"
 PROMPT = [{"role": "user", "content": "What is 12 + 30?"}]
 
 
@@ -30,7 +30,7 @@ SETTINGS = FeedbackStepSettings(
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from tests.tiny import build_tiny_tokenizer
+    from tests.helpers.tiny import build_tiny_tokenizer
 
     return build_tiny_tokenizer()
 
