@@ -422,7 +422,9 @@ def _field_collection_spans(feedback: str, reference: _Reference) -> list[tuple[
         group = next(name for name in ("value", "cell", "entry") if match.group(name) is not None)
         value = match.span(group)
         label = match.group({"value": "label", "cell": "cell_label", "entry": "key"}[group]).strip()
-        readable = _value(feedback[slice(*value)]) is not None or _is_collection(feedback[slice(*value)])
+        text = feedback[slice(*value)]
+        # a number, not words (which read as a product of variables): "note: see above" ends the run
+        readable = re.search(r"\d|π|\bpi\b", text) and (_value(text) is not None or _is_collection(text))
         if not readable:
             previous_end = None
             continue
