@@ -1587,6 +1587,7 @@ def test_round_six_a_text_answer_among_alternatives_is_left_intact():
         ("Use theta = np.pi/3 there.", "\\frac{\\pi}{3}", "Use theta = np.[redacted] there."),
         ("z = complex(2, -7) in the end.", "2-7i", "z = [redacted] in the end."),
         ("Then z = (2-7j) follows.", "2-7i", "Then z = [redacted] follows."),
+        ("Then z = 2 - 7*I in sympy.", "2-7i", "Then z = [redacted] in sympy."),
         (
             "Keep v = numpy.array([4, 0, -3]).",
             "\\begin{pmatrix} 4 \\\\ 0 \\\\ -3 \\end{pmatrix}",
@@ -1619,6 +1620,9 @@ LAMPS = "A hall has 5 lamps and 3 switches. Each switch turns on 2 lamps. How ma
         ("- all on: 5 ✓ (the last lamp is shared)", "- all on: [redacted] ✓ (the last lamp is shared)"),
         ("Please replace the 6 in line four with 5.", "Please replace the 6 in line four with [redacted]."),
         ("Marks: 1/3; your 6 loses a point, key 5.", "Marks: 1/3; your 6 loses a point, key [redacted]."),
+        ("self.assertEqual(max_lit(), 5)", "self.assertEqual(max_lit(), [redacted])"),
+        ('{"final_answer": "5"}', '{"final_answer": "[redacted]"}'),
+        ("<answer>5</answer> (yours: 6)", "<answer>[redacted]</answer> (yours: 6)"),
     ],
 )
 def test_round_seven_a_value_in_a_result_position_of_a_structure_states_it(feedback, expected):

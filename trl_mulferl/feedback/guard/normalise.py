@@ -91,7 +91,8 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
 _RECORD_LINE = re.compile(r"^[^|\n]*\w[ \t]*[=:][^|\n]*(?:[ \t]\|[ \t][^|\n]*\w[ \t]*[=:][^|\n]*)+$", re.MULTILINE)
 
 # Program notation for a value, read as its math: a module's prefix (`math.sqrt`, `np.pi`), `Fraction(3, 2)`,
-# `complex(6, -5)`, Python's `6-5j`, an array's constructor around its rows (`np.array([[1, 0], [0, 1]])`), `**`
+# `complex(6, -5)`, Python's `6-5j` and `5*1j` (sympy's `5*I`), an array's constructor around its rows
+# (`np.array([[1, 0], [0, 1]])`), `**`
 _PROGRAM_MODULE = re.compile(r"\b(?:math|cmath|numpy|np|sympy|sp)\.(?=[A-Za-z])")
 
 _PROGRAM_FRACTION = re.compile(r"\b(?:Fraction|Rational)\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
@@ -99,6 +100,8 @@ _PROGRAM_FRACTION = re.compile(r"\b(?:Fraction|Rational)\(\s*(-?\d+)\s*,\s*(-?\d
 _PROGRAM_COMPLEX = re.compile(r"\bcomplex\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)")
 
 _PROGRAM_IMAGINARY = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[ \t]*[-+][ \t]*\d+(?:\.\d+)?)j(?!\w)")
+
+_PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w.])")  # `7*1j`, sympy's `7*I`
 
 _PROGRAM_ARRAY = re.compile(r"\b(?:array|matrix|Matrix|vector)\((?P<rows>\[[^()]*\])\)")
 
@@ -527,6 +530,7 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
         for m in _PROGRAM_COMPLEX.finditer(text)
     ]
     pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_IMAGINARY.finditer(text)]
+    pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
     for match in _PROGRAM_ARRAY.finditer(text):
         pieces += [(match.start(), match.start("rows"), ""), (match.end("rows"), match.end(), "")]
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]

@@ -80,11 +80,14 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
     r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
     # a label that names a result: "Outcome: 7", "The right value here: 7"
-    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected|correct"
-    r"|key)s?[\"']?(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"  # a record's `"key":`
+    # (a record's key too: `"final_answer": "7"`, `<answer>7</answer>`)
+    r"|(?<![A-Za-z])(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected"
+    r"|correct|key)s?[\"']?(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=>]|[-–—]{1,2}(?=\s))"
     # where structure, not words, marks a result: the line a `>>>` prompt prints, the answer of a Q/A pair ("A: 7"),
     # a check mark ("✓ 7") and the new value of a correction ("replace 8 by 7"; an arrow is one above)
     r"|>>>[^\n]*\n[ \t]*|(?:^|\n)[ \t*]*a[ \t*]*:|[✓✔☑]|\breplac(?:e|es|ed|ing)\b[^.;!?\n]{0,60}?\b(?:by|with)"
+    # and the expected side of a test's comparison: `assertEqual(solve(), 7)`
+    r"|\bassert\w*\([^\n]{0,40},[ \t]*"
     # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
     r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
