@@ -640,30 +640,32 @@ def _leak_spans(
 
 _INTEGER = re.compile(r"(?<![\d.^])\d+(?![\d.])")  # not an exponent: `\pi^2`
 
-_SIMPLE_FRACTION = re.compile(r"(?<![\d.^])(\d+)\s*/\s*(\d+)(?![\d.])|\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+# A mixed number: `137 2/4`, `137\frac{2}{4}`
+_MIXED_NUMBER = re.compile(
+    r"(?<![\d.^])\d+(?:[ \t]+(\d+)[ \t]*/[ \t]*(\d+)|[ \t]*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\})(?![\d.])"
+)
 
 
 def _unreduced(candidate: str, reference: _Reference) -> bool:
-    """Whether `candidate`, when it equals the reference, writes it unreduced where the reference is reduced: a
-    fraction not in lowest terms (`137 2/4`), or every number a multiple of one factor (`(22 + 18a)/40`,
-    `10x - 14y + 22z + 8 = 0`). That is how an attempt is quoted (its numbers doubled, its fraction left unreduced);
-    a result is stated reduced, so an unreduced value is read as a quote, stated only as a result (as a given one)."""
-    return (_unreduced_fraction(candidate) and not _unreduced_fraction(reference.text)) or (
-        _common_factor(candidate) > 1 and _common_factor(reference.text) == 1
-    )
-
-
-def _unreduced_fraction(text: str) -> bool:
-    return any(
+    """Whether `candidate`, when it equals the reference, writes it unreduced where the reference is reduced: a mixed
+    number whose fraction is not in lowest terms (`137 2/4`), or an expression or equation whose numbers all share a
+    factor (`(22 + 18a)/40`, `10x - 14y + 22z + 8 = 0`). That is how an attempt is quoted (its numbers doubled, its
+    fraction part left unreduced), not how a result is stated, so it is read as a quote: stated only as a result, as a
+    value the problem gives. A plain fraction (`28/6`) or a product (`6*15`) is arithmetic that states it."""
+    if any(
         math.gcd(*(int(number) for number in match.groups() if number is not None)) > 1
-        for match in _SIMPLE_FRACTION.finditer(text)
-    )
+        for match in _MIXED_NUMBER.finditer(candidate)
+    ):
+        return True
+    if not (reference.variables or reference.equation is not None):
+        return False
+    return _common_factor(candidate) > 1 and _common_factor(reference.text) == 1
 
 
 def _common_factor(text: str) -> int:
-    """The greatest common divisor of the nonzero integers written in `text`, 1 when it writes fewer than two."""
+    """The greatest common divisor of the nonzero integers written in `text`, 1 when it writes fewer than three."""
     numbers = [int(number) for number in _INTEGER.findall(text) if len(number) <= 12 and number.strip("0")]
-    return math.gcd(*numbers) if len(numbers) >= 2 else 1
+    return math.gcd(*numbers) if len(numbers) >= 3 else 1
 
 
 def _in_degrees(candidate: str, reference: _Reference) -> bool:
