@@ -1667,3 +1667,9 @@ def test_round_seven_a_collection_over_labelled_fields_states_it(feedback, refer
 )
 def test_round_seven_quotes_and_other_values_in_structures_are_left_intact(feedback, reference, problem):
     assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+def test_round_seven_an_unreduced_fraction_or_product_still_states_the_value():
+    # only a mixed number's fraction part or an expression's common factor reads as a quoted attempt
+    assert redact_answer_leak("Put 18/10 in the box.", "\\frac{9}{5}") == ("Put [redacted] in the box.", True)
+    assert redact_answer_leak("It checks out as 6 times 15.", "90") == ("It checks out as [redacted].", True)
