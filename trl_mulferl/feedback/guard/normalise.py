@@ -93,17 +93,19 @@ _RECORD_LINE = re.compile(r"^[^|\n]*\w[ \t]*[=:][^|\n]*(?:[ \t]\|[ \t][^|\n]*\w[
 # Program notation for a value, read as its math: a module's prefix (`math.sqrt`, `np.pi`), `Fraction(3, 2)`,
 # `complex(6, -5)`, Python's `6-5j` and `5*1j` (sympy's `5*I`), an array's constructor around its rows
 # (`np.array([[1, 0], [0, 1]])`), `**`
-_PROGRAM_MODULE = re.compile(r"\b(?:math|cmath|numpy|np|sympy|sp)\.(?=[A-Za-z])")
+_MODULE = r"(?:math|cmath|numpy|np|sympy|sp)\."
 
-_PROGRAM_FRACTION = re.compile(r"\b(?:Fraction|Rational)\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
+_PROGRAM_MODULE = re.compile(rf"\b{_MODULE}(?P<name>[A-Za-z]\w*)")
 
-_PROGRAM_COMPLEX = re.compile(r"\bcomplex\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)")
+_PROGRAM_FRACTION = re.compile(rf"\b(?:{_MODULE})?(?:Fraction|Rational)\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
+
+_PROGRAM_COMPLEX = re.compile(rf"\b(?:{_MODULE})?complex\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)")
 
 _PROGRAM_IMAGINARY = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[ \t]*[-+][ \t]*\d+(?:\.\d+)?)j(?!\w)")
 
 _PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w.])")  # `7*1j`, sympy's `7*I`
 
-_PROGRAM_ARRAY = re.compile(r"\b(?:array|matrix|Matrix|vector)\((?P<rows>\[[^()]*\])\)")
+_PROGRAM_ARRAY = re.compile(rf"\b(?:{_MODULE})?(?:array|matrix|Matrix|vector)\((?P<rows>\[[^()]*\])\)")
 
 _PROGRAM_POWER = re.compile(r"(?<=[\w)])\*\*(?=[\w(]|-\d)")  # not Markdown bold: "**7**."
 
@@ -523,8 +525,8 @@ def _normalised(text: str) -> _Normalised:
 
 def _program_notation(text: str) -> list[tuple[int, int, str]]:
     """The pieces `(start, end, math)` of `text` that write a value in program notation (`_PROGRAM_MODULE` ...)."""
-    pieces = [(match.start(), match.end(), "") for match in _PROGRAM_MODULE.finditer(text)]
-    pieces += [(m.start(), m.end(), f"{m.group(1)}/{m.group(2)}") for m in _PROGRAM_FRACTION.finditer(text)]
+    # each piece replaces the whole notation, so that a redaction of the value takes its prefix or wrapper too
+    pieces = [(m.start(), m.end(), f"{m.group(1)}/{m.group(2)}") for m in _PROGRAM_FRACTION.finditer(text)]
     pieces += [
         (m.start(), m.end(), f"{m.group(1)}{'' if m.group(2).startswith('-') else '+'}{m.group(2)}i")
         for m in _PROGRAM_COMPLEX.finditer(text)
@@ -532,8 +534,14 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_IMAGINARY.finditer(text)]
     pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
     for match in _PROGRAM_ARRAY.finditer(text):
-        pieces += [(match.start(), match.start("rows"), ""), (match.end("rows"), match.end(), "")]
+        pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
+    taken = {position for start, end, _ in pieces for position in range(start, end)}
+    pieces += [  # a module's prefix on anything else: `math.sqrt`, `np.pi`
+        (match.start(), match.end(), match.group("name"))
+        for match in _PROGRAM_MODULE.finditer(text)
+        if not taken.intersection(range(match.start(), match.end()))
+    ]
     return sorted(pieces)
 
 
