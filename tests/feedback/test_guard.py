@@ -1575,3 +1575,109 @@ def test_round_six_a_text_answer_or_an_options_words_before_a_clause_are_redacte
 def test_round_six_a_text_answer_among_alternatives_is_left_intact():
     feedback = "Decide between odd, and even, and neither before you simplify."
     assert redact_answer_leak(feedback, "\\text{odd}", problem=SHAPES) == (feedback, False)
+
+
+# Round seven: by root cause, read on the fifth corpus (feedback in chat-LLM output formats), each in phrasings
+# written here. (a) Notation: values a program or a record writes, which the guard did not read at all.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Check it: `q == Fraction(7, 4)` holds.", "\\frac{7}{4}", "Check it: `q == [redacted]` holds."),
+        ("Set `side = 5*math.sqrt(3)` first.", "5\\sqrt{3}", "Set `side = [redacted]` first."),
+        ("Use theta = np.pi/3 there.", "\\frac{\\pi}{3}", "Use theta = [redacted] there."),
+        ("z = complex(2, -7) in the end.", "2-7i", "z = [redacted] in the end."),
+        ("Then z = (2-7j) follows.", "2-7i", "Then z = [redacted] follows."),
+        ("Then z = 2 - 7*I in sympy.", "2-7i", "Then z = [redacted] in sympy."),
+        (
+            "Keep v = numpy.array([4, 0, -3]).",
+            "\\begin{pmatrix} 4 \\\\ 0 \\\\ -3 \\end{pmatrix}",
+            "Keep v = [redacted].",
+        ),
+        ("v = (4, 0, −3)ᵀ works.", "\\begin{pmatrix} 4 \\\\ 0 \\\\ -3 \\end{pmatrix}", "v = [redacted] works."),
+        # a one-line record whose fields a spaced `|` separates: no `|x|`
+        ("run=3 | want=57 | have=56", "57", "run=3 | want=[redacted] | have=56"),
+    ],
+)
+def test_round_seven_a_value_in_program_or_record_notation_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+# (b) Cue: the value was read, but where the problem states it too, only a result cue in words made it a statement;
+# structure carries that meaning as well.
+LAMPS = "A hall has 5 lamps and 3 switches. Each switch turns on 2 lamps. How many lamps can be lit at most?"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        ('{"status": "wrong", "key": "5", "yours": "6"}', '{"status": "wrong", "key": "[redacted]", "yours": "6"}'),
+        ("```\n>>> max_lit()\n5\n```", "```\n>>> max_lit()\n[redacted]\n```"),
+        (
+            "Q. How many can be lit?\nA: 5, with all switches on.",
+            "Q. How many can be lit?\nA: [redacted], with all switches on.",
+        ),
+        ("- mine: 6 ✗\n- ✓ 5", "- mine: 6 ✗\n- ✓ [redacted]"),
+        ("- all on: 5 ✓ (the last lamp is shared)", "- all on: [redacted] ✓ (the last lamp is shared)"),
+        ("Please replace the 6 in line four with 5.", "Please replace the 6 in line four with [redacted]."),
+        ("Marks: 1/3; your 6 loses a point, key 5.", "Marks: 1/3; your 6 loses a point, key [redacted]."),
+        ("self.assertEqual(max_lit(), 5)", "self.assertEqual(max_lit(), [redacted])"),
+        ('{"final_answer": "5"}', '{"final_answer": "[redacted]"}'),
+        ("<answer>5</answer> (yours: 6)", "<answer>[redacted]</answer> (yours: 6)"),
+    ],
+)
+def test_round_seven_a_value_in_a_result_position_of_a_structure_states_it(feedback, expected):
+    assert redact_answer_leak(feedback, "5", problem=LAMPS) == (expected, True)
+
+
+# (a) again: a collection or a complex number written over a record's labelled fields, one item a field
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        (
+            "target:\n  u: 8\n  w: -1\nnote: see above",
+            "(8,-1)",
+            "target:\n  u: [redacted]\n  w: [redacted]\nnote: see above",
+        ),
+        ('{"want": {"a": "8", "b": "-1"}}', "(8,-1)", '{"want": {"a": "[redacted]", "b": "[redacted]"}}'),
+        (
+            "| part | value |\n|---|---|\n| real | 3 |\n| imaginary | -4 |",
+            "3-4i",
+            "| part | value |\n|---|---|\n| real | [redacted] |\n| imaginary | [redacted] |",
+        ),
+        ("* x1: 2\n* x2: 9", "2, 9", "* x1: [redacted]\n* x2: [redacted]"),
+    ],
+)
+def test_round_seven_a_collection_over_labelled_fields_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem"),
+    [
+        # a record's field that quotes the problem's data or the attempt
+        ("run=3 | have=6 | given=5", "5", LAMPS),
+        ('{"input": "5", "yours": "6"}', "5", LAMPS),
+        # an equal value written unreduced is how an attempt is quoted
+        ("Look again at your 2 6/8: it is off.", "\\frac{11}{4}", None),
+        ("Your line 4x - 6y + 2 = 0 is not the one.", "2x - 3y + 1 = 0", None),
+        # labelled fields that hold another collection, and check marks on steps
+        ("target:\n  u: 8\n  w: 1", "(8,-1)", None),
+        ("✓ method\n✗ 6", "5", LAMPS),
+    ],
+)
+def test_round_seven_quotes_and_other_values_in_structures_are_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+def test_round_seven_an_unreduced_fraction_or_product_still_states_the_value():
+    # only a mixed number's fraction part or an expression's common factor reads as a quoted attempt
+    assert redact_answer_leak("Put 18/10 in the box.", "\\frac{9}{5}") == ("Put [redacted] in the box.", True)
+    assert redact_answer_leak("It checks out as 6 times 15.", "90") == ("It checks out as [redacted].", True)
+
+
+def test_round_seven_a_reference_in_program_notation_is_read_as_the_feedback_is():
+    feedback = "Solving it properly gives $np.arccos(5/13)$, not yours."
+    assert redact_answer_leak(feedback, "np.arccos(5/13)") == (
+        "Solving it properly gives $[redacted]$, not yours.",
+        True,
+    )
