@@ -157,11 +157,7 @@ def run_measured(name: str, regime_name: str, settings: dict, model_dir: str, se
     benchmark reads from the trainer (its budget, its log history, the RSS of its generating process)."""
     from transformers import TrainerCallback
 
-    from trl_mulferl.async_mulferl.async_rollout_worker import (
-        FEEDBACK_AGE_MAX,
-        FEEDBACK_SLOTS_MAX,
-        OPEN_TRAJECTORIES_MAX,
-    )
+    from trl_mulferl.core.metrics import FEEDBACK_AGE_MAX, FEEDBACK_SLOTS_MAX, OPEN_TRAJECTORIES_MAX
 
     sampler, seen = RSSSampler(rollout=name != "mulferl"), {"rss_by_step": []}
 
@@ -415,7 +411,7 @@ def main(argv=None):
         run_worker(args.worker, run_measured)
         return
 
-    from tests.async_cpu import VLLMServer
+    from tests.helpers.async_cpu import VLLMServer
 
     if args.smoke:
         settings, latencies, rounds, memory_steps = dict(SMOKE), list(SMOKE_LATENCIES), 1, 3

@@ -7,10 +7,10 @@ other, within one run of this script:
 
 - `async_grpo`: TRL's `AsyncGRPOTrainer`, generating against a `vllm serve` of vLLM's CPU build;
 - `async_mulferl`: `AsyncMulFeRLTrainer` against the same server;
-- `mulferl`: the synchronous `MulFeRLTrainer`, generating with TRL's vLLM colocate mode (tests/vllm_cpu.py).
+- `mulferl`: the synchronous `MulFeRLTrainer`, generating with TRL's vLLM colocate mode (tests/helpers/vllm_cpu.py).
 
 The asynchronous trainers sync their weights through the disk and run TRL's tree attention as per-segment SDPA
-(tests/async_cpu.py: the CPU substitutions). Each step trains `len(scripts) * K` samples. Steps/s and trained tokens/s
+(tests/helpers/async_cpu.py: the CPU substitutions). Each step trains `len(scripts) * K` samples. Steps/s and trained tokens/s
 are measured over the steps after the warm-up ones (wall clock from the end of the last warm-up step); trained tokens
 are those the loss is taken over (the prefilled feedback excluded). Staleness: TRL's `sample/staleness_mean` and
 `_max`, the policy versions between a trained sample's generation and its training step.
@@ -81,8 +81,8 @@ def run_trainer(
     from datasets import Dataset
     from transformers import TrainerCallback
 
-    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions
-    from tests.vllm_cpu import SharedEngines, colocate_on_cpu
+    from tests.helpers.async_cpu import DiskWeightTransfer, cpu_substitutions
+    from tests.helpers.vllm_cpu import SharedEngines, colocate_on_cpu
     from trl_mulferl import make_conversation
 
     torch.set_num_threads(1)
@@ -196,7 +196,7 @@ def run_trainer(
 
 
 def build_model(settings: dict, path: Path):
-    from tests.tiny import build_tiny_tokenizer
+    from tests.helpers.tiny import build_tiny_tokenizer
     from trl_mulferl.tiny import build_qwen2
 
     tokenizer = build_tiny_tokenizer()
@@ -294,7 +294,7 @@ def main(argv=None):
         run_worker(args.worker, run_trainer)
         return
 
-    from tests.async_cpu import VLLMServer
+    from tests.helpers.async_cpu import VLLMServer
 
     settings = dict(SMOKE if args.smoke else FULL)
     if args.steps:

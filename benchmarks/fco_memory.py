@@ -35,7 +35,7 @@ def run_case(case: str, settings: dict) -> dict:
     from transformers import Qwen2Config, Qwen2ForCausalLM
     from trl import GRPOConfig, GRPOTrainer
 
-    from tests.tiny import build_tiny_tokenizer
+    from tests.helpers.tiny import build_tiny_tokenizer
     from trl_mulferl import MulFeRLConfig, MulFeRLTrainer, make_conversation
 
     torch.set_num_threads(settings["threads"])

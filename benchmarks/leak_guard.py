@@ -2,7 +2,7 @@
 
 Three measurements:
 
-- the bare-answer table of `tests/test_leak_guard.py` (feedback phrasings, reference final answers);
+- the bare-answer table of `tests/feedback/test_guard.py` (feedback phrasings, reference final answers);
 - MATH-500 worked solutions (the `solution` column, as TRL's math datasets hold it) as the reference: for each problem,
   feedback phrasings of our own that state the final answer (the `answer` column) in several ways, and as many that
   do not (some quote a number from the problem). Rows: the guard before worked references were read for their final
@@ -12,7 +12,7 @@ Three measurements:
   the reference, independent of the guard's `text2num`), in the digits of other scripts, and split by whitespace or
   invisible characters; each class with clean feedback that mentions the same number;
 - short answers stated in everyday words (issue K2), generated: held-out templates x the values 0-9 x digits or number
-  words, none of them among the phrasings `tests/test_leak_guard.py` fits the guard on; with a problem that does not
+  words, none of them among the phrasings `tests/feedback/test_guard.py` fits the guard on; with a problem that does not
   state the value (the value rule applies), and with MATH-500's problems whose answer is a digit (where the problem
   states it, only a result statement is redacted); clean texts mention the value the problem gives;
 - the other shapes of issue K2 (`####`, the root sign, multiple-choice letters, inequalities, "75 percent", ...) class
@@ -724,9 +724,9 @@ def main():
         )
         args.output.write_text(json.dumps(previous, indent=2) + "\n")
         return
-    from tests.test_leak_guard import LEAKS, NON_LEAKS
-    from tests.test_leak_guard import rates as table_rates
-    from tests.tiny import build_tiny_tokenizer
+    from tests.feedback.test_guard import LEAKS, NON_LEAKS
+    from tests.feedback.test_guard import rates as table_rates
+    from tests.helpers.tiny import build_tiny_tokenizer
     from trl_mulferl.core.schema import sanitize_feedback
     from trl_mulferl.feedback import prepare_feedback, redact_answer_leak
     from trl_mulferl.feedback.guard.reference import _reference

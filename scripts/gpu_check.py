@@ -14,10 +14,10 @@ and are solved (FCO).
 Each backend runs in a process of its own (its own GPU memory peak and a torch.distributed group of one, which
 vLLM's colocate mode and DeepSpeed need): transformers generation; vLLM colocate when vLLM is importable (CUDA only);
 ZeRO-3 when DeepSpeed is (in one process, every parameter partitioned over a world of one: ZeRO's hooks, gathers
-and partitioned optimizer, not the traffic between GPUs, which tests/test_multiprocess.py checks on 2 CPU processes);
+and partitioned optimizer, not the traffic between GPUs, which tests/mulferl/test_multiprocess.py checks on 2 CPU processes);
 async when vLLM is importable: `AsyncMulFeRLTrainer` (its spawned rollout process asks the feedback and regenerates)
 against a `vllm serve` that this script starts on the same GPU with a fifth of its memory and always stops, weights
-synced through the disk (`train_async` says why), with tests/async_cpu.py's server, sync and CPU substitutions (on a
+synced through the disk (`train_async` says why), with tests/helpers/async_cpu.py's server, sync and CPU substitutions (on a
 GPU only its tree attention, where TRL's flash-attention kernel cannot be loaded from the Hub or its cache).
 It prints one row per backend: whether it ran, the time of a training step (generation, feedback turn, FCO scores,
 forward and backward; for async, TRL's wall clock between steps), the peak GPU memory (of the trainer's process),
@@ -40,7 +40,7 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests/async_cpu.py: the server, the disk weight sync and the CPU substitutions
+sys.path.insert(0, str(ROOT))  # tests/helpers/async_cpu.py: the server, the disk weight sync and the CPU substitutions
 
 
 MARKER = "MARKERWORD"
@@ -221,7 +221,7 @@ def train_async(model_dir: Path, settings: dict, cpu: bool, server_url: str):
     import torch
     from trl.experimental.async_grpo import packing
 
-    from tests.async_cpu import DiskWeightTransfer, cpu_substitutions, tree_attention_substitution
+    from tests.helpers.async_cpu import DiskWeightTransfer, cpu_substitutions, tree_attention_substitution
     from trl_mulferl import AsyncMulFeRLConfig, AsyncMulFeRLTrainer
 
     if cpu:
@@ -272,7 +272,7 @@ def run_in_process(backend: str, work_dir: Path, cpu: bool, steps: int, fco_weig
     server = None
     try:
         if backend == "async":
-            from tests.async_cpu import VLLMServer
+            from tests.helpers.async_cpu import VLLMServer
 
             server = VLLMServer(
                 str(work_dir / "model"),

@@ -31,14 +31,14 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_tokenizer():
-    from tests.tiny import build_tiny_tokenizer
+    from tests.helpers.tiny import build_tiny_tokenizer
 
     return build_tiny_tokenizer()
 
 
 @pytest.fixture(scope="session")
 def tiny_model(tiny_tokenizer):
-    from tests.tiny import build_tiny_model
+    from tests.helpers.tiny import build_tiny_model
 
     return build_tiny_model(tiny_tokenizer)
 
@@ -46,7 +46,7 @@ def tiny_model(tiny_tokenizer):
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory, tiny_tokenizer):
     """The tiny model and tokenizer saved to disk, for code paths that load a model by name (e.g. the reference)."""
-    from tests.tiny import build_tiny_model
+    from tests.helpers.tiny import build_tiny_model
 
     path = tmp_path_factory.mktemp("tiny-model")
     build_tiny_model(tiny_tokenizer).save_pretrained(path)

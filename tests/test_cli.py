@@ -299,7 +299,7 @@ def test_train_reports_a_mistake_found_building_the_trainer_in_one_line(
 
 
 def test_train_reports_a_refused_api_key_in_one_line(capsys, tiny_dir, tmp_path, monkeypatch):
-    from tests.fault_server import FaultServer
+    from tests.helpers.fault_server import FaultServer
 
     monkeypatch.setenv("FEEDBACK_KEY", "wrong")
     with FaultServer(api_key="right") as server:

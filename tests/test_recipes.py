@@ -63,7 +63,7 @@ def tiny_folder(tmp_path_factory):
 def test_every_recipe_builds_its_trainer(recipe, tiny_folder, monkeypatch):
     """With the installed extras: the recipe's own logging, feedback and training settings, a tiny local model and
     dataset for the Hub ones, CPU instead of bf16 GPUs, and a local server for GPT-4o."""
-    from tests.fault_server import FaultServer
+    from tests.helpers.fault_server import FaultServer
 
     monkeypatch.chdir(tiny_folder)  # the tiny recipe's paths are relative to the current folder
     overrides = ["--use_cpu", "true", "--bf16", "false", "--max_steps", "1", "--output_dir", str(tiny_folder / "out")]
@@ -130,7 +130,7 @@ def test_train_script_runs_a_recipe_offline(tmp_path, tiny_model_dir):
     """The recipe entry point on a local JSONL dataset, a local model and a local OpenAI-compatible server."""
     import json
 
-    from tests.fault_server import FaultServer
+    from tests.helpers.fault_server import FaultServer
     from trl_mulferl.cli import main as cli
 
     rows = [{"problem": f"What is {i} + {i}?", "answer": 2 * i, "level": 1} for i in range(8)]

@@ -15,8 +15,8 @@ import torch
 from datasets import Dataset
 from transformers import AutoTokenizer
 
-from tests.serving import transformers_serve
-from tests.test_trainer import (
+from tests.helpers.serving import transformers_serve
+from tests.helpers.trainer import (
     MARKER,
     TINY_TRAINING,
     K,

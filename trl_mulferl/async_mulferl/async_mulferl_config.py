@@ -41,10 +41,11 @@ class AsyncMulFeRLConfig(MaskedEndpointURLs, FeedbackArguments, AsyncGRPOConfig)
       starting model (AsyncGRPO has none), which costs one more copy of the weights and one no-grad forward of each
       micro-batch holding an FCO pair;
     - `feedback_replay`: the replayed rows' advantages are taken over the union with the prompt's turn-0 group as in
-      `MulFeRLTrainer`, but always std-scaled as AsyncGRPO's are (`(r - mean) / (std + 1e-4)`, unbiased std; every
-      other row has AsyncGRPO's own), and their tokens get the gradient of the shaped objective at the policy that
-      trains them, in a term of their own, with no trust region or KL term (TRL's clipped ratio would compare them to
-      their log-probs under the feedback; TRL's `ratio`, `kl` and clip metrics still count them so).
+      `MulFeRLTrainer`, scaled as `GRPOTrainer`'s are (`(r - mean) / (std + 1e-4)`, unbiased std), always (there is
+      no `scale_rewards`); every other row has AsyncGRPO's own advantage, `(r - mean) / (std + 1e-8)` with the
+      population std. Their tokens get the gradient of the shaped objective at the policy that trains them, in a term
+      of their own, with no trust region or KL term (TRL's clipped ratio would compare them to their log-probs under
+      the feedback; TRL's `ratio`, `kl` and clip metrics still count them so). See design decision 15.
 
     The rollout process is a pipeline with a budget: a prompt's trajectory (turn 0, its feedback turns and
     regenerations) holds one of `max_open_trajectories` generation places while it is generated and its rows wait

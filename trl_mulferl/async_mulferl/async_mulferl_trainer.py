@@ -17,6 +17,7 @@ from trl.trainer.utils import get_callable_name, use_adapter
 
 from ..core.losses import fco_pair_losses, packed_sequence_logp, replay_token_losses
 from ..core.metrics import (
+    LAST_WINDOW,
     LOGGED_ROUTES,
     REGENERATED_TOKENS,
     FCOWindow,
@@ -36,8 +37,9 @@ from ..feedback.arguments import FeedbackArguments
 from ..feedback.checks import check_provider_at_start
 from ..mulferl.mulferl_trainer import MulFeRLTrainer
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_rollout_worker import LAST_WINDOW, FeedbackSettings, MulFeRLRolloutWorker, is_maximum
+from .async_rollout_worker import FeedbackSettings, MulFeRLRolloutWorker
 from .async_samples import MulFeRLCollator, MulFeRLQueue, planning_the_run
+from .metrics import is_maximum
 from .pipeline import CountingQueue, TrainerProgress, feedback_requests_per_group
 
 

@@ -20,8 +20,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-import numpy as np
-import torch
 from trl.chat_template_utils import parse_response
 from trl.experimental.async_grpo.async_rollout_worker import (
     AsyncRolloutWorker,
@@ -33,80 +31,41 @@ from trl.experimental.async_grpo.async_rollout_worker import (
 )
 
 from ..core.metrics import (
+    EXPIRED_FEEDBACK,
     FCO_DROPPED_PAIRS,
-    REGENERATED_TOKENS,
+    FEEDBACK_AGE,
+    FEEDBACK_AGE_MAX,
+    FEEDBACK_SLOTS_MAX,
+    FEEDBACK_TASKS_MAX,
+    LAST_WINDOW,
+    OPEN_TRAJECTORIES_MAX,
+    OVER_CONTEXT,
     REPLAYED_ROWS,
     REWARD_ROWS,
+    ROUTE,
     SCHEMA_NONCOMPLIANT,
-    TRAINED_ROUTES,
-    feedback_metric,
+    TURN0_GROUPS,
+    TURN0_REWARDS,
     feedback_metrics,
     turn_metric,
 )
 from ..core.rewards import schema_noncompliant_rows
-from ..core.routing import GroupState, Route, group_state, rewards_vary, route, union_advantages
+from ..core.routing import GroupState, Route, group_state, rewards_vary, route
 from ..core.schema import inject_feedback
 from ..feedback import build_feedback_provider, request_feedback
 from ..feedback.protocol import in_daemon_thread, warn_once
-from ..feedback.step import FeedbackStep, FeedbackStepSettings, check_fits_context, without_feedback
+from ..feedback.step import FeedbackStep, FeedbackStepSettings, check_fits_context
+from ..feedback.turn import asks_for_feedback, regeneration_prompt_ids, replays_without_feedback
 from .async_mulferl_config import AsyncMulFeRLConfig
-from .async_samples import REPLAY_ADVANTAGE, ROUTE, TURN0_REWARDS, fco_carriers
-from .pipeline import TrainerProgress, Trajectories, may_open_trajectory
+from .async_samples import fco_carriers, replay_without_feedback
+from .metrics import MetricWindow
+from .pipeline import PipelineClosed, RolloutBudget, TrainerProgress
 
 
 # How often the rollout process sends its window of MulFeRL metrics to the trainer.
 METRICS_INTERVAL_S = 1.0
-# The key of the window the rollout process sends as it stops: the trainer waits for it before its last log.
-LAST_WINDOW = "mulferl/last_window"
 # vLLM serves lower values first under `--scheduling-policy priority` (turn-0 requests have 0); FCFS ignores it.
 REGENERATION_PRIORITY = -1
-OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"  # generation places held, as a prompt opens
-FEEDBACK_SLOTS_MAX = "mulferl/pipeline/feedback_slots_max"
-FEEDBACK_TASKS_MAX = "mulferl/pipeline/feedback_tasks_max"  # failed groups waiting for a feedback slot or in one
-TURN0_GROUPS = "mulferl/pipeline/turn0_groups"
-EXPIRED_FEEDBACK = "mulferl/pipeline/expired_feedback"  # trajectories whose feedback turn passed max_feedback_age
-FEEDBACK_AGE = "mulferl/pipeline/feedback_age_mean"  # policy versions from the attempt critiqued to its regeneration
-FEEDBACK_AGE_MAX = "mulferl/pipeline/feedback_age_max"
-
-
-def is_maximum(key: str) -> bool:
-    """Whether a metric is a maximum, by TRL's rule (a `max` word in its last part)."""
-    return "max" in key.split("/")[-1].split("_")
-
-
-class MetricWindow:
-    """MulFeRL's metrics of the rollout process since it last sent them: counts summed, rates `(numerator,
-    denominator)` summed, maxima kept. TRL's metrics queue holds 4,096 entries and drops what does not fit, so the
-    window goes as one entry, and stays, still growing, until one fits."""
-
-    def __init__(self):
-        self.values: dict[str, float | tuple[float, float]] = {}
-
-    def add(self, metrics: dict[str, float | tuple[float, float]]):
-        for key, value in metrics.items():
-            if isinstance(value, tuple):
-                numerator, denominator = self.values.get(key, (0.0, 0.0))
-                self.values[key] = (numerator + value[0], denominator + value[1])
-            elif is_maximum(key):
-                if value == value:  # a maximum over nothing is NaN
-                    self.values[key] = max(self.values.get(key, value), value)
-            else:
-                self.values[key] = self.values.get(key, 0.0) + value
-
-    def send(self, metrics_queue) -> bool:
-        """Put the window in `metrics_queue` and start a new one; False (the window kept) where the queue is full."""
-        if not self.values:
-            return True
-        try:
-            metrics_queue.put_nowait(self.values)
-        except queue.Full:
-            return False
-        self.values = {}
-        return True
-
-
-class PipelineClosed(Exception):
-    """Training ended while a rollout waited for its prompt's place."""
 
 
 @dataclass(frozen=True)
@@ -199,9 +158,13 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         self._server_context: int | None = None  # the server's max_model_len, asked at the first feedback turn
         self._window = MetricWindow()
         self.trainer_progress = trainer_progress
-        self.trajectories = Trajectories(self.num_generations)
-        self._opening: asyncio.Lock | None = None
-        self._turn0_versions: dict[int, int] = {}  # of the trajectories opened and not yet scored, by group id
+        self.budget = RolloutBudget(
+            self.num_generations,
+            feedback_settings.max_open_trajectories,
+            feedback_settings.max_feedback_age,
+            trainer_progress,
+        )
+        self.trajectories = self.budget.trajectories
         # Regenerations' requests: TRL's session holds `max_inflight_tasks` connections, all of which turn-0 rollouts
         # may take.
         self._regeneration_session = None
@@ -211,7 +174,6 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         # generation does, unless training is ending (TRL closes its HTTP session then); on stop, the feedback turns
         # still running are cancelled, and the last window of metrics is sent.
         self._feedback_slots = asyncio.Semaphore(self.settings.feedback_max_concurrency)
-        self._opening = asyncio.Lock()
         self._task_failure = asyncio.get_running_loop().create_future()
         self._stopping = stop_event
         self._regeneration_session = regeneration_session()
@@ -256,40 +218,15 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
     async def _generate_one(self, prompt, tool_dict, tools, group_id: int = 0):
         # The place is taken here, not in TRL's generate loop (which starts a group's K rollouts inline): a rollout
         # of a prompt not yet open waits for one, holding TRL's in-flight slot but no request to the server.
-        await self._open_trajectory(group_id)
+        places = await self.budget.open(group_id, self._stopping, self.model_version)
+        if places is not None:
+            self._window.add({TURN0_GROUPS: 1.0, OPEN_TRAJECTORIES_MAX: float(places)})
         return await super()._generate_one(prompt, tool_dict, tools, group_id)
-
-    async def _open_trajectory(self, group_id: int):
-        """Wait until prompt `group_id`'s trajectory is open; open it when a place is free, prompts in order (the
-        lock serves its waiters first come, first served)."""
-        async with self._opening:
-            while group_id not in self.trajectories:
-                if self._stopping.is_set():
-                    raise PipelineClosed
-                # The trajectories whose feedback came take a place before any new prompt.
-                places = self.trajectories.generation_places(self.trainer_progress.rows_taken)
-                places += len(self.trajectories.waiting_for_place)
-                if may_open_trajectory(
-                    places,
-                    self.settings.max_open_trajectories,
-                    self.trajectories.promised_rows,
-                    self.trainer_progress.rows_wanted,
-                ):
-                    self.trajectories.open(group_id)
-                    self._turn0_versions[group_id] = self.model_version
-                    self._window.add({TURN0_GROUPS: 1.0, OPEN_TRAJECTORIES_MAX: float(places + 1)})
-                else:
-                    await asyncio.sleep(0.02)
-
-    def _feedback_expired(self, group: RolloutGroup) -> bool:
-        """Whether the attempt `group` holds (which the feedback critiques) is more than `max_feedback_age` policy
-        versions old: then its trajectory ends here, without a paid feedback request or a regeneration."""
-        return self.model_version - group.model_version > self.settings.max_feedback_age
 
     async def _score_group(self, group: RolloutGroup) -> list[RolloutSample]:
         if not isinstance(group, RegeneratedGroup):
             # Its rollouts started when its trajectory opened, which may be later than TRL made the group.
-            group.model_version = self._turn0_versions.pop(group.group_id)
+            group.model_version = self.budget.turn0_versions.pop(group.group_id)
         samples = await super()._score_group(group)
         if len(samples) != len(group.completions):  # one training row per rollout: no tools, no forks
             raise RuntimeError(
@@ -299,12 +236,12 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         states = [*getattr(group, "states", []), group_state(rewards, self.settings.success_threshold)]
         self._push_turn_metrics(rewards, states, group.completions)
         decision = route(states, self.settings.num_turns, rewards_vary(rewards))
-        if (
-            decision is Route.REGENERATE
-            and self.settings.feedback_skip_truncated
-            and self.feedback_step.all_truncated(group.completions_ids)
+        counts = Counter()
+        skip_truncated = self.settings.feedback_skip_truncated
+        if decision is Route.REGENERATE and not asks_for_feedback(
+            self.feedback_step, group.completions_ids, skip_truncated, counts
         ):
-            self._window.add({feedback_metric("skipped_truncated"): 1.0})
+            self._window.add(feedback_metrics(counts))
             decision = Route.UNRESOLVED
         if decision is Route.REGENERATE:
             self._spawn(self._feedback_turn(group, samples, states))
@@ -327,31 +264,13 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             return samples
         for sample, metrics in zip(samples, group.turn0_metrics, strict=True):
             sample.metrics[TURN0_REWARDS] = metrics
-        if self.settings.feedback_replay and decision in TRAINED_ROUTES:
-            self._replay_without_feedback(group, samples)
+        turn = len(group.states)  # a regenerated group's states are those of the turns before its own
+        if self.settings.feedback_replay and replays_without_feedback(decision, turn):
+            replay_without_feedback(group, samples, self.feedback_step.empty_slot_ids, self.tokenizer)
+            self._window.add({REPLAYED_ROWS: float(len(samples))})
         if decision is Route.FCO and self.settings.fco_pairing is not None:
             return self._fco_carriers(group, samples)
         return samples
-
-    def _replay_without_feedback(self, group: "RegeneratedGroup", samples: list[RolloutSample]):
-        """`feedback_replay`: the rows trained at a feedback turn, and their FCO negatives, with the injected feedback
-        cut out of the slot (the empty slot, as at turn 0, masked); the rows' advantages over the union with the
-        prompt's turn-0 group, for the loss's replay term (TRL's own advantage stays 0)."""
-        turn0 = torch.tensor([[metrics["reward"] for metrics in group.turn0_metrics]])
-        rewards = torch.tensor([[sample.metrics["reward"] for sample in samples]])
-        advantages = union_advantages(turn0, rewards, scale=True)[0].nan_to_num(0.0)
-        for sample, advantage in zip(samples, advantages.tolist(), strict=True):
-            strip_feedback(sample, group.prompt_length, group.prefill_length, self.feedback_step.empty_slot_ids)
-            prompt_ids, completion_ids = (ids.tolist() for ids in np.split(sample.input_ids, [group.prompt_length]))
-            sample.completion = [parse_response(self.tokenizer, completion_ids, prefix=prompt_ids)]  # as trained
-            sample.advantage = 0.0
-            sample.metrics[REPLAY_ADVANTAGE] = advantage
-        if group.previous_prefill_length:
-            for sample in group.previous:
-                strip_feedback(
-                    sample, group.prompt_length, group.previous_prefill_length, self.feedback_step.empty_slot_ids
-                )
-        self._window.add({REPLAYED_ROWS: float(len(samples))})
 
     def _fco_carriers(self, group: "RegeneratedGroup", positives: list[RolloutSample]) -> list[RolloutSample]:
         """The prompt's solved group, each positive carrying the negatives of its FCO pairs."""
@@ -405,11 +324,12 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             prompt_index=group.group_id,
         )
         async with self._feedback_slots:
-            if self._feedback_expired(group):  # while it waited for a slot
+            if self.budget.expired(group.model_version, self.model_version):  # while it waited for a slot
                 self._expire(group)
                 return
             self.trajectories.to_feedback(group.group_id)
             self._window.add({FEEDBACK_SLOTS_MAX: float(len(self.trajectories.waiting_for_feedback))})
+            asked = time.monotonic()
             try:
                 results = await request_feedback(
                     self.feedback_provider, [request], 1, self.settings.feedback_turn_deadline
@@ -421,7 +341,11 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 )
                 (feedback,) = await in_daemon_thread(prepare)
             except asyncio.CancelledError:  # training ended mid-request: the request was made all the same
-                self._window.add({feedback_metric("requests"): 1.0, feedback_metric("errors"): 1.0})
+                waited = time.monotonic() - asked
+                cut_short = {"feedback/requests": 1, "feedback/errors": 1}
+                self._window.add(
+                    feedback_metrics({**cut_short, "feedback/latency_sum": waited, "feedback/latency_max": waited})
+                )
                 raise
             finally:
                 self.trajectories.feedback_done(group.group_id)
@@ -429,41 +353,36 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         if feedback is None:  # no usable feedback: the prompt is unresolved, trained on nothing
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
-        await self._take_generation_place(group.group_id)
-        if self._feedback_expired(group):  # while its feedback was written, or it waited for a place
+        await self.budget.take_place(group.group_id)
+        # While its feedback was written, or it waited for a place.
+        if self.budget.expired(group.model_version, self.model_version):
             self._expire(group)
             return
         age = float(self.model_version - group.model_version)
         self._window.add({FEEDBACK_AGE: (age, 1.0), FEEDBACK_AGE_MAX: age})
         regenerated = await self._regenerate(group, feedback, states, samples)
         if regenerated is None:  # the feedback turn does not fit the server's context: unresolved, as without feedback
-            self._window.add({feedback_metric("over_context"): 1.0})
+            self._window.add({OVER_CONTEXT: 1.0})
             await self._hand_over(self._end_trajectory(group, samples, Route.UNRESOLVED))
             return
         await self._hand_over(await self._score_group(regenerated))
-
-    async def _take_generation_place(self, group_id: int):
-        """Wait until a generation place is free, and take it (before any new prompt: they wait for these)."""
-        while (
-            self.trajectories.generation_places(self.trainer_progress.rows_taken)
-            >= self.settings.max_open_trajectories
-        ):
-            await asyncio.sleep(0.02)
-        self.trajectories.take_place(group_id)
 
     def _expire(self, group: RolloutGroup):
         self.trajectories.close(group.group_id, 0)
         self._window.add({EXPIRED_FEEDBACK: 1.0})
 
-    def _prompt_ids(self, prompt) -> list[int]:
-        """A prompt's ids as TRL's rollout worker makes them: the chat template with the generation prompt."""
-        return self.tokenizer.apply_chat_template(
-            prompt,
-            return_dict=False,
-            add_generation_prompt=True,
-            chat_template=self.chat_template,
-            **self.chat_template_kwargs,
-        )
+    def _prompts_ids(self, prompts: list) -> list[list[int]]:
+        """The prompts' ids as TRL's rollout worker makes them: the chat template with the generation prompt."""
+        return [
+            self.tokenizer.apply_chat_template(
+                prompt,
+                return_dict=False,
+                add_generation_prompt=True,
+                chat_template=self.chat_template,
+                **self.chat_template_kwargs,
+            )
+            for prompt in prompts
+        ]
 
     async def _max_model_len(self) -> int:
         """The server's context (prompt and completion), asked once."""
@@ -485,21 +404,19 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
         """
         counts = Counter()
         version = self.model_version  # of the policy that samples the regenerated tokens
-        context, prefill = inject_feedback(group.prompts[0], feedback, self.settings.feedback_injection)
-        prompt_ids = self._prompt_ids(context)
-        if self.settings.feedback_injection == "plain":  # the feedback is in the prompt, and so may be control ids
-            (prompt_ids,) = self.feedback_step.context_ids(
-                [prompt_ids], [group.prompts[0]], lambda prompts: list(map(self._prompt_ids, prompts)), counts
-            )
+        injection = self.settings.feedback_injection
+        context, prefill = inject_feedback(group.prompts[0], feedback, injection)
+        (prompt_ids,) = regeneration_prompt_ids(
+            self.feedback_step, [context], [group.prompts[0]], injection, self._prompts_ids, counts
+        )
         (prefill_ids,) = self.feedback_step.prefill_ids([prefill], counts)
-        removed = feedback_metric("control_tokens_removed")
-        self._window.add({removed: float(counts.pop("feedback/control_tokens_removed", 0))})
         try:
             setting = "the server's --max-model-len"
             check_fits_context([prompt_ids + prefill_ids], self.max_tokens, await self._max_model_len(), setting)
         except ValueError as error:
             # A failing rollout process would stop the run; only this prompt's feedback turn is lost.
-            warn_once(f"{error} Until then such groups end unresolved (mulferl/feedback/over_context).")
+            warn_once(f"{error} Until then such groups end unresolved ({OVER_CONTEXT}).")
+            self._window.add(feedback_metrics(counts))
             return None
         started = time.monotonic()
         generations = await self._generate_group_turn(prompt_ids + prefill_ids)
@@ -513,6 +430,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
             completions.append([parse_response(self.tokenizer, output_ids, prefix=prompt_ids)])
             completions_ids.append(output_ids)
             completions_sequences.append(sequences)
+            # TRL's own count of generated tokens (`rollout/generated_tok_s`) takes the regenerated ones too.
             self._total_completion_tokens += len(continuation_ids)
             self._push_rollout_metrics(
                 turns=1,
@@ -522,7 +440,7 @@ class MulFeRLRolloutLoop(_AsyncRolloutLoop):
                 loop_exhausted=False,
                 duration_s=time.monotonic() - started,
             )
-        self._window.add({REGENERATED_TOKENS: float(counts["regenerated_tokens"])})
+        self._window.add(feedback_metrics(counts))
         k = self.num_generations
         return RegeneratedGroup(
             prompts=list(group.prompts),
@@ -618,19 +536,3 @@ class MulFeRLRolloutWorker(AsyncRolloutWorker):
                 if not self._process.is_alive():
                     break
         self.stop()
-
-
-def strip_feedback(sample: RolloutSample, prompt_length: int, prefill_length: int, slot_ids: list[int]):
-    """`sample`'s training row with the `prefill_length` tokens of injected feedback after its prompt replaced by the
-    empty slot `slot_ids` (mask 0, log-prob 0), in place."""
-    completion = slice(prompt_length, None)
-    ids, mask, logps = without_feedback(
-        sample.input_ids[completion].tolist(),
-        sample.completion_mask[completion].tolist(),
-        sample.old_log_probs[completion].tolist(),
-        prefill_length,
-        slot_ids,
-    )
-    sample.input_ids = np.concatenate([sample.input_ids[:prompt_length], np.asarray(ids, dtype=np.int64)])
-    sample.completion_mask = np.concatenate([sample.completion_mask[:prompt_length], np.asarray(mask, dtype=np.int64)])
-    sample.old_log_probs = np.concatenate([sample.old_log_probs[:prompt_length], np.asarray(logps, dtype=np.float32)])

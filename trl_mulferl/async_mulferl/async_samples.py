@@ -20,35 +20,32 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+import numpy as np
 import torch
+from trl.chat_template_utils import parse_response
 from trl.experimental.async_grpo.async_grpo_trainer import FixedCountBatcher, TokenBudgetBatcher
 from trl.experimental.async_grpo.packing import TreeRow
 from trl.trainer.utils import pad
 
-from ..core.metrics import LOGGED_ROUTES, REWARD_FINAL, TRAINED_ROUTES, route_metric
-from ..core.routing import Route
+from ..core.metrics import (
+    FCO_PAIRS,
+    LOGGED_ROUTES,
+    OVER_BUDGET_PAIRS,
+    REPLAY_ADVANTAGE,
+    REWARD_FINAL,
+    ROUTE,
+    ROUTED_PROMPTS,
+    TURN0_REWARDS,
+    route_metric,
+)
+from ..core.routing import TRAINED_ROUTES, Route, union_advantages
 from ..feedback.protocol import warn_once
 from ..feedback.step import kept_fco_pairs
+from ..feedback.turn import replayed_row
 from .pipeline import LookaheadMicroBatch, TrainerProgress, planned_run
 
 
 logger = logging.getLogger(__name__)
-
-
-# The key of a carrier's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is)
-# under which the rollout process sends its negatives and pair weight; `MulFeRLQueue` takes it out before any metric is
-# logged.
-FCO_PAIRS = "mulferl/fco_pairs"
-REPLAY_ADVANTAGE = "mulferl/replay_advantage"  # likewise, a replayed row's advantage
-# Likewise, the reward metrics of the prompt's turn-0 rollout that a row trained at a feedback turn carries: TRL's
-# reward metrics describe turn 0 (decision 9), while the row's own stay its final reward for the rollout process.
-TURN0_REWARDS = "mulferl/turn0_rewards"
-# Likewise, the route that ended the row's trajectory (a `Route` value), for the trainer's route metrics.
-ROUTE = "mulferl/route"
-# The prompts the window's route fractions are over: those trained (TRL drops stale rows before they are).
-ROUTED_PROMPTS = "mulferl/route/prompts_total"
-# FCO pairs whose negative does not fit in one micro-batch row with its positive under `token_budget`.
-OVER_BUDGET_PAIRS = "mulferl/fco/over_budget_pairs_total"
 
 
 def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple[list, int]:
@@ -84,6 +81,40 @@ def fco_carriers(positives: list, negatives: list, pairs: torch.Tensor) -> tuple
         carrier.metrics = {**positive.metrics, FCO_PAIRS: {"negatives": members, "pair_weight": pair_weight}}
         carriers.append(carrier)
     return carriers, dropped
+
+
+def replay_without_feedback(group, samples: list, slot_ids: list[int], tokenizer):
+    """`feedback_replay` on the rows of `group` (a `RegeneratedGroup`) trained at a feedback turn, in place: the rows
+    and their FCO negatives (`group.previous`) with the injected feedback cut out of the slot (`strip_feedback`); the
+    rows' advantages over the union with the prompt's turn-0 group, under `REPLAY_ADVANTAGE` for the loss's replay term
+    (TRL's own advantage stays 0)."""
+    turn0 = torch.tensor([[metrics["reward"] for metrics in group.turn0_metrics]])
+    rewards = torch.tensor([[sample.metrics["reward"] for sample in samples]])
+    advantages = union_advantages(turn0, rewards, scale=True)[0].nan_to_num(0.0)
+    for sample, advantage in zip(samples, advantages.tolist(), strict=True):
+        strip_feedback(sample, group.prompt_length, group.prefill_length, slot_ids)
+        prompt_ids, completion_ids = (ids.tolist() for ids in np.split(sample.input_ids, [group.prompt_length]))
+        sample.completion = [parse_response(tokenizer, completion_ids, prefix=prompt_ids)]  # as trained
+        sample.advantage = 0.0
+        sample.metrics[REPLAY_ADVANTAGE] = advantage
+    for sample in group.previous:
+        strip_feedback(sample, group.prompt_length, group.previous_prefill_length, slot_ids)
+
+
+def strip_feedback(sample, prompt_length: int, prefill_length: int, slot_ids: list[int]):
+    """`sample`'s training row as `feedback_replay` trains it (`replayed_row`), in place: the `prefill_length` tokens
+    of injected feedback after its prompt replaced by the empty slot `slot_ids` (mask 0, log-prob 0)."""
+    completion = slice(prompt_length, None)
+    ids, mask, logps = replayed_row(
+        sample.input_ids[completion].tolist(),
+        sample.completion_mask[completion].tolist(),
+        sample.old_log_probs[completion].tolist(),
+        prefill_length,
+        slot_ids,
+    )
+    sample.input_ids = np.concatenate([sample.input_ids[:prompt_length], np.asarray(ids, dtype=np.int64)])
+    sample.completion_mask = np.concatenate([sample.completion_mask[:prompt_length], np.asarray(mask, dtype=np.int64)])
+    sample.old_log_probs = np.concatenate([sample.old_log_probs[:prompt_length], np.asarray(logps, dtype=np.float32)])
 
 
 def member_flags(rows: list) -> tuple[torch.Tensor, torch.Tensor]:

@@ -13,6 +13,7 @@ row TRL drops as stale as one to replace, and the micro-batch accelerate fetches
 from the rows already trained (`planned_run`), never generated.
 """
 
+import asyncio
 import math
 import os
 import tempfile
@@ -318,3 +319,71 @@ class Trajectories:
         """The rows the open trajectories will hand over, and those handed over already."""
         held = len(self.generating) + len(self.waiting_for_feedback) + len(self.waiting_for_place)
         return held * self.k + self.rows_handed
+
+
+class PipelineClosed(Exception):
+    """Training ended while a rollout waited for its prompt's place."""
+
+
+class RolloutBudget:
+    """The rollout process's hold on the budget: its ledger of trajectories (`Trajectories`), the policy version each
+    trajectory's turn 0 started from, and the waits for a generation place.
+
+    Args:
+        num_generations: K, the rows of a trajectory.
+        max_open_trajectories: The generation places.
+        max_feedback_age: The policy versions a failed attempt may be old when its feedback turn runs.
+        trainer_progress: The trainer's progress, which frees the places of the rows it takes.
+    """
+
+    def __init__(
+        self,
+        num_generations: int,
+        max_open_trajectories: int,
+        max_feedback_age: int,
+        trainer_progress: TrainerProgress,
+    ):
+        self.trajectories = Trajectories(num_generations)
+        self.max_open_trajectories = max_open_trajectories
+        self.max_feedback_age = max_feedback_age
+        self.trainer_progress = trainer_progress
+        self.turn0_versions: dict[int, int] = {}  # of the trajectories opened and not yet scored, by group id
+        self._opening: asyncio.Lock | None = None  # made on the rollout process's event loop
+
+    async def open(self, group_id: int, stopping: asyncio.Event, model_version: int) -> int | None:
+        """Wait until prompt `group_id`'s trajectory is open; open it when a place is free (`may_open_trajectory`),
+        prompts in order (the lock serves its waiters first come, first served), its turn 0 from `model_version`.
+
+        Returns:
+            The generation places held with it where this call opened it, else None (another rollout of the prompt
+            did). Raises `PipelineClosed` once `stopping` is set.
+        """
+        self._opening = self._opening or asyncio.Lock()
+        trajectories = self.trajectories
+        async with self._opening:
+            while group_id not in trajectories:
+                if stopping.is_set():
+                    raise PipelineClosed
+                # The trajectories whose feedback came take a place before any new prompt.
+                places = trajectories.generation_places(self.trainer_progress.rows_taken)
+                places += len(trajectories.waiting_for_place)
+                if may_open_trajectory(
+                    places, self.max_open_trajectories, trajectories.promised_rows, self.trainer_progress.rows_wanted
+                ):
+                    trajectories.open(group_id)
+                    self.turn0_versions[group_id] = model_version
+                    return places + 1
+                await asyncio.sleep(0.02)
+        return None
+
+    async def take_place(self, group_id: int):
+        """Wait until a generation place is free, and take it (before any new prompt: they wait for these)."""
+        while self.trajectories.generation_places(self.trainer_progress.rows_taken) >= self.max_open_trajectories:
+            await asyncio.sleep(0.02)
+        self.trajectories.take_place(group_id)
+
+    def expired(self, attempt_version: int, model_version: int) -> bool:
+        """Whether a failed attempt of policy version `attempt_version` (which the feedback critiques) is more than
+        `max_feedback_age` versions old: then its trajectory ends, without a paid feedback request or a
+        regeneration."""
+        return model_version - attempt_version > self.max_feedback_age

@@ -17,9 +17,11 @@ from .totals import feedback_totals
 
 logger = logging.getLogger(__name__)
 
-TRAINED_ROUTES = (Route.GRPO, Route.FCO)
 LOGGED_ROUTES = tuple(r for r in Route if r != Route.REGENERATE)
-# The counts `FeedbackStep.prepare` and the providers' `pop_metrics` keep as `feedback/<name>`, logged as they are.
+# The counts kept as `feedback/<name>`, logged as they are: `FeedbackStep.prepare`'s, the providers' (`pop_metrics`),
+# the failed groups left without a request (`capped_groups` by `max_feedback_groups_per_step`, `skipped_truncated` by
+# `feedback_skip_truncated`: `trl_mulferl.feedback.turn.asks_for_feedback`) and the control ids dropped from an
+# injected feedback (`FeedbackStep.prefill_ids` and `context_ids`).
 FEEDBACK_COUNTS = (
     "requests",
     "errors",
@@ -40,6 +42,34 @@ REPLAYED_ROWS = "mulferl/replayed_rows"
 FCO_DROPPED_PAIRS = "mulferl/fco/dropped_pairs"
 # The turn-0 rows of the groups that failed at turn 0 whose completion breaks the schema (a count, as the failed groups).
 SCHEMA_NONCOMPLIANT = "mulferl/schema_noncompliant"
+# Failed groups whose feedback turn does not fit the server's context (asynchronous trainer: they end unresolved).
+OVER_CONTEXT = "mulferl/feedback/over_context"
+# Tool calls in the regenerated episodes, and those that failed (TRL's `tools/*` describe turn 0).
+TOOL_CALLS = "mulferl/tools/calls"
+TOOL_FAILURES = "mulferl/tools/failures"
+
+# The asynchronous trainer's: the trained prompts its route fractions are over (TRL drops stale rows before they are),
+# FCO pairs whose negative fits no micro-batch row with its positive under `token_budget`, and its rollout pipeline's.
+ROUTED_PROMPTS = "mulferl/route/prompts_total"
+OVER_BUDGET_PAIRS = "mulferl/fco/over_budget_pairs_total"
+OPEN_TRAJECTORIES_MAX = "mulferl/pipeline/open_trajectories_max"  # generation places held, as a prompt opens
+FEEDBACK_SLOTS_MAX = "mulferl/pipeline/feedback_slots_max"
+FEEDBACK_TASKS_MAX = "mulferl/pipeline/feedback_tasks_max"  # failed groups waiting for a feedback slot or in one
+TURN0_GROUPS = "mulferl/pipeline/turn0_groups"
+EXPIRED_FEEDBACK = "mulferl/pipeline/expired_feedback"  # trajectories whose feedback turn passed max_feedback_age
+FEEDBACK_AGE = "mulferl/pipeline/feedback_age_mean"  # policy versions from the attempt critiqued to its regeneration
+FEEDBACK_AGE_MAX = "mulferl/pipeline/feedback_age_max"
+# The keys of a row's per-sample metrics (the one field of a sample that TRL's queue dataset hands on as it is) under
+# which the asynchronous trainer's rollout process sends what the row carries; `MulFeRLQueue` takes them out before any
+# metric is logged. An FCO carrier's negatives and pair weight; a replayed row's advantage; the reward metrics of the
+# prompt's turn-0 rollout, which a row trained at a feedback turn carries (TRL's reward metrics describe turn 0,
+# decision 9, while the row's own stay its final reward); the route that ended the row's trajectory (a `Route` value).
+FCO_PAIRS = "mulferl/fco_pairs"
+REPLAY_ADVANTAGE = "mulferl/replay_advantage"
+TURN0_REWARDS = "mulferl/turn0_rewards"
+ROUTE = "mulferl/route"
+# The key of the window the rollout process sends as it stops: the trainer waits for it before its last log.
+LAST_WINDOW = "mulferl/last_window"
 
 
 def route_metric(route: Route) -> str:
@@ -59,10 +89,12 @@ def feedback_metric(name: str) -> str:
 
 
 def feedback_metrics(counts: Mapping[str, float]) -> dict[str, float | tuple[float, float]]:
-    """The feedback counts of `FeedbackStep.prepare` (over processes, or over a window) as `mulferl/feedback/*`
-    metrics: each count, the mean latency as `(sum, requests)` and the largest latency (NaN without a request)."""
+    """The counts of feedback turns (over processes, or over a window) as `mulferl/*` metrics, as both trainers log
+    them: each feedback count (`FEEDBACK_COUNTS`), the regenerated tokens (`FeedbackStep.regenerated_row`), the mean
+    latency as `(sum, requests)` and the largest latency (NaN without a request)."""
     requests = counts.get("feedback/requests", 0)
     metrics = {feedback_metric(name): counts.get(f"feedback/{name}", 0) for name in FEEDBACK_COUNTS}
+    metrics[REGENERATED_TOKENS] = counts.get("regenerated_tokens", 0)
     metrics[feedback_metric("latency_s")] = (counts.get("feedback/latency_sum", 0.0), requests)
     metrics[feedback_metric("latency_max_s")] = counts.get("feedback/latency_max", 0.0) if requests else math.nan
     return metrics

@@ -32,6 +32,10 @@ class Route(str, enum.Enum):
     REGENERATE = "regenerate"
 
 
+# The routes whose rows a loss trains (GRPO's term, FCO's pairs, `feedback_replay`'s term).
+TRAINED_ROUTES = (Route.GRPO, Route.FCO)
+
+
 def group_state(rewards: Sequence[float | None] | torch.Tensor, success_threshold: float = 1.0) -> GroupState:
     """Classify one group from the rewards of its scorable rollouts (decision 5, TRL 1.16's rule: a rollout no
     reward function could score is left out of its group, as from GRPO's mean and std).

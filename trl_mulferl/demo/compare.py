@@ -46,7 +46,7 @@ RUNS = (
     ("iGRPO", "iGRPO", {}),
 )
 # benchmarks/learning.json's summary (8 seeds, 150 steps, 300 held-out test sums, 4 answers each; Student-t 95%
-# intervals over the seeds), embedded so that an installed package prints it; tests/test_demo.py checks that the two
+# intervals over the seeds), embedded so that an installed package prints it; tests/demo/test_demo.py checks that the two
 # agree. pass@1 without feedback (mean, low, high), with one turn of it (mean), and its difference to GRPO's within
 # each seed at matched steps (mean, low, high).
 EIGHT_SEEDS = {

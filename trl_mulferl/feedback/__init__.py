@@ -10,6 +10,8 @@
 - `arguments`: [`FeedbackArguments`], the feedback fields and checks both MulFeRL configs inherit.
 - `step`: [`FeedbackStep`], Algorithm 1's per-group feedback step both MulFeRL trainers call, and its settings.
 - `checks`: the start-up checks of a feedback provider both MulFeRL trainers run.
+- `turn`: the rules of a feedback turn around `FeedbackStep` (which groups are asked, a regeneration's prompt ids,
+  `feedback_replay`'s rows), which both trainers apply.
 """
 
 from .arguments import FeedbackArguments

@@ -33,6 +33,8 @@ from .lockstep import padded
 
 
 PARTNER_KEYS = ("prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "score_mask")
+# The FCO partners' pass under one process: a quarter of the micro-batch's rows at a time, beside its graph.
+PARTNER_CHUNKS_PER_MICRO_BATCH = 4
 
 
 def reference_logps(trainer, forward: dict, policy_model=None) -> torch.Tensor:
@@ -271,6 +273,58 @@ def partner_term(
         pair_losses = fco_pair_losses(positive.detach(), partner, args.fco_tau, args.fco_margin)
         return (inputs["mulferl_fco_weight"][rows] * pair_losses).sum()
     return surrogate(inputs["mulferl_partner_coefficient"][rows], partner)
+
+
+def fco_partner_pass(trainer) -> str:
+    """Where the FCO partners' forward and backward run, so that the pair loss is exact and, outside DeepSpeed and
+    FSDP, no graph holds both sequences of every pair (peak memory near GRPO's):
+
+    - "joined": extra rows of TRL's loss forward (`join_partners`). DeepSpeed and FSDP allow one backward per
+      micro-step, and a forward there may be a collective.
+    - "first": a forward and backward of their own before TRL's loss forward (DDP: no forward of the micro-step has
+      prepared the reducer yet, so their gradients accumulate locally and the loss's backward all-reduces them). The
+      permutation's pair loss needs the positives' scores first: a no-grad forward over them.
+    - "after": right after TRL's loss forward, from which the positives' scores come, in chunks beside its graph (one
+      process, permutation: no extra forward). Not under DDP: a backward between DDP's forward and its backward
+      leaves wrong gradients after the all-reduce.
+    """
+    if trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled:
+        return "joined"
+    if trainer.accelerator.num_processes > 1 or trainer.args.fco_pairing == "all":
+        return "first"  # the all-pairs surrogate needs no positive score: nothing to save after the forward
+    return "after"
+
+
+def backward_fco_partners(
+    trainer, model, inputs, partners: dict, positive: torch.Tensor | None, chunk_size: int | None = None
+) -> torch.Tensor:
+    """The partners' FCO gradient from forwards and backwards of their own on the unwrapped model, `chunk_size`
+    partners at a time (the passes "first" and "after" of `fco_partner_pass`); returns their scores, detached.
+
+    Args:
+        positive: `(P,)` the scores of the positives of `partner_rows(inputs)` (permutation; their values only), else
+            None.
+    """
+    args, rows = trainer.args, partner_rows(inputs)
+    unwrapped, reference_in_loss = trainer.accelerator.unwrap_model(model), fco_reference_in_loss(trainer)
+    scores = []
+    for chunk in torch.arange(len(rows), device=rows.device).split(chunk_size or len(rows)):
+        forward = {
+            "input_ids": torch.cat([partners["prompt_ids"][chunk], partners["completion_ids"][chunk]], dim=1),
+            "attention_mask": torch.cat([partners["prompt_mask"][chunk], partners["completion_mask"][chunk]], 1),
+            "logits_to_keep": partners["completion_ids"].size(1),
+        }
+        logps = trainer._get_per_token_logps_and_entropies(unwrapped, **forward)[0]
+        reference = None
+        if reference_in_loss:
+            with torch.no_grad():
+                reference = reference_logps(trainer, forward, policy_model=unwrapped)
+        partner = partner_scores(args, inputs, logps, rows[chunk], reference)
+        trainer.accelerator.backward(
+            partner_term(args, inputs, partner, None if positive is None else positive[chunk], rows[chunk])
+        )
+        scores.append(partner.detach())
+    return torch.cat(scores)
 
 
 def join_partners(input_ids, attention_mask, logits_to_keep: int, partners: dict, pad_token_id: int):

@@ -15,14 +15,15 @@ from ..core.metrics import (
     REWARD_FINAL,
     REWARD_ROWS,
     SCHEMA_NONCOMPLIANT,
-    TRAINED_ROUTES,
+    TOOL_CALLS,
+    TOOL_FAILURES,
     feedback_metric,
     feedback_metrics,
     log_feedback_bill,
     route_metric,
     turn_metric,
 )
-from ..core.routing import GroupState, weighted_rewards
+from ..core.routing import TRAINED_ROUTES, GroupState, weighted_rewards
 
 
 # Counts reduced with max over processes; every other count is summed.
@@ -77,9 +78,10 @@ def log_rollout(trainer, rollout):
     metrics[REWARD_ROWS].append(totals["reward_rows"])
     metrics[SCHEMA_NONCOMPLIANT].append(totals["schema_noncompliant"])
     if trainer.tools:  # in the regenerated episodes; TRL's `tools/*` describe turn 0
-        metrics["mulferl/tools/calls"].append(totals["tools/calls"])
-        metrics["mulferl/tools/failures"].append(totals["tools/failures"])
-    # TRL's `num_tokens` (and `num_input_tokens_seen`) counted turn 0 in `_generate`; the feedback turns add theirs.
+        metrics[TOOL_CALLS].append(totals["tools/calls"])
+        metrics[TOOL_FAILURES].append(totals["tools/failures"])
+    # TRL's `num_tokens` (and `num_input_tokens_seen`) counted turn 0 in `_generate`; the feedback turns add theirs,
+    # also logged on their own (`mulferl/regenerated_tokens`, with `feedback_metrics`) as the asynchronous trainer does.
     trainer.state.num_input_tokens_seen += totals["regenerated_tokens"]
     metrics["num_tokens"] = [trainer.state.num_input_tokens_seen]
     for name, value in feedback_metrics(totals).items():

@@ -29,15 +29,17 @@ from ..feedback.environment import check_environment_provider, hide_feedback_met
 from ..feedback.step import FeedbackStep, FeedbackStepSettings
 from .agentic import check_generation_owners, merge_extra_fields
 from .fco_rows import (
+    PARTNER_CHUNKS_PER_MICRO_BATCH,
     PARTNER_KEYS,
     add_fco_rows,
+    backward_fco_partners,
+    fco_partner_pass,
     fco_reference_in_loss,
     fco_term,
     forward_rows,
     join_partners,
     partner_rows,
     partner_scores,
-    partner_term,
     positive_scores,
     reference_logps,
 )
@@ -52,10 +54,6 @@ logger = logging.getLogger(__name__)
 
 # Any non-zero beta makes GRPOTrainer.__init__ build the reference policy; FCO needs one even when beta is 0.
 _REFERENCE_ONLY_BETA = 1.0
-
-
-# The FCO partners' pass under one process: a quarter of the micro-batch's rows at a time, beside its graph.
-_PARTNER_CHUNKS_PER_MICRO_BATCH = 4
 
 
 @dataclass
@@ -350,23 +348,8 @@ class MulFeRLTrainer(GRPOTrainer):
 
     @property
     def _fco_partner_pass(self) -> str:
-        """Where the FCO partners' forward and backward run, so that the pair loss is exact and, outside DeepSpeed and
-        FSDP, no graph holds both sequences of every pair (peak memory near GRPO's):
-
-        - "joined": extra rows of TRL's loss forward. DeepSpeed and FSDP allow one backward per micro-step, and a
-          forward there may be a collective.
-        - "first": a forward and backward of their own before TRL's loss forward (DDP: no forward of the micro-step
-          has prepared the reducer yet, so their gradients accumulate locally and the loss's backward all-reduces
-          them). The permutation's pair loss needs the positives' scores first: a no-grad forward over them.
-        - "after": right after TRL's loss forward, from which the positives' scores come, in chunks beside its graph
-          (one process, permutation: no extra forward). Not under DDP: a backward between DDP's forward and its
-          backward leaves wrong gradients after the all-reduce.
-        """
-        if self.is_deepspeed_enabled or self.is_fsdp_enabled:
-            return "joined"
-        if self.accelerator.num_processes > 1 or self.args.fco_pairing == "all":
-            return "first"  # the all-pairs surrogate needs no positive score: nothing to save after the forward
-        return "after"
+        # A property of the trainer's, so that a test or a benchmark can set the pass its case runs.
+        return fco_partner_pass(self)
 
     def _compute_loss(self, model, inputs):
         fco = "mulferl_partner_forwarded" in inputs
@@ -384,7 +367,7 @@ class MulFeRLTrainer(GRPOTrainer):
                         forward_rows(self, inputs, rows.tolist(), False) if fco_reference_in_loss(self) else None
                     )
                     positive = positive_scores(self.args, inputs, logps, rows, reference)
-                forward.partner = self._backward_fco_partners(model, inputs, partners, positive)
+                forward.partner = backward_fco_partners(self, model, inputs, partners, positive)
             else:
                 forward.partners = partners  # for the loss's forward
         self._loss_forward = forward
@@ -406,37 +389,6 @@ class MulFeRLTrainer(GRPOTrainer):
         if self.accelerator.sync_gradients:
             self._fco_window.flush(self._metrics["train"], feedback_totals(self))
         return loss + term
-
-    def _backward_fco_partners(
-        self, model, inputs, partners: dict, positive: torch.Tensor | None, chunk_size: int | None = None
-    ) -> torch.Tensor:
-        """The partners' FCO gradient from forwards and backwards of their own on the unwrapped model, `chunk_size`
-        partners at a time; returns their scores, detached.
-
-        Args:
-            positive: `(P,)` the scores of the positives of `partner_rows(inputs)` (permutation; their values only),
-                else None.
-        """
-        args, rows = self.args, partner_rows(inputs)
-        unwrapped, reference_in_loss = self.accelerator.unwrap_model(model), fco_reference_in_loss(self)
-        scores = []
-        for chunk in torch.arange(len(rows), device=rows.device).split(chunk_size or len(rows)):
-            forward = {
-                "input_ids": torch.cat([partners["prompt_ids"][chunk], partners["completion_ids"][chunk]], dim=1),
-                "attention_mask": torch.cat([partners["prompt_mask"][chunk], partners["completion_mask"][chunk]], 1),
-                "logits_to_keep": partners["completion_ids"].size(1),
-            }
-            logps = self._get_per_token_logps_and_entropies(unwrapped, **forward)[0]
-            reference = None
-            if reference_in_loss:
-                with torch.no_grad():
-                    reference = reference_logps(self, forward, policy_model=unwrapped)
-            partner = partner_scores(args, inputs, logps, rows[chunk], reference)
-            self.accelerator.backward(
-                partner_term(args, inputs, partner, None if positive is None else positive[chunk], rows[chunk])
-            )
-            scores.append(partner.detach())
-        return torch.cat(scores)
 
     # Under DeepSpeed and FSDP the loss forward also scores the FCO partners (extra rows: one forward, one backward);
     # on one process they are back-propagated right after it. It keeps the policy's log-probs for FCO, weights the
@@ -469,9 +421,9 @@ class MulFeRLTrainer(GRPOTrainer):
             rows = partner_rows(forward.inputs)
             reference = None if forward.reference_logps is None else forward.reference_logps[rows]
             positive = positive_scores(self.args, forward.inputs, logps.detach()[rows], rows, reference)
-            chunk_size = math.ceil(num_rows / _PARTNER_CHUNKS_PER_MICRO_BATCH)
-            forward.partner = self._backward_fco_partners(
-                model, forward.inputs, forward.partners, positive, chunk_size
+            chunk_size = math.ceil(num_rows / PARTNER_CHUNKS_PER_MICRO_BATCH)
+            forward.partner = backward_fco_partners(
+                self, model, forward.inputs, forward.partners, positive, chunk_size
             )
         if "mulferl_replayed" in forward.inputs and self.args.feedback_replay_shaping is not None:
             # The GRPO term is linear in the ratio: a per-token weight on the replayed rows' advantages gives their

@@ -11,9 +11,9 @@ from ..core.routing import GroupState, Route, group_state, make_generator, rewar
 from ..core.schema import inject_feedback
 from ..feedback import collect_feedback
 from ..feedback.environment import feedback_runner, takes_environments
-from ..feedback.step import check_fits_context, without_feedback
+from ..feedback.step import check_fits_context
+from ..feedback.turn import asks_for_feedback, regeneration_prompt_ids, replayed_row, replays_without_feedback
 from .agentic import batch_rows, continue_episodes, reset_episodes
-from .context_length import vllm_context_length
 from .lockstep import padded
 
 
@@ -81,6 +81,14 @@ class GenerationBatch:
     rollout: Rollout | None = None
     # The final rows' rewards, which TRL's `_calculate_rewards` returns instead of scoring them again.
     rewards_per_func: torch.Tensor | None = None
+
+
+def vllm_context_length(trainer) -> int | None:
+    """The context of the trainer's colocated vLLM engine, which a feedback turn's prompt and injected feedback must
+    fit (`check_fits_context`); None without one (a server keeps its own)."""
+    if not (trainer.use_vllm and trainer.vllm_mode == "colocate"):
+        return None
+    return trainer.vllm_generation.llm.llm_engine.model_config.max_model_len
 
 
 class TurnLoop:
@@ -214,14 +222,16 @@ class TurnLoop:
         process makes alike from the gathered counts (a collective: every process calls this at every turn).
         """
         trainer, rows = self.trainer, rollout.rows
-        if self.args.feedback_skip_truncated:
-            truncated = [
-                group
-                for group in groups
-                if self.step.all_truncated([rows.completion_ids[row] for row in self.group_rows(group)])
-            ]
-            rollout.counts["feedback/skipped_truncated"] += len(truncated)
-            groups = [group for group in groups if group not in truncated]
+        groups = [
+            group
+            for group in groups
+            if asks_for_feedback(
+                self.step,
+                [rows.completion_ids[row] for row in self.group_rows(group)],
+                self.args.feedback_skip_truncated,
+                rollout.counts,
+            )
+        ]
         if rollout.feedback_groups_left is None:
             return groups
         accelerator = trainer.accelerator
@@ -268,12 +278,14 @@ class TurnLoop:
         plain = self.args.feedback_injection == "plain"
         if (plain or trainer.environments) and contexts:
             with batch_rows(trainer, regenerated_rows):  # a reset environment's observation is part of the prompt
-                prompt_ids, _, _ = trainer._tokenize_prompts([prompt for _, prompt, _ in contexts])
-                if plain:  # the feedback is in the prompt: its control ids are dropped against the prompt without it
-                    originals = [self.prompts[row] for row in regenerated_rows]
-                    prompt_ids = self.step.context_ids(
-                        prompt_ids, originals, lambda prompts: trainer._tokenize_prompts(prompts)[0], rollout.counts
-                    )
+                prompt_ids = regeneration_prompt_ids(
+                    self.step,
+                    [prompt for _, prompt, _ in contexts],
+                    [self.prompts[row] for row in regenerated_rows],
+                    self.args.feedback_injection,
+                    lambda prompts: trainer._tokenize_prompts(prompts)[0],
+                    rollout.counts,
+                )
         else:
             prompt_ids = [rows.prompt_ids[row] for row in regenerated_rows]
         prefill_ids = self.step.prefill_ids([prefill for _, _, prefill in contexts], rollout.counts)
@@ -341,21 +353,20 @@ class TurnLoop:
         injected feedback cut out of the slot; the empty slot, as at turn 0, stays masked."""
         rows, slot_ids = rollout.rows, self.step.empty_slot_ids
         for group, route_ in enumerate(rollout.routes):
-            if route_ not in (Route.GRPO, Route.FCO) or len(rollout.histories[group]) == 1:
+            if not replays_without_feedback(route_, len(rollout.histories[group]) - 1):
                 continue
             for row in self.group_rows(group):
                 logprobs = None if rows.logprobs is None else rows.logprobs[row]
-                rows.completion_ids[row], rows.tool_mask[row], logprobs = without_feedback(
+                rows.completion_ids[row], rows.tool_mask[row], logprobs = replayed_row(
                     rows.completion_ids[row], rows.tool_mask[row], logprobs, rollout.prefill_lengths[row], slot_ids
                 )
                 if rows.logprobs is not None:
                     rows.logprobs[row] = logprobs
                 negative = rollout.negatives[row]
-                if negative.prefill_length:
-                    negative.completion_ids, negative.score_mask, _ = without_feedback(
-                        negative.completion_ids, negative.score_mask, None, negative.prefill_length, slot_ids
-                    )
-                    negative.prefill_length = len(slot_ids)
+                negative.completion_ids, negative.score_mask, _ = replayed_row(
+                    negative.completion_ids, negative.score_mask, None, negative.prefill_length, slot_ids
+                )
+                negative.prefill_length = len(slot_ids) if negative.prefill_length else 0
                 rollout.replayed.add(row)
         rollout.counts["replayed_rows"] = len(rollout.replayed)
         self.decode(sorted(rollout.replayed), rows)

@@ -86,6 +86,29 @@ _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[
 # A Markdown table's row, whose cells a `|` separates: "| expected | 11 sqrt(2) |" is a label and a value, no `|x|`
 _TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
 
+# A one-line record whose fields a spaced `|` separates ("status=FAIL | expected=7 | got=8"): each `|` ends a field,
+# as a table's does, and is no `|x|`
+_RECORD_LINE = re.compile(r"^[^|\n]*\w[ \t]*[=:][^|\n]*(?:[ \t]\|[ \t][^|\n]*\w[ \t]*[=:][^|\n]*)+$", re.MULTILINE)
+
+# Program notation for a value, read as its math: a module's prefix (`math.sqrt`, `np.pi`), `Fraction(3, 2)`,
+# `complex(6, -5)`, Python's `6-5j` and `5*1j` (sympy's `5*I`), an array's constructor around its rows
+# (`np.array([[1, 0], [0, 1]])`), `**`
+_MODULE = r"(?:math|cmath|numpy|np|sympy|sp)\."
+
+_PROGRAM_MODULE = re.compile(rf"\b{_MODULE}(?P<name>[A-Za-z]\w*)")
+
+_PROGRAM_FRACTION = re.compile(rf"\b(?:{_MODULE})?(?:Fraction|Rational)\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
+
+_PROGRAM_COMPLEX = re.compile(rf"\b(?:{_MODULE})?complex\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)")
+
+_PROGRAM_IMAGINARY = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[ \t]*[-+][ \t]*\d+(?:\.\d+)?)j(?!\w)")
+
+_PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w.])")  # `7*1j`, sympy's `7*I`
+
+_PROGRAM_ARRAY = re.compile(rf"\b(?:{_MODULE})?(?:array|matrix|Matrix|vector)\((?P<rows>\[[^()]*\])\)")
+
+_PROGRAM_POWER = re.compile(r"(?<=[\w)])\*\*(?=[\w(]|-\d)")  # not Markdown bold: "**7**."
+
 _CODE_MARK = re.compile(r"`+")  # Markdown code, "the total is `4`", read as its content
 
 _BRACED_DECIMAL_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d)")  # `1{.}25`: LaTeX's spacing-free decimal point
@@ -145,6 +168,7 @@ _SYMBOLS = {
     "−": "-",
     "⁄": "/",
     "∕": "/",
+    "ᵀ": "^T",  # a column vector written as a transposed row: "(1, 2)ᵀ"
 }
 
 # An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
@@ -387,7 +411,15 @@ def _normalised(text: str) -> _Normalised:
         for offset, character in enumerate(row.group())
         if character == "|" and row.group()[offset - 1 : offset] != "\\"
     ]
+    pieces += [
+        (row.start() + offset, row.start() + offset + 1, ";")
+        for row in _RECORD_LINE.finditer(text)
+        if not _TABLE_ROW.match(row.group())
+        for offset, character in enumerate(row.group())
+        if character == "|"
+    ]
     normalised = _Normalised(text).rewritten(sorted(pieces))
+    normalised = normalised.rewritten(_program_notation(normalised.text))
     normalised = _scale_and_percent_words(normalised)
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
     pieces += [
@@ -491,6 +523,28 @@ def _normalised(text: str) -> _Normalised:
     return normalised
 
 
+def _program_notation(text: str) -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, math)` of `text` that write a value in program notation (`_PROGRAM_MODULE` ...)."""
+    # each piece replaces the whole notation, so that a redaction of the value takes its prefix or wrapper too
+    pieces = [(m.start(), m.end(), f"{m.group(1)}/{m.group(2)}") for m in _PROGRAM_FRACTION.finditer(text)]
+    pieces += [
+        (m.start(), m.end(), f"{m.group(1)}{'' if m.group(2).startswith('-') else '+'}{m.group(2)}i")
+        for m in _PROGRAM_COMPLEX.finditer(text)
+    ]
+    pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_IMAGINARY.finditer(text)]
+    pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
+    for match in _PROGRAM_ARRAY.finditer(text):
+        pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
+    pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
+    taken = {position for start, end, _ in pieces for position in range(start, end)}
+    pieces += [  # a module's prefix on anything else: `math.sqrt`, `np.pi`
+        (match.start(), match.end(), match.group("name"))
+        for match in _PROGRAM_MODULE.finditer(text)
+        if not taken.intersection(range(match.start(), match.end()))
+    ]
+    return sorted(pieces)
+
+
 def _complex_from_parts(match: re.Match) -> str:
     """The complex number a `_COMPLEX_PARTS` match names by its parts: "real part 6, imaginary part -5" is `6-5i`."""
     real = (match.group("real") or match.group("real_last")).replace("−", "-")
@@ -531,7 +585,7 @@ def _symbols(text: str) -> list[tuple[re.Match, str]]:
     return (
         [(match, "-") for match in _DASH_MINUS.finditer(text)]
         + [(match, "—") for match in _PROSE_DASH.finditer(text)]
-        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕−]|\\+/-", text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕−ᵀ]|\\+/-", text)]
         + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
     )
 

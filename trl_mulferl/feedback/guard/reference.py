@@ -17,6 +17,7 @@ from ...core.rewards import looks_like_worked_solution, math_verify_timeout
 from ...core.schema import boxed_spans
 from ..protocol import warn_once
 from .collection import _INFINITY, _Collection, _collection, _is_collection
+from .normalise import _Normalised, _program_notation
 from .text import _compact, _sides
 from .values import _BASE_NUMBER, _FRACTION, _gold, _lost_variables, _value, _variables
 
@@ -105,6 +106,7 @@ def final_answer(reference: str) -> str | None:
 
 @lru_cache(maxsize=1024)
 def _reference(text: str) -> _Reference:
+    text = _Normalised(text).rewritten(_program_notation(text)).text  # `np.arcsin(10/13)`, as the feedback is read
     sides, _ = _sides(text, 0, len(text))
     equation = _equation_values(text) if len(sides) == 2 else None
     solved = len(sides) == 2 and _LONE_VARIABLE.fullmatch(text[slice(*sides[0])]) is not None

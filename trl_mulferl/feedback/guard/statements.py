@@ -80,8 +80,14 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\b(?:i|we)\s+(?:count(?:ed)?|calculated?|compute[sd]?|make\s+it)"  # the reviewer's own result: "I count 4"
     r"|\b(?:which|that|this|it)\s+(?:makes?|made)"  # "That makes 4"
     # a label that names a result: "Outcome: 7", "The right value here: 7"
-    r"|\b(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected|correct)s?"
-    r"(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=]|[-–—]{1,2}(?=\s))"
+    # (a record's key too: `"final_answer": "7"`, `<answer>7</answer>`)
+    r"|(?<![A-Za-z])(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected"
+    r"|correct|key)s?[\"']?(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=>]|[-–—]{1,2}(?=\s))"
+    # where structure, not words, marks a result: the line a `>>>` prompt prints, the answer of a Q/A pair ("A: 7"),
+    # a check mark ("✓ 7") and the new value of a correction ("replace 8 by 7"; an arrow is one above)
+    r"|>>>[^\n]*\n[ \t]*|(?:^|\n)[ \t*]*a[ \t*]*:|[✓✔☑]|\breplac(?:e|es|ed|ing)\b[^.;!?\n]{0,60}?\b(?:by|with)"
+    # and the expected side of a test's comparison: `assertEqual(solve(), 7)`
+    r"|\bassert\w*\([^\n]{0,40},[ \t]*"
     # a value set against the attempt's: "Compare your 8 with 7", "not 8 but 7"
     r"|\bcompar(?:e|es|ed|ing)\s+your\b[^.;!?\n]{0,40}?\b(?:with|to|against)|\bnot\s+[^\s.;!?]+,?\s+but"
     # instructions that hand the answer over: "the box needs 7", "it should read 7", "change your answer to 7"
@@ -95,7 +101,7 @@ _RESULT_CUE_BEFORE = re.compile(
     # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
     r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
     r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
-    r"|\barrives?\s+at|\bexpected"  # "Expected 7, got 8"
+    r"|\barrives?\s+at|\b(?:expected|key)"  # "Expected 7, got 8", "submitted 8, key 7"
     # a measure or a count the subject has: "it measures 2", "the region has area 8", "the list has exactly 3"
     rf"|\bmeasur(?:es|ed|ing)|\b(?:has|have|had)\s+(?:exactly|(?:an?\s+|the\s+)?{_QUANTITY}(?:\s+of)?)"
     r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
@@ -113,6 +119,7 @@ _RESULT_CUE_AFTER = re.compile(
     r"(?:correct|right|final|true|expected|answer|result|solution)\b"
     r"|(?:goes\s+|belongs\s+)?(?:as|for)\s+(?:the|your)\s+(?:final\s+)?(?:answer|result)\b"
     r"|(?:alone\s+|only\s+)?(?:works|holds|fits|satisfies|checks\s+out)\b"  # "Only 7 works", "E alone holds"
+    r"|[✓✔☑]"  # a check mark: "7 ✓"
     r"|(?:in\s+(?:all|total)|altogether|all\s+told)\b"  # a count: "4 in total"
     # set against another value: "**8**, not 7", "two, not 18" (a step's operand is no result: "Divide by 3, not 4")
     r"|,[ \t]*not[ \t]+(?!(?:only|just|even|quite|always|necessarily|all|every|so|too|very)\b)"
@@ -228,6 +235,7 @@ def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Given
         spans += _half_line_spans(text, reference, given.value)
         spans += _decimal_comma_spans(text, reference, given.value)
         spans += _collection_spans(text, reference, given.value)
+        spans += _field_collection_spans(text, reference)
         spans += _parameter_spans(text, reference)
     return spans
 
@@ -391,6 +399,66 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     return spans
 
 
+# A record's labelled field, one a line ("x: -2", "- root 1: 3"), a table row (`_normalised` wrote "| Re | 6 |" as
+# " : Re : 6 : ") or a JSON pair (`"p": "6"`)
+_FIELD = re.compile(
+    r"(?:^|(?<=\n))[ \t]*(?:[-*•][ \t]+)?(?P<label>[^\s:\"{}|][^:\n\"{}|]{0,20}?)[ \t]*:[ \t]+"
+    r"(?P<value>[^\s:][^:\n]{0,60}?)[ \t]*(?=\n|$)"
+    r"|(?:^|(?<=\n))[ \t]*:[ \t]+(?P<cell_label>[^:\n]{1,20}?)[ \t]+:[ \t]+(?P<cell>[^:\n]{1,60}?)[ \t]+:[ \t]*(?=\n|$)"
+    r"|\"(?P<key>[^\"\n]{1,20})\"[ \t]*:[ \t]*(?P<quote>\"?)(?P<entry>[^\"\n,{}]{1,60}?)(?P=quote)[ \t]*(?=[,}])"
+)
+
+_BETWEEN_FIELDS = re.compile(r"[\s,]*")
+
+_COMPLEX_PART_LABEL = re.compile(r"re(?:al)?(?:\s+part)?|im(?:ag(?:inary)?)?(?:\s+part)?", re.IGNORECASE)
+
+
+def _field_collection_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """A collection or a complex number written over a record's consecutive labelled fields (`_FIELD`), one item a
+    field: "x: -2\ny: -14\nz: -7", a table's rows "| Re | 6 |", "| Im | -5 |", `{"p": "6", "q": "31"}`. The fields'
+    structure carries the items as the commas of a tuple do; a run of fields that are no values (a header, "verdict:
+    incorrect") is none."""
+    if reference.collection is None and "i" not in reference.variables:  # a complex number reads as one in i
+        return []
+    groups, previous_end = [], None
+    for match in _FIELD.finditer(feedback):
+        group = next(name for name in ("value", "cell", "entry") if match.group(name) is not None)
+        value = match.span(group)
+        label = match.group({"value": "label", "cell": "cell_label", "entry": "key"}[group]).strip()
+        text = feedback[slice(*value)]
+        # a number, not words (which read as a product of variables): "note: see above" ends the run
+        readable = re.search(r"\d|π|\bpi\b", text) and (_value(text) is not None or _is_collection(text))
+        if not readable:
+            previous_end = None
+            continue
+        if previous_end is not None and _BETWEEN_FIELDS.fullmatch(feedback, previous_end, match.start()):
+            groups[-1].append((label, value))
+        else:
+            groups.append([(label, value)])
+        previous_end = match.end()
+    spans = []
+    for group in groups:
+        if len(group) < 2 or len(group) > 16:
+            continue
+        texts = [feedback[slice(*value)].strip() for _, value in group]
+        if reference.collection is None:
+            labels = [label for label, _ in group]
+            if len(texts) != 2 or not all(_COMPLEX_PART_LABEL.fullmatch(label) for label in labels):
+                continue
+            real, imaginary = texts if labels[0].lower().startswith("re") else texts[::-1]
+            stated = _states(f"{real}+({imaginary})i", reference)
+        elif reference.collection.kind == "matrix":
+            collection = _rows([f"({text})" for text in texts], [";"] * (len(texts) - 1))
+            stated = collection is not None and _same_collection(collection, reference.collection)
+        else:
+            brackets = ("\\{", "\\}") if reference.collection.kind == "set" else ("(", ")")
+            collection = _collection(brackets[0] + ", ".join(texts) + brackets[1])
+            stated = collection is not None and _same_collection(collection, reference.collection)
+        if stated:
+            spans += [value for _, value in group]
+    return spans
+
+
 def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> list[tuple[int, int]]:
     """A decimal comma ("4,5" for 4.5), read only for a reference that is no whole number: "4,5" is as often two
     numbers."""
@@ -497,7 +565,9 @@ def _leak_spans(
     def quoted_only(start: int, end: int) -> bool:
         """Whether the value at `feedback[start:end]` may quote the problem (the value it states, or one of its
         expressions) and states no result there: "the $7$ red marbles"."""
-        quotes = given or _compact(feedback[start:end]) in given_expressions
+        quotes = (
+            given or _compact(feedback[start:end]) in given_expressions or _unreduced(feedback[start:end], reference)
+        )
         return quotes and not _stated_as_result(feedback, start, end, given=True)
 
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
@@ -525,7 +595,7 @@ def _leak_spans(
         if (reference.equation is not None and reference.value is None) or reference.whole_equation:
             # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)
-            if is_equation and _states(feedback[slice(*whole)], reference):
+            if is_equation and _states(feedback[slice(*whole)], reference) and not quoted_only(*whole):
                 spans.append(whole)
             continue
         stated_before = len(spans)
@@ -544,6 +614,9 @@ def _leak_spans(
             else:
                 side_given = given
             side_given = side_given or _compact(text) in given_expressions  # a quote of the problem's expression
+            side_given = side_given or _unreduced(text, reference)
+            if side_given and _QUOTED_FIELD_BEFORE.search(feedback, max(0, start - _CONTEXT_CHARS), start):
+                continue  # "given=7": a record's `=` that quotes the problem's data
             if quoted_equation and not _stated_as_result(feedback, run_start, run_end, given=True):
                 continue  # its own `=` is no result cue
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
@@ -560,9 +633,39 @@ def _leak_spans(
                 spans.append((start, end))
         if reference.equation is not None and is_equation and len(spans) == stated_before:
             whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
-            if _states_equation(feedback[slice(*whole)], reference):
+            if _states_equation(feedback[slice(*whole)], reference) and not quoted_only(*whole):
                 spans.append(whole)
     return spans
+
+
+_INTEGER = re.compile(r"(?<![\d.^])\d+(?![\d.])")  # not an exponent: `\pi^2`
+
+# A mixed number: `137 2/4`, `137\frac{2}{4}`
+_MIXED_NUMBER = re.compile(
+    r"(?<![\d.^])\d+(?:[ \t]+(\d+)[ \t]*/[ \t]*(\d+)|[ \t]*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\})(?![\d.])"
+)
+
+
+def _unreduced(candidate: str, reference: _Reference) -> bool:
+    """Whether `candidate`, when it equals the reference, writes it unreduced where the reference is reduced: a mixed
+    number whose fraction is not in lowest terms (`137 2/4`), or an expression or equation whose numbers all share a
+    factor (`(22 + 18a)/40`, `10x - 14y + 22z + 8 = 0`). That is how an attempt is quoted (its numbers doubled, its
+    fraction part left unreduced), not how a result is stated, so it is read as a quote: stated only as a result, as a
+    value the problem gives. A plain fraction (`28/6`) or a product (`6*15`) is arithmetic that states it."""
+    if any(
+        math.gcd(*(int(number) for number in match.groups() if number is not None)) > 1
+        for match in _MIXED_NUMBER.finditer(candidate)
+    ):
+        return True
+    if not (reference.variables or reference.equation is not None):
+        return False
+    return _common_factor(candidate) > 1 and _common_factor(reference.text) == 1
+
+
+def _common_factor(text: str) -> int:
+    """The greatest common divisor of the nonzero integers written in `text`, 1 when it writes fewer than three."""
+    numbers = [int(number) for number in _INTEGER.findall(text) if len(number) <= 12 and number.strip("0")]
+    return math.gcd(*numbers) if len(numbers) >= 3 else 1
 
 
 def _in_degrees(candidate: str, reference: _Reference) -> bool:
@@ -589,6 +692,12 @@ _OPERAND_OF_A_STEP = re.compile(
 )
 
 
+# A record's field that holds the attempt or the problem's data, not a result: "got=8", "given: 7", `"attempt": "8"`
+_QUOTED_FIELD_BEFORE = re.compile(
+    r"\b(?:given|got|attempt|submitted|yours?|input|data)[\"']?[ \t]*[:=][ \t]*[\"'$*(]*$", re.IGNORECASE
+)
+
+
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
     unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
@@ -597,6 +706,8 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     if text.startswith("√", start):
         before = _ARTICLE_AT_END.sub("", before)  # "is the square root of 53": the article is the root's
     after = text[end : end + _CONTEXT_CHARS].lower()
+    if given and _QUOTED_FIELD_BEFORE.search(before):
+        return False
     if _RESULT_CUE_BEFORE.search(before):
         return True
     if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):

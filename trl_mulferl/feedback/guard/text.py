@@ -26,8 +26,9 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 
-# `=`, `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) separate sides
-_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])=(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
+# `=` (and a program's `==`: `assert x == 4`), `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an
+# approximation) separate sides
+_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])==?(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
 
 _LEADING_JUNK = frozenset(" \t*/^_=<>!,")
 
