@@ -20,9 +20,9 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-- independent critiques (`CORPORA`: five corpora, each written by its own writer and method without reading the
+- independent critiques (`CORPORA`: six corpora, each written by its own writer and method without reading the
   guard, its tests or the corpora before it: `benchmarks/leak_corpus.py`, `leak_corpus_second.py`,
-  `leak_corpus_third.py`, also over the other benchmarks, `leak_corpus_fourth.py` and `leak_corpus_fifth.py`; each
+  `leak_corpus_third.py`, also over the other benchmarks, `leak_corpus_fourth.py`, `_fifth.py` and `_sixth.py`; each
   round of the rule reads the ones before it and is measured on the next): recall of `prepare_feedback`, called as
   the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and `feedback_reference_column`, the
   problem), per answer type, for all renderings and for written-out ones, per split; of arithmetic-derived
@@ -411,6 +411,7 @@ CORPORA = {
     "third": "leak_corpus_third",
     "fourth": "leak_corpus_fourth",
     "fifth": "leak_corpus_fifth",
+    "sixth": "leak_corpus_sixth",
 }
 
 
