@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import leak_corpus_sixth as sixth  # noqa: E402
 from leak_corpus import answer_type, load_problems, occurrences  # noqa: E402
