@@ -3,7 +3,6 @@
 import math
 import re
 import sys
-import time
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -251,11 +250,8 @@ def test_clean_values_read_independently():
     assert _value("(2,4)") is None
 
 
-def test_corpus_is_deterministic_and_fast(problems, cases):
-    start = time.perf_counter()
-    again = sixth.corpus(problems)
-    assert time.perf_counter() - start < 20
-    assert again == cases
+def test_corpus_is_deterministic(problems, cases):
+    assert sixth.corpus(problems) == cases
     assert sixth.corpus(problems, seed=sixth.SEED + 1) != cases
 
 
