@@ -11,8 +11,9 @@ from datasets import Dataset
 
 from tests.helpers.trainer import MARKER, K, completion_texts, logged, make_trainer
 from trl_mulferl import make_conversation
+from trl_mulferl.core.metrics import summary_metrics
 from trl_mulferl.core.model_card import MULFERL, card_model_name, is_hub_id, mulferl_model_card
-from trl_mulferl.core.summary import run_summary, summary_lines, summary_metrics
+from trl_mulferl.core.summary import run_summary, summary_lines
 from trl_mulferl.core.totals import FeedbackTotals
 from trl_mulferl.mulferl.mulferl_trainer import MulFeRLTrainer
 

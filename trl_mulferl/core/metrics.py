@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from .routing import Route
-from .summary import RunSummary, run_summary, summary_lines, summary_metrics
+from .summary import RunSummary, run_summary, summary_lines
 from .totals import feedback_totals
 
 
@@ -196,3 +196,25 @@ class FCOWindow:
         metrics["mulferl/fco/score_gap"].append(gap_sum / pairs if pairs else math.nan)
         metrics["mulferl/fco/pairs"].append(pairs)
         self.sums = torch.zeros(3)
+
+
+def summary_metrics(summary: RunSummary) -> dict[str, float]:
+    """The summary's numbers as the summary log's `mulferl/*` keys; one without a value (no prompt, no price) is left
+    out, never logged as None."""
+    metrics = {
+        "mulferl/feedback/total_requests": summary.requests,
+        "mulferl/feedback/total_prompt_tokens": summary.prompt_tokens,
+        "mulferl/feedback/total_completion_tokens": summary.completion_tokens,
+        "mulferl/feedback/total_latency_s": summary.latency_s,
+        "mulferl/total_regenerated_tokens": summary.regenerated_tokens,
+        "mulferl/turn_0/total_failed_groups": summary.turn_0_failed,
+        "mulferl/fco/total_pairs": summary.fco_pairs,
+    }
+    for turn, (_, rescued) in summary.rescued.items():
+        metrics[f"mulferl/turn_{turn}/total_rescued_groups"] = rescued
+    if summary.groups:
+        metrics["mulferl/total_gradient_share"] = summary.gradient_share
+        metrics["mulferl/total_grpo_gradient_share"] = summary.grpo_gradient_share
+    if summary.cost is not None:
+        metrics["mulferl/feedback/total_cost"] = summary.cost
+    return metrics

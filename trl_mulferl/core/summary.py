@@ -1,5 +1,6 @@
 """What a run's feedback bought and what it cost, from the counts kept over the run (`FeedbackTotals`): the block
-both MulFeRL trainers print when training ends, its numbers in the summary log, and the model card's statistics."""
+both MulFeRL trainers print when training ends and the model card's statistics (its summary-log keys are
+`core.metrics.summary_metrics`'s, with every other `mulferl/*` name)."""
 
 import math
 import re
@@ -93,28 +94,6 @@ def run_summary(counts: Mapping[str, float], fco_trains: bool, cost: float | Non
         regenerated_tokens=count("regenerated_tokens"),
         cost=cost,
     )
-
-
-def summary_metrics(summary: RunSummary) -> dict[str, float]:
-    """The summary's numbers as the summary log's `mulferl/*` keys; one without a value (no prompt, no price) is left
-    out, never logged as None."""
-    metrics = {
-        "mulferl/feedback/total_requests": summary.requests,
-        "mulferl/feedback/total_prompt_tokens": summary.prompt_tokens,
-        "mulferl/feedback/total_completion_tokens": summary.completion_tokens,
-        "mulferl/feedback/total_latency_s": summary.latency_s,
-        "mulferl/total_regenerated_tokens": summary.regenerated_tokens,
-        "mulferl/turn_0/total_failed_groups": summary.turn_0_failed,
-        "mulferl/fco/total_pairs": summary.fco_pairs,
-    }
-    for turn, (_, rescued) in summary.rescued.items():
-        metrics[f"mulferl/turn_{turn}/total_rescued_groups"] = rescued
-    if summary.groups:
-        metrics["mulferl/total_gradient_share"] = summary.gradient_share
-        metrics["mulferl/total_grpo_gradient_share"] = summary.grpo_gradient_share
-    if summary.cost is not None:
-        metrics["mulferl/feedback/total_cost"] = summary.cost
-    return metrics
 
 
 def summary_lines(summary: RunSummary, feedback: bool) -> list[str]:
