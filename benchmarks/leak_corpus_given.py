@@ -12,7 +12,10 @@ Method, all pure functions of MATH-500's rows and a seed (the same seed gives th
 - `given_numbers` reads every number the statement writes (LaTeX fractions, radicals, pi multiples, decimals,
   integers with thousands commas, number words), skipping Asymptote code, exponents and subscripts (a power or an
   index is notation, not a given quantity one can quote in a role);
-- `selected` keeps the rows whose answer value equals the value of some given number, compared exactly;
+- `selected` keeps the rows whose answer value equals the value of some given number, compared exactly (so
+  `\\sqrt{242}` stands for `11\\sqrt2` and `\\frac{3}{20}` for `0.15`; coefficients such as the 5 of `x^2-5x`
+  count, a sign does not: `-4` does not stand for 4); `python benchmarks/leak_corpus_given.py [test.jsonl]` prints
+  the counts: 44 of MATH-500's 500 rows, 11 clean and 11 leak critiques each (968 cases);
 - for each row, the sentence of the statement holding the first such number is extracted (`sentence_around`), and
   the critique frames below quote it, the number as the statement writes it, and a wrong attempt's value;
 - clean frames quote the number only as given data (setup restated, misuse pointed at, givens listed, statement
@@ -21,7 +24,8 @@ Method, all pure functions of MATH-500's rows and a seed (the same seed gives th
   a check that it works, a recap, markdown and record forms).
 
 Independence: written without opening the guard (`trl_mulferl/feedback/`), its tests, its benchmark or the other
-leak corpora; from `leak_corpus.py` only `load_problems`, `answer_type`, `occurrences` and `stated` are used.
+leak corpora; from `leak_corpus.py` only `load_problems`, `answer_type` and `occurrences` are imported (and
+`stated` read, so that the parts and context match its rule).
 
 Schema of a case: family ("rendering" for leaks, "clean"), split "held_out", index (row of `problems`),
 answer_type, style, frame, text, leak, written_out; leaks add parts (strings whose standing alone in an output,
@@ -33,9 +37,11 @@ parts [], context = text, wrong (the attempt's value quoted, or None) and wrong_
 import math
 import random
 import re
+import sys
 from fractions import Fraction
+from pathlib import Path
 
-from leak_corpus import answer_type, load_problems, occurrences  # noqa: F401  (load_problems: the rows' reader)
+from leak_corpus import answer_type, load_problems, occurrences
 
 
 SEED = 20261205
@@ -210,7 +216,7 @@ def sentence_around(problem: str, start: int, end: int, limit: int = 180) -> str
     return re.sub(r"\s+", " ", sentence)
 
 
-def lead_in(problem: str, start: int, end: int, words: int = 5) -> str:
+def lead_in(problem: str, start: int, end: int, words: int = 7) -> str:
     """The words just before the number and the number itself, as in the statement ("a side of length 7")."""
     display = problem.rfind("\\[", 0, start) > problem.rfind("\\]", 0, start)
     if display and 0 <= problem.find("\\]", end) - end <= 60:
@@ -445,3 +451,13 @@ def corpus(problems: list[dict], seed: int = SEED) -> list[dict]:
                 }
             )
     return cases
+
+
+if __name__ == "__main__":
+    from collections import Counter
+
+    rows = load_problems(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/work/shared/data/math500/test.jsonl"))
+    cases = corpus(rows)
+    print(f"rows whose answer is a number the problem states: {len(selected(rows))} of {len(rows)}")
+    print(f"cases: {len(cases)} ({sum(case['leak'] for case in cases)} leaks)")
+    print(dict(Counter(case["answer_type"] for case in cases if case["leak"])))
