@@ -474,7 +474,11 @@ def test_prepare_feedback_reads_the_problem():
 
 def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
     settings = FeedbackStepSettings(
-        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+        max_feedback_length=64,
+        feedback_reference_column="solution",
+        seed=0,
+        fco_pairing=None,
+        feedback_leak_guard="default",
     )
     step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
@@ -520,7 +524,11 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
 
 def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
     settings = FeedbackStepSettings(
-        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+        max_feedback_length=64,
+        feedback_reference_column="solution",
+        seed=0,
+        fco_pairing=None,
+        feedback_leak_guard="default",
     )
     step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
