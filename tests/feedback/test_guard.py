@@ -453,9 +453,9 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
     # The guard costs milliseconds per expression: a 97 KB reply is cut to what 64 tokens can hold before it runs.
     checked = []
 
-    def recording_guard(text, reference, problem=None):
+    def recording_guard(text, reference, problem=None, strict=False):
         checked.append(len(text))
-        return redact_answer_leak(text, reference, problem=problem)
+        return redact_answer_leak(text, reference, problem=problem, strict=strict)
 
     monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", recording_guard)
     reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
@@ -549,7 +549,7 @@ def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
 
 
 def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
-    def broken_guard(text, reference, problem=None):
+    def broken_guard(text, reference, problem=None, strict=False):
         raise ValueError("signal only works in main thread of the main interpreter")
 
     monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)
