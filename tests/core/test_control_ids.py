@@ -63,7 +63,11 @@ def normalising_tokenizer(normaliser, normalized: bool = True):
 
 
 STEP_SETTINGS = FeedbackStepSettings(
-    max_feedback_length=256, feedback_reference_column="solution", seed=0, fco_pairing="permutation"
+    max_feedback_length=256,
+    feedback_reference_column="solution",
+    seed=0,
+    fco_pairing="permutation",
+    feedback_leak_guard="default",
 )
 
 

@@ -287,7 +287,11 @@ MALFORMED_BATCHES = {
 
 def feedback_step(tokenizer, max_feedback_length=64):
     settings = FeedbackStepSettings(
-        max_feedback_length=max_feedback_length, feedback_reference_column="solution", seed=0, fco_pairing=None
+        max_feedback_length=max_feedback_length,
+        feedback_reference_column="solution",
+        seed=0,
+        fco_pairing=None,
+        feedback_leak_guard="default",
     )
     return FeedbackStep(settings, tokenizer, eos_token_ids=[tokenizer.eos_token_id])
 

@@ -453,9 +453,9 @@ def test_prepare_feedback_checks_no_more_text_than_the_cap_can_hold(tiny_tokeniz
     # The guard costs milliseconds per expression: a 97 KB reply is cut to what 64 tokens can hold before it runs.
     checked = []
 
-    def recording_guard(text, reference, problem=None):
+    def recording_guard(text, reference, problem=None, strict=False):
         checked.append(len(text))
-        return redact_answer_leak(text, reference, problem=problem)
+        return redact_answer_leak(text, reference, problem=problem, strict=strict)
 
     monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", recording_guard)
     reply = "Recheck $x_3 = 17$ and 6 \\cdot 8 here. " * 2500 + "The answer is 42."
@@ -474,7 +474,11 @@ def test_prepare_feedback_reads_the_problem():
 
 def test_the_trainer_guards_feedback_with_the_problem_it_was_asked_about(tiny_tokenizer):
     settings = FeedbackStepSettings(
-        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+        max_feedback_length=64,
+        feedback_reference_column="solution",
+        seed=0,
+        fco_pairing=None,
+        feedback_leak_guard="default",
     )
     step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     results = [FeedbackResult("Divide by 2 first.", 0.1), FeedbackResult("Divide by 2 first.", 0.1)]
@@ -520,7 +524,11 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tiny_tokenizer):
 
 def test_the_trainer_prepares_feedback_for_a_problem_that_is_hard_to_read(tiny_tokenizer):
     settings = FeedbackStepSettings(
-        max_feedback_length=64, feedback_reference_column="solution", seed=0, fco_pairing=None
+        max_feedback_length=64,
+        feedback_reference_column="solution",
+        seed=0,
+        fco_pairing=None,
+        feedback_leak_guard="default",
     )
     step = FeedbackStep(settings, tiny_tokenizer, eos_token_ids=[tiny_tokenizer.eos_token_id])
     problems = [APPLES.format(HUGE), APPLES.format("\ud800"), "Halve 4."]
@@ -541,7 +549,7 @@ def test_prepare_feedback_sanitises_and_caps(tiny_tokenizer):
 
 
 def test_prepare_feedback_survives_a_failing_guard(monkeypatch):
-    def broken_guard(text, reference, problem=None):
+    def broken_guard(text, reference, problem=None, strict=False):
         raise ValueError("signal only works in main thread of the main interpreter")
 
     monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)

@@ -24,7 +24,11 @@ PROMPT = [{"role": "user", "content": "What is 12 + 30?"}]
 
 
 SETTINGS = FeedbackStepSettings(
-    max_feedback_length=256, feedback_reference_column="solution", seed=0, fco_pairing="permutation"
+    max_feedback_length=256,
+    feedback_reference_column="solution",
+    seed=0,
+    fco_pairing="permutation",
+    feedback_leak_guard="default",
 )
 
 

@@ -29,7 +29,7 @@ def test_every_new_field_has_help():
 
     inherited = {f.name for f in fields(GRPOConfig)}
     new = [f for f in fields(MulFeRLConfig) if f.name not in inherited]
-    assert len(new) == 35
+    assert len(new) == 36
     assert all(f.metadata.get("help") for f in new)
     assert all(f"{f.name} (`" in MulFeRLConfig.__doc__ for f in new)  # documented in the docstring too
 

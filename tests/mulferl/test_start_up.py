@@ -125,7 +125,7 @@ def test_sync_ref_model_is_refused_with_fco(tmp_path):
 
 
 def test_a_failing_leak_guard_leaves_the_group_unresolved(tmp_path, tiny_tokenizer, tiny_model_dir, monkeypatch):
-    def broken_guard(text, reference, problem=None):
+    def broken_guard(text, reference, problem=None, strict=False):
         raise ValueError("signal only works in main thread of the main interpreter")
 
     monkeypatch.setattr("trl_mulferl.feedback.prepare.redact_answer_leak", broken_guard)

@@ -12,6 +12,7 @@ from .build import FEEDBACK_PROVIDERS
 
 FCO_PAIRINGS = ("permutation", "all")
 FEEDBACK_INJECTIONS = ("structured", "plain")
+FEEDBACK_LEAK_GUARDS = ("default", "strict")
 
 
 @dataclass
@@ -41,6 +42,12 @@ class FeedbackArguments:
         max_feedback_length (`int`, *optional*, defaults to `1024`):
             Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024. Also the
             reply budget per request of the `"openai"` and `"self"` providers.
+        feedback_leak_guard (`str`, *optional*, defaults to `"default"`):
+            What the answer-leak guard lets feedback quote of the problem (`redact_answer_leak`). `"default"`: a value
+            the problem states, such as a given number equal to the answer, may be quoted and is redacted only where
+            it is stated as the result. `"strict"`: no such exemption, every standalone mention of the answer's value
+            is redacted; it catches more leaks of a given value (recall on the problems whose answer is a number they
+            state: 0.733 -> 1.000) at the cost of every quote of that number.
         feedback_max_concurrency (`int`, *optional*, defaults to `16`):
             Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
             asked concurrently, up to this bound.
@@ -180,6 +187,14 @@ class FeedbackArguments:
     max_feedback_length: int = field(
         default=1024,
         metadata={"help": "Maximum number of policy tokens of injected feedback (paper: 1024)."},
+    )
+    feedback_leak_guard: str = field(
+        default="default",
+        metadata={
+            "help": "'strict': the answer-leak guard also redacts feedback's quotes of a value the problem states "
+            "('default': only where stated as the result).",
+            "choices": list(FEEDBACK_LEAK_GUARDS),
+        },
     )
     feedback_max_concurrency: int = field(
         default=16,
@@ -345,6 +360,10 @@ def check_feedback_arguments(config):
     if config.feedback_injection not in FEEDBACK_INJECTIONS:
         raise ValueError(
             f"feedback_injection must be one of {FEEDBACK_INJECTIONS}, got {config.feedback_injection!r}."
+        )
+    if config.feedback_leak_guard not in FEEDBACK_LEAK_GUARDS:
+        raise ValueError(
+            f"feedback_leak_guard must be one of {FEEDBACK_LEAK_GUARDS}, got {config.feedback_leak_guard!r}."
         )
     if config.feedback_group_size < 1:
         raise ValueError(f"feedback_group_size must be >= 1, got {config.feedback_group_size}.")

@@ -38,6 +38,7 @@ def prepare_feedback(
     special_tokens: tuple[str, ...] = (),
     *,
     problem: str | None = None,
+    strict: bool = False,
 ) -> PreparedFeedback:
     r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
     schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
@@ -56,6 +57,7 @@ def prepare_feedback(
         special_tokens: Strings removed from the text: every control token of the tokenizer (special and added
             tokens, `schema.control_tokens`).
         problem: The problem statement (see `redact_answer_leak`).
+        strict: No exemption for what the problem states (see `redact_answer_leak`).
     """
     if not isinstance(text, str):
         warn_once(
@@ -67,12 +69,12 @@ def prepare_feedback(
     if tokenizer is not None:
         text = text[: max_tokens * MAX_CHARS_PER_TOKEN]
     try:
-        text, leaked = redact_answer_leak(text, reference, problem=problem)
+        text, leaked = redact_answer_leak(text, reference, problem=problem, strict=strict)
         for _ in range(_PREPARE_PASSES):
             text = sanitize_feedback(text, special_tokens)
             if tokenizer is not None:
                 text = sanitize_feedback(truncate_to_tokens(text, tokenizer, max_tokens), special_tokens)
-            text, leaked_again = redact_answer_leak(text, reference, problem=problem)
+            text, leaked_again = redact_answer_leak(text, reference, problem=problem, strict=strict)
             leaked |= leaked_again
             if not leaked_again:
                 return PreparedFeedback(text or None, leaked)

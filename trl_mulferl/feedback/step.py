@@ -38,6 +38,7 @@ class FeedbackStepSettings:
     feedback_reference_column: str
     seed: int
     fco_pairing: str | None  # None: FCO off
+    feedback_leak_guard: str
 
     @classmethod
     def of(cls, args) -> "FeedbackStepSettings":
@@ -47,6 +48,7 @@ class FeedbackStepSettings:
             feedback_reference_column=args.feedback_reference_column,
             seed=args.seed,
             fco_pairing=args.fco_pairing if args.fco_enabled else None,
+            feedback_leak_guard=args.feedback_leak_guard,
         )
 
 
@@ -66,6 +68,7 @@ class FeedbackStep:
         self.reference_column = settings.feedback_reference_column
         self.seed = settings.seed
         self.fco_pairing = settings.fco_pairing
+        self.strict_leak_guard = settings.feedback_leak_guard == "strict"
         # A completion that ends on none of these hit the length limit, as TRL's `completions/clipped_ratio` reads it.
         self.stop_ids = frozenset({*eos_token_ids, tokenizer.pad_token_id})
         self.control_tokens = control_tokens(tokenizer)
@@ -122,6 +125,7 @@ class FeedbackStep:
                     self.max_feedback_length,
                     self.control_tokens,
                     problem=request.prompt,
+                    strict=self.strict_leak_guard,
                 )
                 text = prepared.text
                 counts["feedback/leaks_redacted"] += prepared.leaked

@@ -26,7 +26,9 @@ from .values import _MATH_VERIFY_BUDGET, _Budget, _close
 REDACTED = "[redacted]"
 
 
-def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = None) -> tuple[str, bool]:
+def redact_answer_leak(
+    feedback: str, reference: Any, *, problem: str | None = None, strict: bool = False
+) -> tuple[str, bool]:
     r"""Replace every statement of the reference answer in the feedback with `[redacted]`.
 
     Statements of the answer:
@@ -94,6 +96,10 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
             or an empty string checks nothing.
         problem: The problem statement, for the values it states. `None` checks with the strict rule, as if the
             problem stated no value: every standalone mention of the reference's value is redacted.
+        strict: No exemption for what the problem states, which is read only for a multiple-choice option's words:
+            every standalone mention of the reference's value is redacted, as with `problem=None`. It costs every
+            quote of a number the problem states that equals the answer ("Divide by 2 first." for the answer 2 of
+            "Divide 4 by 2.").
 
     Returns:
         The redacted text and whether anything was redacted.
@@ -103,7 +109,9 @@ def redact_answer_leak(feedback: str, reference: Any, *, problem: str | None = N
         return feedback, False
     feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
     givens = [
-        _Givens(
+        _Givens(False, False, False, frozenset(), _option_text(problem, reference))
+        if strict
+        else _Givens(
             _given(problem, reference),
             _given_digits(problem, reference),
             _given_text(problem, reference),
