@@ -19,7 +19,7 @@ from ..protocol import warn_once
 from .collection import _INFINITY, _Collection, _collection, _is_collection
 from .normalise import _Normalised, _program_notation
 from .text import _compact, _sides
-from .values import _BASE_NUMBER, _FRACTION, _gold, _lost_variables, _value, _variables
+from .values import _BASE_NUMBER, _FRACTION, _gold, _is_real, _lost_variables, _value, _variables
 
 
 # A multiple-choice reference (MATH's `\text{(C)}`), and a half-line one (`(-\infty, 0]`, `(2, \infty)`).
@@ -128,7 +128,7 @@ def _reference(text: str) -> _Reference:
             evaluated = expression.doit()
             if isinstance(evaluated, sympy.Rational):
                 value = Fraction(int(evaluated.p), int(evaluated.q))
-            elif evaluated.is_real:
+            elif _is_real(evaluated):
                 value = float(evaluated.evalf())
     choice = _CHOICE.fullmatch(answer.strip())
     text_answer = _TEXT_ANSWER.fullmatch(answer.strip())

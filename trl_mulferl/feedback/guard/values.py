@@ -13,6 +13,7 @@ from typing import Any
 
 import sympy
 from math_verify import parse, verify
+from sympy.core.facts import InconsistentAssumptions
 
 from ...core.rewards import as_latex_answer, math_verify_timeout
 from .normalise import MAX_CANDIDATE_LENGTH
@@ -228,9 +229,20 @@ def _lost_variables(parsed: Any, text: str) -> bool:
     return (
         isinstance(parsed, sympy.Expr)
         and parsed.is_number
-        and parsed.is_real is True
+        and _is_real(parsed) is True
         and bool(_variables(text) - {"e", "i"})
     )
+
+
+def _is_real(expression: sympy.Expr) -> bool | None:
+    """sympy's `expression.is_real`, or `None` (unknown) where sympy's handlers contradict each other. They do on an
+    unevaluated product with a zero factor (math-verify reads `-1 0` as `-1*0*1`: `Mul._eval_is_even` says False), and
+    whether the query then raises `InconsistentAssumptions` depends on the order sympy asks them in, which it shuffles:
+    about 3% of such queries raised, and `prepare_feedback` dropped the whole feedback."""
+    try:
+        return expression.is_real
+    except InconsistentAssumptions:
+        return None
 
 
 def _numerically_apart(gold: Any, target: Any) -> bool:
