@@ -654,6 +654,8 @@ def print_independent(result: dict):
     for name, scored in result["corpora"].items():
         splits = list(scored["clean"])
         print(f"  {name} corpus (benchmarks/{settings['corpora'][name]}.py): {scored['cases']} texts")
+        if not splits:  # the given-value corpus has no case among problems whose answer the problem never states
+            continue
         print(
             f"  {'recall':<22} {'probs':>5} | " + " | ".join(f"{s + ': all':>18} {'written out':>12}" for s in splits)
         )
