@@ -2,6 +2,7 @@
 backends (transformers, ZeRO-3), and, marked `vllm`, the async backend on vLLM's CPU build."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +14,23 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "gpu_check.py"
 STEPS, GROUPS_PER_ROUTE, K = 2, 2, 4  # per step: 4 prompts of 4 rollouts, half GRPO and half FCO
 
 
+def script_environment() -> dict[str, str]:
+    """This process's environment without a torch.distributed rendezvous: an earlier test's in-process group (TRL's
+    `ensure_master_addr_port` sets MASTER_PORT=29500) may still hold that port, and the script starts a group of its
+    own."""
+    rendezvous = {"MASTER_ADDR", "MASTER_PORT", "RANK", "LOCAL_RANK", "WORLD_SIZE"}
+    return {key: value for key, value in os.environ.items() if key not in rendezvous}
+
+
 @pytest.mark.slow
 def test_gpu_check_on_cpu(tmp_path):
     output = tmp_path / "rows.json"
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--cpu", "--output", str(output)], capture_output=True, text=True, timeout=600
+        [sys.executable, str(SCRIPT), "--cpu", "--output", str(output)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=script_environment(),
     )
     rows = {row["backend"]: row for row in json.loads(output.read_text())}
     assert list(rows) == ["transformers", "vllm", "zero3", "async"]
@@ -53,6 +66,7 @@ def test_gpu_check_async_backend_on_cpu(tmp_path):
         capture_output=True,
         text=True,
         timeout=600,
+        env=script_environment(),
     )
     (row,) = json.loads(output.read_text())
     assert row["ran"], row.get("error")
