@@ -44,6 +44,10 @@ from pathlib import Path
 from leak_corpus import answer_type, load_problems, occurrences
 
 
+# The shared data folder beside the repository, as the other benchmarks find it.
+MATH500 = Path(__file__).resolve().parents[2] / "shared" / "data" / "math500" / "test.jsonl"
+
+
 SEED = 20261205
 
 # A value c * sqrt(r) * pi**p, with r square-free: exact, hashable, comparable.
@@ -456,7 +460,7 @@ def corpus(problems: list[dict], seed: int = SEED) -> list[dict]:
 if __name__ == "__main__":
     from collections import Counter
 
-    rows = load_problems(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/work/shared/data/math500/test.jsonl"))
+    rows = load_problems(Path(sys.argv[1]) if len(sys.argv) > 1 else MATH500)
     cases = corpus(rows)
     print(f"rows whose answer is a number the problem states: {len(selected(rows))} of {len(rows)}")
     print(f"cases: {len(cases)} ({sum(case['leak'] for case in cases)} leaks)")
