@@ -1689,3 +1689,72 @@ def test_round_seven_a_reference_in_program_notation_is_read_as_the_feedback_is(
         "Solving it properly gives $[redacted]$, not yours.",
         True,
     )
+
+
+# Round 8, by root cause: an interval in words that says whether each end belongs to it, a matrix laid out one row a
+# line, and a multiple-choice option that is a formula (its words are read already).
+VECTOR_3_1 = "\\begin{pmatrix} 3 \\\\ -1 \\end{pmatrix}"
+MATRIX_2_0 = "\\begin{pmatrix} 2 & 0 \\\\ 0 & -2 \\end{pmatrix}"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("It runs from 2 (not included) up to 9 (included).", "(2,9]", "It runs [redacted]."),
+        ("x goes from 2, exclusive, to 9, inclusive, here.", "(2,9]", "x goes [redacted], here."),
+        ("Between -1 (closed) and 5 (open) it is negative.", "[-1,5)", "[redacted] it is negative."),
+        ("so from -sqrt(2) to sqrt(2), exclusive.", "(-\\sqrt{2}, \\sqrt{2})", "so [redacted]."),
+        (
+            "The kernel is spanned by\n    [ 3 ]\n    [ -1 ]\nas you can check.",
+            VECTOR_3_1,
+            "The kernel is spanned by\n    [redacted]\nas you can check.",
+        ),
+        (
+            "Your product should be\n  2 0\n  0 -2\nand not what you wrote.",
+            MATRIX_2_0,
+            "Your product should be\n  [redacted]\nand not what you wrote.",
+        ),
+    ],
+)
+def test_round_eight_an_interval_with_its_ends_named_or_a_matrix_in_lines_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # an end that the feedback says belongs to it where the reference leaves it out, and the other way round
+        ("It runs from 2 (included) up to 9 (included).", "(2,9]"),
+        ("Between -1 (open) and 5 (open) it is negative.", "[-1,5)"),
+        ("x goes from 2 to 9, exclusive.", "(2,9]"),
+        # another vector or matrix in lines, and numbers a line that are no matrix of the reference's shape
+        ("You wrote\n    [ 3 ]\n    [ 1 ]\nbut check the sign.", VECTOR_3_1),
+        ("Your product is\n  2 0\n  0 2\nwhich is off.", MATRIX_2_0),
+        ("Step counts:\n  2 0 -2\n  0", MATRIX_2_0),
+    ],
+)
+def test_round_eight_other_intervals_and_matrices_in_lines_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+RATES = (
+    "Which grows slowest?\n\n$\\textbf{(A)}\\ 2(1 + k)^t = 9\\qquad \\textbf{(B)}\\ 2(1 + k/5)^t = 9\\qquad "
+    "\\textbf{(C)}\\ 2(1 + 3k)^t = 9$"
+)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        ("Have you tried 2(1 + k/5)^t = 9? It fits.", "Have you tried [redacted]? It fits."),
+        ("Compare with $2(1+k/5)^t=9$ instead.", "Compare with $[redacted]$ instead."),
+        ("(B) 2(1 + k/5)^t = 9 survives every check.", "[redacted] [redacted] survives every check."),
+    ],
+)
+def test_round_eight_a_choice_is_stated_by_its_options_formula(feedback, expected):
+    assert redact_answer_leak(feedback, "\\text{(B)}", problem=RATES) == (expected, True)
+
+
+def test_round_eight_another_options_formula_is_left_intact():
+    feedback = "You picked 2(1 + 3k)^t = 9, which grows fastest; recheck the coefficients."
+    assert redact_answer_leak(feedback, "\\text{(B)}", problem=RATES) == (feedback, False)

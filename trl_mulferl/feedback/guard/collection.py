@@ -197,6 +197,8 @@ def _collection(text: str) -> _Collection | None:
         if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
             return None
         return _matrix_or_vector(values)  # a vector is written as a tuple too
+    if "\n" in text:
+        return _matrix_in_lines(text)
     if ";" in text:
         return _matrix_in_rows(text)
     nested = _nested_rows(text)
@@ -247,6 +249,17 @@ def _matrix_in_rows(text: str) -> _Collection | None:
     if any(value is None for row in rows for value in row) or len({len(row) for row in rows}) != 1:
         return None
     return _matrix_or_vector(rows)
+
+
+_LINE_OF_A_MATRIX = re.compile(r"[ \t]*[\[(]?(?P<row>[^\[\]()\n;]*?)[\])]?[ \t]*")
+
+
+def _matrix_in_lines(text: str) -> _Collection | None:
+    """A matrix laid out one row a line, each row bare or in brackets of its own ("[ -2 ]\n[ -14 ]", "-1 0\n0 -1")."""
+    rows = [_LINE_OF_A_MATRIX.fullmatch(line) for line in text.split("\n")]
+    if any(row is None or not row.group("row").strip() for row in rows):
+        return None
+    return _matrix_in_rows(";".join(row.group("row") for row in rows))
 
 
 def _nested_rows(text: str) -> _Collection | None:
@@ -371,13 +384,24 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
                 candidate.items, reference.items, strict=False
             )
         )
-    if candidate.kind == "bracketed" and candidate.brackets and candidate.brackets != reference.brackets:
+    if (
+        candidate.kind == "bracketed"
+        and candidate.brackets
+        and not _same_brackets(candidate.brackets, reference.brackets)
+    ):
         if not (
             (reference.vector or len(reference.items) > 2 or not _increasing(reference.items))
             and {candidate.brackets, reference.brackets} <= {"()", "[]"}
         ):
             return False
     return _same_items(candidate.items, reference.items)
+
+
+def _same_brackets(brackets: str, reference_brackets: str) -> bool:
+    """Whether `brackets` ("?" an end left unsaid: "(?") are the reference's."""
+    return len(brackets) == len(reference_brackets) and all(
+        bracket in ("?", reference_bracket) for bracket, reference_bracket in zip(brackets, reference_brackets)
+    )
 
 
 def _increasing(items: tuple) -> bool:

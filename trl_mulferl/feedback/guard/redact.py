@@ -120,6 +120,10 @@ def redact_answer_leak(
         )
         for reference in references
     ]
+    # a choice whose option is a formula is stated by that formula too, whatever the problem states
+    formulas = {_option_formula(problem, reference) for reference in references} - {None}
+    references += [_reference(formula) for formula in sorted(formulas)]
+    givens += [_Givens(False, False, False, frozenset(), None)] * len(formulas)
     normalised = _normalised(feedback)
     budget = _Budget()
     token = _MATH_VERIFY_BUDGET.set(budget)
@@ -212,6 +216,21 @@ def _option_text(problem: str | None, reference: _Reference) -> str | None:
         problem,
     )
     return option.group(1) if option else None
+
+
+@lru_cache(maxsize=1024)
+def _option_formula(problem: str | None, reference: _Reference) -> str | None:
+    r"""The formula or number of a multiple-choice reference's option in the problem (`3(1 + r/10)^x = 7` of
+    `\textbf{(B)}\ 3(1 + r/10)^x = 7\qquad`); `None` when its option is words (`_option_text`) or absent."""
+    if not (problem and reference.choice) or _option_text(problem, reference):
+        return None
+    option = re.search(
+        rf"(?:\\textbf\s*\{{\s*)?\(\s*{reference.choice}\s*\)\s*\}}?(?:\\\s)?[ \t]*"
+        r"(?P<formula>[^\n$]+?)[ \t]*(?=\\qquad|\\quad|\$|\n|(?:\\textbf\s*\{\s*)?\(\s*[A-H]\s*\)|$)",
+        problem,
+    )
+    formula = option.group("formula").strip() if option else ""
+    return formula if re.search(r"\d", formula) else None
 
 
 def _given_digits(problem: str | None, reference: _Reference) -> bool:

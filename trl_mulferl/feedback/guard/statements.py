@@ -348,6 +348,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
     if reference.collection.kind == "matrix" or reference.collection.vector:
         candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
+        candidates += [_trim(feedback, *match.span()) for match in _MATRIX_LINES.finditer(feedback)]
     runs = _math_runs(feedback)
     group, labelled, lists = runs[:1], [], set()
     for run in [*runs[1:], None]:
@@ -377,8 +378,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         interval_words = _INTERVAL_WORDS.fullmatch(text)
         if interval_words:
             low, high = _value(interval_words.group("low")), _value(interval_words.group("high"))
-            kind = (interval_words.group("kind") or "").lower()
-            brackets = {"inclusive": "[]", "exclusive": "()"}.get(kind, "")
+            brackets = _interval_brackets(interval_words.group("low_kind"), interval_words.group("high_kind"))
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
         elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text):  # "[-1 0; 0 -1]" is no list of runs
             collection = _collection(text)
@@ -397,6 +397,23 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
+
+
+def _interval_brackets(low_kind: str | None, high_kind: str | None) -> str:
+    """The brackets an interval in words states: "inclusive" or "exclusive" after its upper end alone is said of
+    both ends, after each end of that end; "?" for an end left unsaid ("" when both are)."""
+    if low_kind is None and high_kind is not None and re.search(r"inclusive|exclusive", high_kind, re.IGNORECASE):
+        low_kind = high_kind
+    low, high = (_end_bracket(kind, opening) for kind, opening in ((low_kind, True), (high_kind, False)))
+    return "" if low == high == "?" else low + high
+
+
+def _end_bracket(kind: str | None, opening: bool) -> str:
+    if not kind:
+        return "?"
+    kind = kind.lower()
+    closed = ("not" not in kind) == any(word in kind for word in ("included", "inclusive", "closed"))
+    return ("[" if closed else "(") if opening else ("]" if closed else ")")
 
 
 # A record's labelled field, one a line ("x: -2", "- root 1: 3"), a table row (`_normalised` wrote "| Re | 6 |" as
@@ -804,18 +821,28 @@ _MATRIX_ROWS = re.compile(
     rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
 )
 
+# A matrix or vector laid out one row a line, each row bare or in brackets of its own: "[ -2 ]\n[ -14 ]\n[ -7 ]"
+_LINE_ROW = rf"[ \t]*(?:[\[(][ \t]*{_ROW}[ \t]*[\])]|{_ROW})[ \t]*"
+_MATRIX_LINES = re.compile(rf"^{_LINE_ROW}(?:\n{_LINE_ROW}){{1,15}}$", re.MULTILINE)
+
 _NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
 # a bound of an interval in words: a number, a root, or an expression written without spaces or in brackets ("π^2/8",
-# "(5π^2)/4")
-_BOUND = rf"(?:{_NUMBER_OR_ROOT}|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}[\dπ][^\s,;()]{{0,20}})"
+# "(5π^2)/4", "-sqrt(3)")
+_BOUND = (
+    rf"(?:{_NUMBER_OR_ROOT}|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}\([^()\s]{{1,20}}\)[^\s,;()]{{0,20}}"
+    r"|[^\s,;()]{0,20}[\dπ][^\s,;()]{0,20})"
+)
 
 _ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<>\n]*,)[^<>\n]{1,200}>")
 
-# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows: "from -2 to 7", "from -2 up
-# to 7", "between -2 and 7"
+# Whether an end of an interval in words belongs to it: "(excluded)", ", not included,", "inclusive", "open"
+_END_KIND = r"(?:[ ]*,?[ ]*\(?(?:(?:is[ ]+)?(?:not[ ]+)?(?:included|inclusive|excluded|exclusive)|open|closed)\)?)"
+
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows it or an end: "from -2 to 7",
+# "from -2 up to 7", "between -2 and 7", "from 3 (excluded) to 4 (included)"
 _INTERVAL_WORDS = re.compile(
-    rf"\b(?:from|between)[ ]+(?P<low>{_BOUND})[ ]+(?:(?:up[ ]+)?to|and|through|till|until)[ ]+(?P<high>{_BOUND})"
-    r"(?:[ ]*,?[ ]*(?P<kind>inclusive|exclusive))?",
+    rf"\b(?:from|between)[ ]+(?P<low>{_BOUND})(?P<low_kind>{_END_KIND})?,?[ ]+"
+    rf"(?:(?:up[ ]+)?to|and|through|till|until)[ ]+(?P<high>{_BOUND})(?P<high_kind>{_END_KIND})?",
     re.IGNORECASE,
 )
 
