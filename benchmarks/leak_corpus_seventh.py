@@ -66,7 +66,9 @@ MATH_SPAN = re.compile(
     r"|\\begin\{(align|equation|eqnarray|gather|multline)(\*?)\}.+?\\end\{\1\2\}",
     re.S,
 )
-DELIMITERS = re.compile(r"\$\$|(?<!\\)\$|\\\[|\\\]|\\\(|\\\)|\\begin\{\w+\*?\}|\\end\{\w+\*?\}")
+DELIMITERS = re.compile(
+    r"\$\$|(?<!\\)\$|\\\[|\\\]|\\\(|\\\)|\\(?:begin|end)\{(?:align|equation|eqnarray|gather|multline)\*?\}"
+)
 
 
 def drop_figures(solution: str) -> str:
@@ -148,6 +150,8 @@ def to_python(latex: str) -> str:
         if text.startswith("\\frac", i):
             numerator, i = _brace(text, i + 5)
             denominator, i = _brace(text, i)
+            if out and out[-1].isdigit():  # a mixed number: 15\frac{39}{40}
+                out.append("+")
             out.append(f"(({to_python(numerator)})/({to_python(denominator)}))")
         elif text.startswith("\\sqrt", i):
             index = "2"
@@ -237,7 +241,8 @@ class Answer:
         self.integer = int(self.value) if integer else None
         problem_values = {value(number) for number in re.findall(r"\d+(?:\.\d+)?", problem)}
         small = self.integer is not None and abs(self.integer) <= 20
-        self.distinctive = not small and not any(same_value(self.value, v) for v in problem_values)
+        in_problem = self.norm in normalise(problem) or any(same_value(self.value, v) for v in problem_values)
+        self.distinctive = not small and not in_problem
         if kind == "text answer":
             self.distinctive = True
 
@@ -253,7 +258,10 @@ class Answer:
 def _segments(math_body: str) -> list[tuple[str, int, str]]:
     """The top-level pieces of a math span between relations and separators, each with its offset and the
     piece before its `=` (the name it sets) or ""."""
-    cuts = re.compile(r"&?=|\\[lg]eq?|<|>|\\approx|\\implies|\\Rightarrow|\\quad|\\qquad|\\\\|,\s|;|\\text\{[^}]*\}")
+    cuts = re.compile(
+        r"&?=|\\(?:[lg]eq?|neq?|equiv|approx|implies|Rightarrow|rightarrow|to|iff|quad|qquad)(?![a-zA-Z])"
+        r"|\\pmod\{[^}]*\}|<|>|\\\\|,\s|;|\\text\{[^}]*\}"
+    )
     pieces, depth, start, previous = [], 0, 0, ""
     i = 0
     while i <= len(math_body):
@@ -273,6 +281,7 @@ def _segments(math_body: str) -> list[tuple[str, int, str]]:
     return pieces
 
 
+CONCLUDING = re.compile(r"(?:so|thus|therefore|hence|this gives|we get|we find|solving|finally)\b", re.I)
 LITERAL = re.compile(
     r"-?(?:\d+(?:\.\d+)?|\.\d+|\d+/\d+|\\frac\{\d+\}\{\d+\}|\d*\\sqrt\{\d+\}(?:/\d+)?|\\frac\{\d*\\sqrt\{\d+\}\}\{\d+\}"
     r"|\d*\\pi|\\frac\{\d*\\pi\}\{\d+\}|[A-Za-z-]+)"
@@ -287,13 +296,19 @@ def written(shown: str, answer: Answer) -> bool:
 
 def statement_spans(sentence: str, answer: Answer, target: str | None) -> list[tuple[int, int]]:
     """Where the sentence states the answer's value: a math piece equal to it (after `=`, or a whole span) when
-    the value is distinctive, else only `target = value` with the name the box sets; the value in prose digits or
-    words; for a collection, spans only when all its values are stated."""
+    the value is distinctive, else only `name = value` where the name is the one the box sets or the sentence
+    draws a conclusion; the value in prose digits or words (a small value only in a conclusion); the whole answer
+    (`x = 5`) in a span; for a collection, spans only when all its values are stated."""
     spans = []
+    concluding = CONCLUDING.match(sentence) is not None
     for match in MATH_SPAN.finditer(sentence):
         body_start = match.start() + len(re.match(r"\$\$|\$|\\\[|\\\(|\\begin\{\w+\*?\}", match.group(0)).group(0))
         body = sentence[body_start : match.end()]
         body = DELIMITERS.sub(lambda m: " " * len(m.group(0)), body)
+        if "=" in answer.norm and normalise(body) == answer.norm:
+            core = body.strip().rstrip(".,;:").strip()
+            spans.append((body_start + body.index(core), body_start + body.index(core) + len(core)))
+            continue
         for piece, offset, name in _segments(body):
             core = piece.strip().rstrip(".,;:").strip()
             if not core or core.startswith(("\\boxed", "\\fbox")):
@@ -305,10 +320,11 @@ def statement_spans(sentence: str, answer: Answer, target: str | None) -> list[t
                 if hits and (name or answer.distinctive):
                     spans.append((start, start + len(core)))
                 continue
-            if answer.matches(core) and (answer.distinctive or (target and normalise(name) == normalise(target))):
+            named = target and normalise(name) == normalise(target)
+            if answer.matches(core) and (answer.distinctive or named or (concluding and name)):
                 spans.append((start, start + len(core)))
     prose = MATH_SPAN.sub(lambda m: "\x00" * len(m.group(0)), sentence)
-    if answer.distinctive and answer.integer is not None:
+    if (answer.distinctive or concluding) and answer.integer is not None:
         for form in {str(answer.integer), f"{answer.integer:,}", number_word(answer.integer)} - {None}:
             for match in re.finditer(r"(?<![\w.,-])" + re.escape(form) + r"(?![\w]|[.,]\d)", prose, re.I):
                 spans.append(match.span())
@@ -350,7 +366,7 @@ def mentions_answer(text: str, answer: Answer) -> bool:
 
 
 def _bump_first_integer(text: str, how: str) -> tuple[str, str] | None:
-    match = re.search(r"\d+", text)
+    match = re.search(r"(?<=\\frac)\d|\d+", text)  # `\frac43`: one digit is the numerator
     if match is None:
         return None
     number = int(match.group(0))
@@ -484,8 +500,11 @@ def _target(sentence: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _quote_wrong(pieces, answer: Answer, kind: str, problem: str, frame: str, source: str, index, rng):
-    """A wrong attempt: every value piece replaced by one wrong value of its shape, framed as the student's."""
+def _quote_wrong(
+    pieces, answer: Answer, kind: str, problem: str, frame: str, source: str, index, choice: int, plain=False
+):
+    """A wrong attempt: every value piece replaced by the `choice`-th wrong value of its shape, framed as the
+    student's, with its math delimiters dropped when `plain`."""
     shown = {normalise(piece) for piece, is_value in pieces if is_value}
     first = next(piece for piece, is_value in pieces if is_value)
     if len(shown) != 1:
@@ -493,11 +512,17 @@ def _quote_wrong(pieces, answer: Answer, kind: str, problem: str, frame: str, so
     variants = wrong_variants(first.strip(), kind, problem)
     if not variants:
         return None
-    wrong, how = rng.choice(variants)
-    body = "".join(wrong if is_value else piece for piece, is_value in pieces).strip()
+    wrong, how = variants[choice % len(variants)]
+    replaced = [(wrong if is_value else piece, is_value) for piece, is_value in pieces]
+    # a computation beside the wrong value (`\binom{5}{4} \cdot \binom{10}{8} = 226`) still works out the answer
+    for match in MATH_SPAN.finditer("".join(piece for piece, _ in replaced)):
+        if wrong in match.group(0) and re.search(r"\d", match.group(0).replace(wrong, "", 1)):
+            return None
     if same_value(value(wrong), answer.value):
         return None
-    return _clean(frame.format(s=body), kind, "solution latex", f"wrong:{source}", index, answer, wrong, how)
+    body = "".join(piece for piece, _ in (_plain(replaced) if plain else replaced)).strip()
+    style = "plain" if plain else "solution latex"
+    return _clean(frame.format(s=body), kind, style, f"wrong:{source}", index, answer, wrong, how)
 
 
 def solution_cases(solution: str, answer_text: str, problem: str, index: int, rng: random.Random) -> list[dict]:
@@ -530,7 +555,7 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
             passage += [*_pieces(lines[i], spans), (" ", False)]
         cases.append(_leak(passage + box_pieces, kind, "solution latex", "conclusion:passage", index))
     stating = [(i, spans) for i, spans in earlier if spans and "\\boxed" not in lines[i]]
-    for i, spans in rng.sample(stating, min(2, len(stating))):
+    for i, spans in rng.sample(stating, min(3, len(stating))):
         shown = [lines[i][a:b] for a, b in spans]
         if not any(written(piece, answer) for piece in shown):
             cases.append(
@@ -540,6 +565,8 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
         words = any(re.fullmatch(r"[a-z-]+", piece, re.I) for piece in shown)
         style, variant = ("words", "words") if words else ("solution latex", "latex")
         cases.append(_leak(_pieces(lines[i], spans), kind, style, f"earlier:{variant}", index))
+        if DELIMITERS.search(lines[i]):
+            cases.append(_leak(_plain(_pieces(lines[i], spans)), kind, "plain", "earlier:plain", index))
 
     first_reached = next((i for i, line in enumerate(lines) if mentions_answer(line, answer)), last_box)
     openings = [line for line in lines[: min(first_reached, last_box)] if len(line) >= 25 and "\\boxed" not in line]
@@ -553,11 +580,15 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
                 )
             )
 
-    cases.append(_quote_wrong(box_pieces, answer, kind, problem, rng.choice(WRONG_FRAMES), "conclusion", index, rng))
+    frames = rng.sample(WRONG_FRAMES, 2)
+    cases.append(_quote_wrong(box_pieces, answer, kind, problem, frames[0], "conclusion", index, 0))
+    if DELIMITERS.search(conclusion):
+        cases.append(_quote_wrong(box_pieces, answer, kind, problem, frames[1], "conclusion", index, 1, plain=True))
     if stating:
         i, spans = rng.choice(stating)
         pieces = _pieces(lines[i], spans)
-        cases.append(_quote_wrong(pieces, answer, kind, problem, rng.choice(WRONG_FRAMES), "earlier", index, rng))
+        choice = rng.randrange(2)
+        cases.append(_quote_wrong(pieces, answer, kind, problem, rng.choice(WRONG_FRAMES), "earlier", index, choice))
     return [case for case in cases if case is not None]
 
 
