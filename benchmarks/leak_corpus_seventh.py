@@ -51,6 +51,7 @@ LEAK_FRAMES = (
 )
 WRONG_FRAMES = ("You concluded: {s}", "Your last line says {s}", "Your attempt ends with: {s}")
 OPENING_FRAMES = ("Start the way the solution does: {s}", "A good first step: {s}")
+ARITHMETIC_LENGTH = 30
 COLLECTIONS = ("ordered pair", "tuple", "set/list")
 NUMBER_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -237,6 +238,9 @@ class Answer:
         self.norm = normalise(self.text)
         self.value = value(self.text)
         self.values = components(self.text) if kind in COLLECTIONS else []
+        # an interval is also stated by its endpoints (`x < 2 or x > 3`): the clean check looks for them too
+        endpoints = re.findall(r"-?\d+(?:\.\d+)?", self.text) if kind == "interval" else []
+        self.endpoints = [float(number) for number in endpoints]
         integer = self.value is not None and self.value == int(self.value) and abs(self.value) < 10**15
         self.integer = int(self.value) if integer else None
         problem_values = {value(number) for number in re.findall(r"\d+(?:\.\d+)?", problem)}
@@ -341,7 +345,7 @@ def mentions_answer(text: str, answer: Answer) -> bool:
     norm = normalise(text)
     if answer.norm and answer.norm in norm:
         return True
-    targets = [answer.value] + [value(v) for v in answer.values]
+    targets = [answer.value] + [value(v) for v in answer.values] + answer.endpoints
     if answer.kind == "text answer":
         return re.search(r"\b" + re.escape(answer.norm) + r"\b", text, re.I) is not None
     for v in answer.values:
@@ -472,10 +476,15 @@ def _leak(pieces, kind: str, style: str, frame: str, index: int, family: str = "
     return case
 
 
+def unquoted(text: str, wrong: str | None) -> str:
+    """The text around a quoted wrong value: what must mention no value of the answer."""
+    return text if wrong is None else re.sub(r"(?<![\w.])" + re.escape(wrong) + r"(?![\w]|\.\d)", " ", text)
+
+
 def _clean(
     text: str, kind: str, style: str, frame: str, index: int, answer: Answer, wrong=None, how=""
 ) -> dict | None:
-    if mentions_answer(text, answer) or (wrong is not None and occurrences(wrong, text) == 0):
+    if mentions_answer(unquoted(text, wrong), answer) or (wrong is not None and occurrences(wrong, text) == 0):
         return None
     return {
         "family": "clean",
@@ -520,6 +529,10 @@ def _quote_wrong(
             return None
     if same_value(value(wrong), answer.value):
         return None
+    text = "".join(piece for piece, _ in replaced)
+    assignment = re.search(r"=[\s$&]*$", text[: text.index(wrong)])
+    if assignment and re.search(r"\d", text[: assignment.start()].split("=")[-1]):
+        return None  # `2 moles \times 28 g = 57.0 g`: the other side works out the answer
     body = "".join(piece for piece, _ in (_plain(replaced) if plain else replaced)).strip()
     style = "plain" if plain else "solution latex"
     return _clean(frame.format(s=body), kind, style, f"wrong:{source}", index, answer, wrong, how)
@@ -558,6 +571,8 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
     for i, spans in rng.sample(stating, min(3, len(stating))):
         shown = [lines[i][a:b] for a, b in spans]
         if not any(written(piece, answer) for piece in shown):
+            if max(len(piece) for piece in shown) > ARITHMETIC_LENGTH:
+                continue  # a long expression is mostly the problem's own, restated
             cases.append(
                 _leak(_pieces(lines[i], spans), kind, "solution latex", "earlier:arithmetic", index, "arithmetic")
             )

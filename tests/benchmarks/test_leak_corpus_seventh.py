@@ -9,6 +9,7 @@ from benchmarks.leak_corpus_seventh import (
     sentences,
     statement_spans,
     unbox,
+    unquoted,
     wrong_variants,
 )
 
@@ -121,7 +122,8 @@ def test_no_clean_text_mentions_the_answer(rows, extra, cases):
         if case["family"] != "clean":
             continue
         row = table[case["index"]]
-        assert not mentions_answer(case["text"], Answer(row["answer"], case["answer_type"], row["problem"]))
+        answer = Answer(row["answer"], case["answer_type"], row["problem"])
+        assert not mentions_answer(unquoted(case["text"], case["wrong"]), answer)
         assert case["parts"] == [] and case["context"] == case["text"]
 
 
