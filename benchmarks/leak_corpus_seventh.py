@@ -116,6 +116,15 @@ def unbox(sentence: str) -> tuple[str, tuple[int, int]] | None:
     return sentence[: match.start()] + inner + sentence[end:], (match.start(), match.start() + len(inner))
 
 
+def unbox_all(sentence: str) -> tuple[str, list[tuple[int, int]]]:
+    """The sentence with every box unwrapped, and the contents' spans (`x = \\boxed{a},$ or $\\boxed{b}`)."""
+    spans = []
+    while unboxed := unbox(sentence):
+        sentence, span = unboxed  # the boxes before this one are unwrapped already: their spans stand
+        spans.append(span)
+    return sentence, spans
+
+
 # --- values ------------------------------------------------------------------------------------------------------
 
 
@@ -545,15 +554,15 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
     lines = sentences(solution)
     # the first box holding the answer ends the (first) solution: AIME's rows append further solutions after it
     for last_box, line in enumerate(lines):
-        unboxed = unbox(line)
-        if unboxed and (answer.matches(unboxed[0][slice(*unboxed[1])]) or normalise(unboxed[0]) == answer.norm):
+        conclusion, boxes = unbox_all(line)
+        box_spans = [span for span in boxes if answer.matches(conclusion[slice(*span)])]
+        if box_spans:
             break
     else:
         return []
-    conclusion, box_span = unboxed
     target = _target(lines[last_box])
     cases = []
-    box_pieces = _pieces(conclusion, sorted({box_span, *statement_spans(conclusion, answer, target)}))
+    box_pieces = _pieces(conclusion, sorted({*box_spans, *statement_spans(conclusion, answer, target)}))
     earlier = [(i, statement_spans(lines[i], answer, target)) for i in range(last_box)]
 
     cases.append(_leak(box_pieces, kind, "solution latex", "conclusion:raw", index))
