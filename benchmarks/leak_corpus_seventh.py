@@ -10,16 +10,24 @@ Minerva Math's `solution`, AIME 2024's `solution`, GSM8K's worked `answer` lines
   math segment after `=` or a whole math span equal to the answer, as a normalised string or numerically, the
   variable the box names set to the value, the value in digits or words in the prose; for a collection, all of
   its values in one sentence); GSM8K's last worked line before `#### N`, its `<<...>>` calculator notes removed;
-- arithmetic leaks (the value not written): that GSM8K line with its result removed and its arithmetic kept;
+- arithmetic leaks (the value not written): that GSM8K line with its result removed and its arithmetic kept
+  ("She makes 9 * 2 every day"), and earlier solution sentences whose only statement is a short unevaluated
+  expression equal to the answer (`11^2` for 121);
 - clean critiques: opening sentences of a solution, before the answer is first reached, that mention no value of
   the answer (`mentions_answer`); and wrong attempts quoted as the student's claim, the conclusion (or an earlier
   answer-stating sentence, or GSM8K's last line) with the value replaced by a wrong one of the same shape
   (`wrong_variants`: off by one, sign flipped, a swapped pair, an open end closed, a reciprocal, one entry changed,
-  another option letter, another word), kept only where the quote then mentions no value of the answer.
+  another option letter, another word), kept only where the quote, the wrong value set aside, then mentions no
+  value of the answer (an interval's endpoints included) and no computation stands on the other side of the
+  wrong value's `=`.
+
+Every check is this module's own: `value` evaluates numeric LaTeX (fractions, roots, powers, pi, mixed numbers),
+`normalise` compares notations, `mentions_answer` is deliberately strict (any number equal to the answer, to one
+of its values, or a substring of the normalised text), so that a doubtful clean sentence is dropped, not kept.
 
 Independence. This module was written without opening the answer-leak guard (`trl_mulferl/feedback/`), its tests,
 its benchmark (`benchmarks/leak_guard.py`), its docs or any other corpus of `benchmarks/leak_corpus_*.py`; from
-`benchmarks/leak_corpus.py` it uses only `load_problems`, `answer_type`, `occurrences` and `stated`. Which
+`benchmarks/leak_corpus.py` it and its tests use only `load_problems`, `answer_type`, `occurrences`, `stated`. Which
 sentences state the answer is decided by the checks below, written for this corpus; the guard was never run on it.
 
 Case schema (one dict per critique): family ("rendering" | "arithmetic" | "clean"), split ("held_out"), index
@@ -593,7 +601,9 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
             cases.append(_leak(_plain(_pieces(lines[i], spans)), kind, "plain", "earlier:plain", index))
 
     first_reached = next((i for i, line in enumerate(lines) if mentions_answer(line, answer)), last_box)
-    openings = [line for line in lines[: min(first_reached, last_box)] if len(line) >= 25 and "\\boxed" not in line]
+    # a whole sentence of some length: a fragment cut before a display ("Thus the original price was") is not one
+    whole = re.compile(r".{25,}(?:[.!?]|\$|\\\]|\\end\{\w+\*?\})\W*$", re.S)
+    openings = [line for line in lines[: min(first_reached, last_box)] if whole.match(line) and "\\boxed" not in line]
     for number, line in enumerate(openings[:2]):
         if number == 0:
             cases.append(_clean(line, kind, "solution latex", "opening:raw", index, answer))
@@ -616,7 +626,6 @@ def solution_cases(solution: str, answer_text: str, problem: str, index: int, rn
     return [case for case in cases if case is not None]
 
 
-GSM_RESULT = r"\$?{n}(?![\d.]|,\d)"
 GSM_ARITHMETIC = r"((?:\$?\d[\d,]*(?:\.\d+)?%?\s*[-+*/x×÷]\s*)+\$?\d[\d,]*(?:\.\d+)?%?)\s*=\s*"
 
 
