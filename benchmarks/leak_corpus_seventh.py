@@ -45,7 +45,7 @@ import random
 import re
 from pathlib import Path
 
-from benchmarks.leak_corpus import answer_type, occurrences
+from leak_corpus import answer_type, occurrences
 
 
 SEED = 58_07

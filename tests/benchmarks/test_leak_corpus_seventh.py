@@ -1,7 +1,16 @@
+"""The seventh held-out leak corpus (the datasets' own worked solutions): its checks, labels, determinism and
+coverage."""
+
+import sys
+from pathlib import Path
+
 import pytest
 
-from benchmarks.leak_corpus import ANSWER_TYPES, answer_type, load_problems, occurrences, stated
-from benchmarks.leak_corpus_seventh import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from leak_corpus import ANSWER_TYPES, answer_type, load_problems, occurrences, stated  # noqa: E402
+from leak_corpus_seventh import (  # noqa: E402
     Answer,
     corpus,
     load_extra,
