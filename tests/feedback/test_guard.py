@@ -1758,3 +1758,52 @@ def test_round_eight_a_choice_is_stated_by_its_options_formula(feedback, expecte
 def test_round_eight_another_options_formula_is_left_intact():
     feedback = "You picked 2(1 + 3k)^t = 9, which grows fastest; recheck the coefficients."
     assert redact_answer_leak(feedback, "\\text{(B)}", problem=RATES) == (feedback, False)
+
+
+# Round 9, by root cause (read the seventh corpus: the datasets' own worked solutions): a value on an aligned line, a
+# factorial before `=`, sides an inequality, an implication or a congruence parts, a label after a determiner, a
+# number word in a compound adjective, a physics unit after the value.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        (
+            "See \\begin{align*} 3y &= 12 \\\\ y &= 4 \\end{align*} above.",
+            "4",
+            "See \\begin{align*} 3y &= 12 \\\\ y &= [redacted] \\end{align*} above.",
+        ),
+        (
+            "Then \\begin{gathered} t = 9 - 2 \\end{gathered}",
+            "7",
+            "Then \\begin{gathered} t = [redacted] \\end{gathered}",
+        ),
+        ("That is $4!\\cdot 3!=144$ ways.", "144", "That is $4!\\cdot 3!=[redacted]$ ways."),
+        ("So $S \\le (2 + 3)^2 = 25$.", "25", "So $S \\le [redacted] = [redacted]$."),
+        ("so k^2 \\Rightarrow \\frac{36}{-4} = -9", "-9", "so k^2 \\Rightarrow [redacted] = [redacted]"),
+        ("Hence $5^3 \\equiv 125 \\equiv 6 \\pmod{7}$.", "6", "Hence $5^3 \\equiv 125 \\equiv [redacted] \\pmod{7}$."),
+        ("and 40 ≡ 4 (mod 9).", "4", "and 40 ≡ [redacted] (mod 9)."),
+        ("In this case 12 tiles remain.", "12", "In this case [redacted] tiles remain."),
+        ("So there are 5 three-digit squares.", "5", "So there are [redacted] three-digit squares."),
+        ("The work done is 2.5 J.", "2.5", "The work done is [redacted]."),
+        ("It moves at 340 m/s then.", "340", "It moves at [redacted] then."),
+        ("The spacing is 1.5 \\AA here.", "1.5", "The spacing is [redacted] here."),
+    ],
+)
+def test_round_nine_a_worked_solutions_line_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # a program's `!=` after a name, a bound that is another value, a modulus equal to the answer, a numbered
+        # case, a count word in a compound, a unit after another value
+        ("Check that x != 4 holds in your loop.", "4"),
+        ("So $S \\le (2 + 3)^2 = 25$.", "24"),
+        ("Hence $5^3 \\equiv 6 \\pmod{7}$.", "7"),
+        ("In case 3 the sum is even.", "3"),
+        ("Write a three-step plan first.", "3"),
+        ("The work done is 2.5 J, not 3 J.", "4"),
+    ],
+)
+def test_round_nine_other_values_on_such_lines_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -57,6 +57,19 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
 _HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
 
+# A number word in a compound adjective ("two-digit", "a three-step plan") is no number: its hyphen stays, unless a
+# number or fraction word follows ("forty-two", "two-thirds")
+_CARDINAL_WORD = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+    r"|billion)"
+)
+_COUNT_IN_A_COMPOUND = re.compile(rf"(?<![A-Za-z]){_CARDINAL_WORD}$", re.IGNORECASE)
+_NUMBER_WORD_AHEAD = re.compile(
+    rf"(?:{_CARDINAL_WORD}|half|halves|quarters?|firsts?|seconds?|thirds?|[a-z]*(?:th|ths))(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 
 _CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
@@ -399,7 +412,11 @@ def _normalised(text: str) -> _Normalised:
             numerator, denominator = _VULGAR_FRACTION.fullmatch(folded).groups()
             after_digit = text[match.start() - 1 : match.start()].isdigit()
             pieces.append((match.start(), match.end(), f"{' ' if after_digit else ''}{numerator}/{denominator}"))
-    pieces += [(match.start(), match.end(), " ") for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)]
+    pieces += [
+        (match.start(), match.end(), " ")
+        for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)
+        if not _COUNT_IN_A_COMPOUND.search(text, 0, match.start()) or _NUMBER_WORD_AHEAD.match(text, match.end())
+    ]
     # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
     # `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]

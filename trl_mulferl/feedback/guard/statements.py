@@ -145,8 +145,10 @@ _INSTRUCTION_AFTER = re.compile(
     r"(?:\\[)\]])?[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)"
 )
 
+# "step 3", "Case 2:", not "in this case 7": a label with a determiner before it is a plain noun
 _ENUMERATION_BEFORE = re.compile(
-    r"(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
+    r"(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bany )(?<!\bour )(?<!\byour )(?<!\bwhich )(?<!\bevery )"
+    r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
     r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
@@ -609,6 +611,8 @@ def _leak_spans(
         ]
     for run_start, run_end in _math_runs(feedback):
         sides, is_equation = _sides(feedback, run_start, run_end)
+        # and the sides an inequality or an implication parts: `a \ge (1+2)^2 = 9` states 9 twice
+        sides += [side for side in _sides(feedback, run_start, run_end, relations=True)[0] if side not in sides]
         if (reference.equation is not None and reference.value is None) or reference.whole_equation:
             # the whole equation states it, no side
             whole = _trim(feedback, run_start, run_end)

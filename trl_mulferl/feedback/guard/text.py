@@ -5,13 +5,22 @@ trimmed off their ends).
 import re
 
 
+# An environment of aligned lines (`\begin{align*} x &= 2 \end{align*}`) bounds its lines as `$` does; its `&` before
+# a relation is a space
+_ALIGNMENT = r"(?:align|aligned|alignat|eqnarray|gather|gathered|equation|split|multline|flalign)"
+
+_RELATION_COMMAND = (
+    r"\\(?:equiv|approx|simeq|sim|cong|le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore|quad|qquad)(?![A-Za-z])"
+)
+
 # Plain text is cut into runs of math tokens (numbers, operators, brackets, LaTeX commands, one-letter variables);
 # English words, sentence punctuation, newlines, math delimiters and \text{...} end a run.
 _TOKEN = re.compile(
-    r"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z]))"
+    rf"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z])|&(?=[ \t]*(?:[=<>]|{_RELATION_COMMAND})))"
     r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
     r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\)"
+    r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\"
+    rf"|\\(?:begin|end)\s*\{{\s*{_ALIGNMENT}\*?\s*\}})"
     r"|(?P<open>\\\{|[(\[{])"
     r"|(?P<close>\\\}|[)\]}])"
     r"|(?P<command>\\[A-Za-z]+|\\%)"
@@ -26,9 +35,14 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 
-# `=` (and a program's `==`: `assert x == 4`), `\in` and `\approx` (`$\approx 4.47$`, `$x \approx 4.47$` states an
-# approximation) separate sides
-_SIDE_SEPARATOR_OR_BRACKET = re.compile(r"(?<![<>!=])==?(?!=)|\\(?:in|approx)(?![A-Za-z])|[()\[\]{}]")
+# `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx` (`$\approx 4.47$`,
+# `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an equation; an
+# inequality or an implication separates sides too, of no equation (`a \ge (1+2)^2 = 9`, `\Rightarrow x = 3`)
+_SIDE_SEPARATOR_OR_BRACKET = re.compile(
+    r"(?P<equals>(?<![<>=])(?<!(?<![\d)}])!)==?(?!=)|\\(?:in|approx|equiv|simeq|sim|cong)(?![A-Za-z]))"
+    r"|(?P<relation>\\(?:le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore)(?![A-Za-z])|[<>]=?|[≤≥])"
+    r"|[()\[\]{}]"
+)
 
 _LEADING_JUNK = frozenset(" \t*/^_=<>!,")
 
@@ -87,18 +101,22 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _sides(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
-    """The trimmed sides of the `=` (or `\\in`) chain in `text[start:end]`, and whether it had one (`<=` is none)."""
-    pieces, piece_start, depth = [], start, 0
+def _sides(text: str, start: int, end: int, relations: bool = False) -> tuple[list[tuple[int, int]], bool]:
+    """The trimmed sides of the `=` (or `\\in`) chain in `text[start:end]`, cut at inequalities and implications
+    too with `relations`, and whether it had an `=` (`<=` is none)."""
+    pieces, piece_start, depth, equation = [], start, 0, False
     for match in _SIDE_SEPARATOR_OR_BRACKET.finditer(text, start, end):
         bracket = match.group()
         depth += 1 if bracket in "([{" else -1 if bracket in ")]}" and depth else 0
-        if bracket not in "([{)]}" and depth == 0:
+        if (match.lastgroup == "equals" or (relations and match.lastgroup == "relation")) and depth == 0:
             pieces.append((piece_start, match.start()))
             piece_start = match.end()
+            equation = equation or match.lastgroup == "equals"
     pieces.append((piece_start, end))
-    sides = [_trim(text, piece_start, piece_end) for piece_start, piece_end in pieces]
-    return [(side_start, side_end) for side_start, side_end in sides if side_start < side_end], len(pieces) > 1
+    sides = [
+        _trim(text, piece_start, _before_modulus(text, piece_start, piece_end)) for piece_start, piece_end in pieces
+    ]
+    return [(side_start, side_end) for side_start, side_end in sides if side_start < side_end], equation
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -118,3 +136,12 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _unmatched_brackets(text: str) -> int:
     return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
+
+
+# A congruence's modulus after its side: `24 \equiv 3 \pmod{7}`, "3 (mod 7)"
+_MODULUS = re.compile(r"[ \t]*(?:\\pmod[ \t]*(?:\{[^{}]*\}|\d+)|\([ \t]*\\?mod[ \t]*\d+[ \t]*\))[ \t]*$")
+
+
+def _before_modulus(text: str, start: int, end: int) -> int:
+    modulus = _MODULUS.search(text, start, end)
+    return modulus.start() if modulus else end

@@ -35,7 +35,10 @@ _PART_OF_VALUE_AFTER = re.compile(
 # Units a number may be glued to ("15cm"): any other letter glued to it makes another value ("42x").
 _UNIT_WORDS = (
     r"(?:cm|mm|km|m|in|ft|yd|mi|kg|g|mg|lb|lbs|oz|s|sec|min|h|hr|hrs|ml|L|cents?|dollars?|degrees?|units?|inches"
-    r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?)"
+    r"|inch|feet|foot|meters?|metres?|miles?|hours?|minutes?|seconds?|days?|years?"
+    # a physics answer's units: "1.22 J", "6.62 V", "48 \AA", "3e8 m/s", "0.49 arcsec"
+    r"|nm|μm|um|mol|J|kJ|MJ|eV|keV|MeV|GeV|ergs?|V|mV|kV|W|kW|MW|N|kN|Pa|kPa|atm|Hz|kHz|MHz|GHz|K|pc|kpc|Mpc|AU"
+    r"|rad|radians?|arcsecs?|arcmin|\\AA|Å)"
 )
 
 _BULLET_BEFORE = re.compile(r"(?:^|(?<=\n))[ \t]*[-*•][ \t]+$")
@@ -60,8 +63,9 @@ _ROOT_SIGN = re.compile(r"√\s*(\d+(?:\.\d+)?)|√")
 # A unit after a number: degrees, a word in `\text{}` with its power (`864 \mbox{ inches}^2`), a dollar or percent sign.
 _UNIT = re.compile(
     r"\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\\[!,;]"
-    r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
-    rf"|(?<=[\d}}])\s*(?:square\s+|cubic\s+|sq\.?\s*)?{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?$"
+    r"|(?<=[\d}])\s*\\(?:text|mbox|mathrm|operatorname)\s*\{\s*~?[A-Za-z][A-Za-z ]*\}(?:\^\s*\{?\d\}?)?"
+    rf"|(?<=[\d}}])\s*(?:square\s+|cubic\s+|sq\.?\s*)?{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?"
+    rf"(?:\s*/\s*{_UNIT_WORDS}(?:\^\s*\{{?\d\}}?)?)?$"
 )
 
 _PERCENT = re.compile(r"\\?%")  # 35% is 0.35
