@@ -477,31 +477,43 @@ def _answer_renderings(answer: str, kind: str, problem: str) -> list[str]:
 NUMBER = re.compile(r"(?<![\d.])(?:\d+(?:\.\d+)?|\.\d+)")
 
 
-def _shift(token: str, how: str) -> str | None:
+def _shift(token: str, how: str, cents: bool = False) -> str | None:
+    """`token` changed `how`; an amount of money keeps its cents ($18.90 -> $19.90)."""
     value = Decimal(token)
     changed = {"off by one": value + 1, "one less": value - 1, "doubled": value * 2, "halved": value / 2}[how]
     if changed < 0 or (how == "halved" and "." not in token and value % 2):
         return None
     written = format(changed, "f")
-    if "." in written:
+    if cents and "." in token:
+        written = format(changed.quantize(Decimal(1).scaleb(-len(token.split(".")[1]))), "f")
+    elif "." in written:
         written = written.rstrip("0").rstrip(".")
     return ("0" if written.startswith(".") else "") + written if written != token else None
 
 
 def _flip_sign_at(latex: str, start: int) -> str:
-    """`latex` with the sign of the term starting at `start` flipped."""
-    before = latex[:start].rstrip()
-    if before.endswith("-"):
-        rest = before[:-1].rstrip()
-        binary = rest and re.search(r"[\w})]$", rest)
-        return rest + (" + " if binary else "") + latex[start:] if binary else rest + latex[start:]
-    if before.endswith("+"):
-        return (
-            before[:-1] + "-" + latex[start:].lstrip()
-            if before[:-1].endswith(" ")
-            else before[:-1] + "-" + latex[start:]
-        )
-    return latex[:start] + "-" + latex[start:]
+    """`latex` with the sign of the term starting at `start` flipped: a binary minus becomes a plus, a unary minus
+    goes, a plus becomes a minus, and a term without a sign gets a minus."""
+    before, after = latex[:start], latex[start:]
+    signed = before.rstrip()
+    spaces = before[len(signed) :]
+    if signed.endswith("-"):
+        rest = signed[:-1]
+        return rest + ("+" if re.search(r"[\w})]\s*$", rest) else "") + spaces + after
+    if signed.endswith("+"):
+        return signed[:-1] + "-" + spaces + after
+    return before + "-" + after
+
+
+def _degenerate(wrong: str, answer: str) -> bool:
+    """Whether a mutated value is one no solver writes: a zero denominator, -0, a root of a perfect square, n/n, or a
+    coefficient of 1 written out (1k, 1\\pi) where the answer has none."""
+    if re.search(r"\}\{0\}|/0(?![\d.])|-\s*0(?![\d.])|\\frac\{(\d+)\}\{\1\}", wrong):
+        return True
+    if any(int(root) ** 0.5 == int(int(root) ** 0.5) for root in re.findall(r"\\sqrt\{?(\d+)", wrong)):
+        return True
+    coefficient_one = r"(?<![\d.])1(?=[a-zA-Z]|\\(?:sqrt|pi))"
+    return bool(re.search(coefficient_one, wrong)) and not re.search(coefficient_one, answer)
 
 
 def _numeric_mutations(latex: str, rng: random.Random, skip_subscript: bool = True) -> list[tuple[str, str]]:
@@ -509,12 +521,13 @@ def _numeric_mutations(latex: str, rng: random.Random, skip_subscript: bool = Tr
     found = []
     for token in rng.sample(tokens, min(len(tokens), 3)):
         for how in ("off by one", "one less", "doubled", "halved"):
-            changed = _shift(token.group(0), how)
+            changed = _shift(token.group(0), how, cents="\\$" in latex)
             if changed is not None:
                 found.append((how, latex[: token.start()] + changed + latex[token.end() :]))
-        if len(token.group(0)) >= 2 and token.group(0).isdigit() and len(set(token.group(0))) > 1:
+        digits = token.group(0)
+        if len(digits) >= 2 and digits.isdigit() and len(set(digits)) > 1 and not digits.endswith("0"):
             found.append(("reversed digits", latex[: token.start()] + token.group(0)[::-1] + latex[token.end() :]))
-        if not latex[: token.start()].endswith(("\\sqrt{", "{", "^")):
+        if not latex[: token.start()].endswith(("\\sqrt{", "{", "^", "/")):
             found.append(("sign", _flip_sign_at(latex, token.start())))
     return found
 
@@ -536,7 +549,9 @@ def _interval_mutations(latex: str) -> list[tuple[str, str]]:
 def _structural_mutations(answer: str, kind: str, problem: str) -> list[tuple[str, str]]:
     found = []
     text = answer.strip()
-    if kind in ("fraction",):
+    if kind in ("fraction", "radical", "multiple of pi", "decimal", "mixed number"):
+        found.append(("sign", text[1:].strip() if text.startswith("-") else "-" + text))
+    if kind == "fraction":
         parts = re.fullmatch(r"(-?)\\[dt]?frac\{(\d+)\}\{(\d+)\}", text)
         if parts and parts.group(2) != "1":
             found.append(("reciprocal", f"{parts.group(1)}\\frac{{{parts.group(3)}}}{{{parts.group(2)}}}"))
@@ -626,8 +641,7 @@ def wrong_values(answer: str, kind: str, problem: str, rng: random.Random) -> li
             key = _plain(wrong).replace(" ", "")
         except ValueError:
             key = wrong.replace(" ", "")
-        degenerate = re.search(r"\}\{0\}|/0(?![\d.])|\\sqrt\{?[01]\}?(?!\d)", wrong)
-        if key in seen or degenerate or (value is not None and _number(wrong) == value):
+        if key in seen or _degenerate(wrong, answer) or (value is not None and _number(wrong) == value):
             continue
         seen.add(key)
         found.append((how, wrong))
@@ -696,9 +710,10 @@ def _critique(style, variant, size, attempts, written, answer_part, rng) -> list
     check = rng.choice(HOW_TO_CHECK)
     values = [written[wrong] for wrong in ranked]
     answer = [("part", answer_part)] if answer_part is not None else []
-    stopped_note = f" {stopped} stop before any final value." if stopped else ""
+    stopped_note = f" {stopped} stop{'s' if stopped == 1 else ''} before any final value." if stopped else ""
     if style == "divergence":
-        body = [f"The {size} attempts diverge after the setup: {tally[top]} settle on {values[0]}"]
+        opening = "diverge after the setup" if len(ranked) > 1 else "agree with each other but not with the problem"
+        body = [f"The {size} attempts {opening}: {tally[top]} settle on {values[0]}"]
         for wrong in ranked[1:]:
             body.append(f", {tally[wrong]} on {written[wrong]}")
         body.append(f".{stopped_note} The split comes where {reason}.")
@@ -772,7 +787,9 @@ def _critique(style, variant, size, attempts, written, answer_part, rng) -> list
         if len(values) > 1:
             body.append(f"The others report {_prose(values[1:])}, which repeat the same kind of slip. ")
         if stopped:
-            body.append(f"{stopped} attempts run out before stating a final value. ")
+            body.append(
+                f"{stopped} attempt{'s' if stopped > 1 else ''} run{'' if stopped > 1 else 's'} out before stating a final value. "
+            )
         if variant == "among":
             return [*body, f"Set side by side, {_prose([*values, ''])[:-5]} and the target ", *answer,
                     " show the error is systematic. ", f"Next time, {check}."]  # fmt: skip

@@ -11,10 +11,13 @@ from leak_corpus_eighth import (  # noqa: E402
     SEED,
     _answer_renderings,
     _convert,
+    _degenerate,
+    _flip_sign_at,
     _holds_answer,
     _interval_inequality,
     _number,
     _number_words,
+    _shift,
     answer_value,
     corpus,
 )
@@ -122,3 +125,18 @@ def test_numbers_and_intervals_are_written_in_words_and_inequalities():
     assert _number("137 \\frac{1}{2}") * 2 == 275
     assert _interval_inequality("(3,4]", "unicode") == "3 < x ≤ 4"
     assert _interval_inequality("(-\\infty, 2) \\cup (3, \\infty)", "plain") == "x < 2 or x > 3"
+
+
+def test_mutations_flip_signs_and_shift_numbers_as_a_solver_would_slip():
+    assert _flip_sign_at("y = -2x", 5) == "y = 2x"
+    assert _flip_sign_at("6 - 5i", 4) == "6 + 5i"
+    assert _flip_sign_at("(15,-29)", 1) == "(-15,-29)"
+    assert _shift("18.90", "off by one", cents=True) == "19.90"
+    assert _shift(".35625", "doubled") == "0.7125"
+    assert _shift("7", "halved") is None
+
+
+def test_values_no_solver_writes_are_not_wrong_values():
+    assert _degenerate("\\frac{3}{0}", "\\frac{3}{2}") and _degenerate("6\\sqrt{4}", "6\\sqrt{2}")
+    assert _degenerate("1k+2", "2k+2") and not _degenerate("1\\frac{3}{5}", "1\\frac{4}{5}")
+    assert _degenerate("(-\\infty, -0]", "(-\\infty, 0]") and not _degenerate("6\\sqrt{3}", "6\\sqrt{2}")
