@@ -51,10 +51,10 @@ SCALAR_TYPES = {"small integer", "negative integer", "large integer", "fraction"
 
 # --- LaTeX to plain text and Unicode -------------------------------------------------------------------------------
 
-PLAIN_SYMBOLS = {"pi": "pi", "infty": "infinity", "cup": "U", "pm": "+/-", "cdot": "*", "times": "*", "le": "<=",
+PLAIN_SYMBOLS = {"pi": "pi", "infty": "infinity", "cup": "U", "pm": " +/- ", "cdot": "*", "times": "*", "le": "<=",
                  "leq": "<=", "ge": ">=", "geq": ">=", "in": " in ", "theta": "theta", "circ": " degrees", "$": "$",
                  "{": "{", "}": "}", "%": "%"}  # fmt: skip
-UNICODE_SYMBOLS = {"pi": "π", "infty": "∞", "cup": "∪", "pm": "±", "cdot": "·", "times": "×", "le": "≤", "leq": "≤",
+UNICODE_SYMBOLS = {"pi": "π", "infty": "∞", "cup": "∪", "pm": " ± ", "cdot": "·", "times": "×", "le": "≤", "leq": "≤",
                    "ge": "≥", "geq": "≥", "in": " ∈ ", "theta": "θ", "circ": "°", "$": "$", "{": "{", "}": "}",
                    "%": "%"}  # fmt: skip
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -462,14 +462,24 @@ def _answer_renderings(answer: str, kind: str, problem: str) -> list[str]:
     """Every way this module writes the answer, for the clean texts' check."""
     written = set()
     for _, render, _ in renderers(answer, kind, problem):
-        try:
-            value = render(answer)
-        except ValueError:
-            value = None
-        if value:
-            written.add(value)
-            written.add(value.strip("$"))
+        for form in (answer, _braced(answer)):
+            try:
+                value = render(form)
+            except ValueError:
+                value = None
+            if value:
+                written.add(value)
+                written.add(value.strip("$"))
     return sorted(written, key=len, reverse=True)
+
+
+def _braced(latex: str) -> str:
+    """`latex` with the arguments of its fractions and roots in braces (\\frac43 -> \\frac{4}{3}, \\sqrt2 ->
+    \\sqrt{2}), so that a mutation changes one digit of the value and not a two-digit number that is not there."""
+    latex = re.sub(r"\\(d?frac)\s*(\d)\s*(\d)", r"\\\1{\2}{\3}", latex)
+    latex = re.sub(r"\\(d?frac)(\{[^{}]*\})\s*(\d)", r"\\\1\2{\3}", latex)
+    latex = re.sub(r"\\(d?frac)\s*(\d)\s*\{", r"\\\1{\2}{", latex)
+    return re.sub(r"\\sqrt\s*(\d)", r"\\sqrt{\1}", latex)
 
 
 # --- wrong values: mutations of the answer's own shape ------------------------------------------------------------
@@ -527,7 +537,7 @@ def _numeric_mutations(latex: str, rng: random.Random, skip_subscript: bool = Tr
         digits = token.group(0)
         if len(digits) >= 2 and digits.isdigit() and len(set(digits)) > 1 and not digits.endswith("0"):
             found.append(("reversed digits", latex[: token.start()] + token.group(0)[::-1] + latex[token.end() :]))
-        if not latex[: token.start()].endswith(("\\sqrt{", "{", "^", "/")):
+        if not latex[: token.start()].rstrip().endswith(("\\sqrt{", "{", "^", "/", "\\pm")):
             found.append(("sign", _flip_sign_at(latex, token.start())))
     return found
 
@@ -556,8 +566,9 @@ def _structural_mutations(answer: str, kind: str, problem: str) -> list[tuple[st
         if parts and parts.group(2) != "1":
             found.append(("reciprocal", f"{parts.group(1)}\\frac{{{parts.group(3)}}}{{{parts.group(2)}}}"))
     if kind in ("multiple of pi",) and "\\pi" in text:
-        dropped = re.sub(r"\s*\\pi", "", text).replace("\\frac{}", "\\frac{1}") or "1"
-        found.append(("dropped pi", "1" if dropped in ("", "-") else dropped))
+        dropped = re.sub(r"\\frac\{([^{}]*)\}\{\s*\\pi\s*\}", r"\1", text)
+        dropped = re.sub(r"\s*\\pi", "", dropped).replace("\\frac{}", "\\frac{1}")
+        found.append(("dropped pi", {"": "1", "-": "-1"}.get(dropped.strip(), dropped)))
     if kind == "radical" and "\\sqrt" in text:
         found.append(("dropped root", re.sub(r"\\sqrt\{?(\d+)\}?", r"\1", text)))
         if re.fullmatch(r"-?\d+\s*\\sqrt\{?\d+\}?", text):
@@ -629,10 +640,12 @@ def _text_alternatives(problem: str) -> list[str]:
 
 
 def wrong_values(answer: str, kind: str, problem: str, rng: random.Random) -> list[tuple[str, str]]:
-    """Distinct wrong final values of the answer's shape, each with how it was made, in a seeded order."""
+    """Distinct wrong final values of the answer's shape, each with how it was made, in a seeded order; the slips of
+    the type (a dropped root, a changed bracket, ...) all, and at most five changed numbers, so that they are drawn."""
     candidates = _structural_mutations(answer, kind, problem)
     if kind not in ("multiple choice", "text answer"):
-        candidates += _numeric_mutations(answer, rng, skip_subscript=kind == "base-n number")
+        numeric = _numeric_mutations(answer, rng, skip_subscript=kind == "base-n number")
+        candidates += rng.sample(numeric, min(5, len(numeric)))
     rng.shuffle(candidates)
     seen, found = {_plain_or_raw(answer).replace(" ", "")}, []
     value = _number(answer)
@@ -856,11 +869,12 @@ def _render_all(render, values: list[str]) -> list[str] | None:
 
 def _problem_cases(index: int, row: dict, seed: int) -> list[dict]:
     rng = random.Random(f"{seed}:{index}")
-    answer, problem = row["answer"], row["problem"]
-    kind = answer_type(answer, problem)
+    problem = row["problem"]
+    kind = answer_type(row["answer"], problem)
+    answer = _braced(row["answer"])
     wrongs = wrong_values(answer, kind, problem, rng)
     notations = renderers(answer, kind, problem)
-    renderings = _answer_renderings(answer, kind, problem)
+    renderings = _answer_renderings(row["answer"], kind, problem)
     value = answer_value(answer, kind)
     # a wrong value that writes the answer inside it (3\sqrt{2} when the answer is 3) makes a doubtful clean text
     wrongs = [(how, wrong) for how, wrong in wrongs if not _holds_answer(_plain_or_raw(wrong), renderings, None)]

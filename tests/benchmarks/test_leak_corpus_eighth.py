@@ -10,6 +10,7 @@ from leak_corpus import ANSWER_TYPES, answer_type, load_problems, occurrences, s
 from leak_corpus_eighth import (  # noqa: E402
     SEED,
     _answer_renderings,
+    _braced,
     _convert,
     _degenerate,
     _flip_sign_at,
@@ -140,3 +141,10 @@ def test_values_no_solver_writes_are_not_wrong_values():
     assert _degenerate("\\frac{3}{0}", "\\frac{3}{2}") and _degenerate("6\\sqrt{4}", "6\\sqrt{2}")
     assert _degenerate("1k+2", "2k+2") and not _degenerate("1\\frac{3}{5}", "1\\frac{4}{5}")
     assert _degenerate("(-\\infty, -0]", "(-\\infty, 0]") and not _degenerate("6\\sqrt{3}", "6\\sqrt{2}")
+
+
+def test_shorthand_fractions_and_roots_are_braced_before_a_digit_is_changed():
+    assert _braced("\\frac43") == "\\frac{4}{3}"
+    assert _braced("\\frac{270}7\\text{ degrees}") == "\\frac{270}{7}\\text{ degrees}"
+    assert _braced("11\\sqrt2") == "11\\sqrt{2}"
+    assert "4/3" in _answer_renderings("\\frac43", "fraction", "")
