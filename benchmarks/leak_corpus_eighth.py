@@ -18,17 +18,24 @@ writes ONE critique of the whole group. This corpus simulates that setting for e
 - a tenth, clean-only style "coincidence" lets a COUNT of attempts equal a small-integer answer ("3 of the 8 attempts
   stop early" when the answer is 3) with nothing else stating the answer; it is kept under 5% of the cases.
 
-A clean critique is kept only when `_holds_answer` finds no rendering of the answer in it and, for numeric answers,
-no number of the answer's value (except the "coincidence" count); doubtful drafts are redrawn, then dropped.
+Checks: a wrong value is dropped when `_degenerate` (no solver writes it: n/n, a zero denominator, -0, the root of a
+square, 1k) or when it writes the answer inside it (3\\sqrt{2} for the answer 3). A clean critique is kept only when
+`_holds_answer` finds no rendering of the answer in it and, for numeric answers, no number of the answer's value
+(except the "coincidence" count); doubtful drafts are redrawn (at most six times), then dropped. The answer's digits
+after a minus sign (the sign-flipped wrong value -3 when the answer is 3) are not the answer: those clean critiques
+are kept with the frame variant "clean-negated", so that their cost can be measured apart. A leak's `parts` are the
+spans the critique was assembled from, so `context` keeps every other occurrence of the same characters ("Attempt 3"
+when the answer is 3); each leak writes its answer once, in the notation of the critique's other values.
 
 Independence: written without reading the answer-leak guard, its tests, its benchmark or the other corpora; only
-`load_problems`, `answer_type`, `ANSWER_TYPES`, `occurrences` and `stated` are taken from `leak_corpus`.
+`load_problems`, `answer_type`, `ANSWER_TYPES`, `occurrences` and `stated` are taken from `leak_corpus`; numbers in
+words come from `num2words`.
 
 Case schema (one dict per critique): family ("rendering" | "clean"), split ("held_out"), index (the MATH-500 row),
 answer_type, style (the renderer the values are written in), frame ("groupstyle:variant"), text, leak, written_out
-(the answer itself is written in some notation), parts (the strings of `text` that state the answer; [] for clean),
-context (`text` without its parts; a clean text itself), wrong (clean only: the most frequent attempt's value as it
-appears in the text, else None) and wrong_how (the mutation that made it; "" if none).
+(False only where the option's text stands for the letter), parts (the strings of `text` that state the answer; []
+for clean), context (`text` without its parts; a clean text itself), wrong (clean only: the most frequent attempt's
+value as it appears in the text) and wrong_how (the mutation that made it; "" for a leak).
 """
 
 import random
@@ -37,7 +44,7 @@ from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
-from leak_corpus import answer_type
+from leak_corpus import answer_type, occurrences
 from num2words import num2words
 
 
@@ -413,6 +420,7 @@ def renderers(answer: str, kind: str, problem: str) -> list[tuple[str, object, b
     latex = [
         ("latex-dollar", lambda v: f"${v.strip()}$", True),
         ("latex-paren", lambda v: f"\\({v.strip()}\\)", True),
+        ("latex-display", lambda v: f"\\[{v.strip()}\\]", True),
         ("latex-boxed", lambda v: f"$\\boxed{{{v.strip()}}}$", True),
     ]
     text = [("plain", _plain, True), ("unicode", _unicode, True)]
@@ -923,7 +931,10 @@ def _problem_cases(index: int, row: dict, seed: int) -> list[dict]:
             if _holds_answer(text, renderings, value):
                 continue
             top = Counter(a for a in attempts if a is not None).most_common(1)[0][0]
-            cases.append({"family": "clean", **base, "style": name, "frame": f"{style}:clean", "text": text,
+            # the answer's digits after a minus sign: a wrong value of opposite sign, labelled to be measured apart
+            negated = any(occurrences(rendering, text) for rendering in renderings)
+            variant = "clean-negated" if negated else "clean"
+            cases.append({"family": "clean", **base, "style": name, "frame": f"{style}:{variant}", "text": text,
                           "leak": False, "written_out": False, "parts": [], "context": text, "wrong": written[top],
                           "wrong_how": top[0]})  # fmt: skip
             break

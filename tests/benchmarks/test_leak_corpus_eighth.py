@@ -83,6 +83,15 @@ def test_no_clean_text_but_coincidence_holds_the_answer(problems, cases):
         renderings = _answer_renderings(row["answer"], case["answer_type"], row["problem"])
         holds = _holds_answer(case["text"], renderings, answer_value(row["answer"], case["answer_type"]))
         assert holds == case["frame"].startswith("coincidence:"), case
+        if holds:
+            continue
+        negated = [rendering for rendering in renderings if occurrences(rendering, case["text"])]
+        assert bool(negated) == case["frame"].endswith(":clean-negated"), case
+        for rendering in negated:
+            assert re.fullmatch(r"[\d.,]+", rendering)
+            assert len(re.findall(rf"[-−]{re.escape(rendering)}", case["text"])) == occurrences(
+                rendering, case["text"]
+            )
 
 
 def test_coincidences_are_few_and_only_a_count_equals_the_answer(problems, cases):
