@@ -38,6 +38,7 @@ Prints tables and writes JSON; `--before` keeps the figures of an earlier run (t
 """
 
 import argparse
+import functools
 import itertools
 import json
 import random
@@ -414,8 +415,13 @@ CORPORA = {
     "fourth": "leak_corpus_fourth",
     "fifth": "leak_corpus_fifth",
     "sixth": "leak_corpus_sixth",
+    "seventh": "leak_corpus_seventh",
+    "eighth": "leak_corpus_eighth",
     "given": "leak_corpus_given",
 }
+
+# `feedback_leak_guard`'s settings, each scored on every corpus: the default first
+LEAK_GUARDS = {"strict": True, "exempt_given": False}
 
 
 def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = None) -> dict:
@@ -573,20 +579,26 @@ def independent_critiques(
     special_tokens = control_tokens(tokenizer)
     rows = leak_corpus.load_problems(data)[:problem_count]
 
-    def prepare(text: str, row: dict):
+    def prepare(text: str, row: dict, strict: bool = True):
         # Other benchmarks' worked solutions are not MATH's (GSM8K's ends in "#### answer", AMC's is empty): their
         # reference is the answer column, as a user training on them would set `feedback_reference_column`.
         reference = row[reference_column] if row.get("dataset", "math500") == "math500" else row["answer"]
-        return prepare_feedback(text, reference, tokenizer, max_tokens, special_tokens, problem=row["problem"])
+        return prepare_feedback(
+            text, reference, tokenizer, max_tokens, special_tokens, problem=row["problem"], strict=strict
+        )
 
-    corpora = {}
-    for name, module_name in CORPORA.items():
-        module = importlib.import_module(module_name)
-        # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
-        extra = None
-        if hasattr(module, "load_extra"):
-            extra = [row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]]
-        corpora[name] = score_corpus(module, rows, prepare, extra)
+    by_guard = {}
+    for guard, strict in LEAK_GUARDS.items():
+        corpora = by_guard[guard] = {}
+        for name, module_name in CORPORA.items():
+            module = importlib.import_module(module_name)
+            # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
+            extra = None
+            if hasattr(module, "load_extra"):
+                extra = [
+                    row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]
+                ]
+            corpora[name] = score_corpus(module, rows, functools.partial(prepare, strict=strict), extra)
 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -628,7 +640,8 @@ def independent_critiques(
             "timing_texts": len(timing),
         },
         "answer_types": leak_corpus.type_counts(rows),
-        "corpora": corpora,
+        "corpora": by_guard["strict"],  # the default `feedback_leak_guard`
+        "corpora_exempt_given": by_guard["exempt_given"],
         "worst_case_time": {
             "texts": timing,
             "slowest": slowest,
@@ -687,6 +700,19 @@ def print_independent(result: dict):
             "    by how the wrong value was made: "
             + ", ".join(f"{k} {v}" for k, v in quotes["changed_by_kind"].items())
         )
+    print("  feedback_leak_guard='exempt_given' (a value the problem states is redacted only as a result):")
+    for name, scored in result.get("corpora_exempt_given", {}).items():
+        for split, rates in scored["recall_by_family"]["rendering"].items():
+            below = [
+                f"{kind} {by_split[split]['written_out']['recall']:.3f}"
+                for kind, by_split in scored["recall_by_type"].items()
+                if (by_split[split]["written_out"]["recall"] or 1) < 0.95
+            ]
+            clean = scored["clean"][split]
+            print(
+                f"    {name:<8} {split:<12} renderings {rates['recall']:.3f}, clean {clean['flagged']} of "
+                f"{clean['texts']} redacted; written out below 0.95: {', '.join(below) or 'none'}"
+            )
     timing = result["worst_case_time"]
     print(
         f"  worst-case CPU time, best of {settings['timing_repeats']} texts of fresh numbers "
@@ -739,7 +765,8 @@ def main():
 
     def flag(row: dict, reference=None) -> bool:
         reference = row["reference"] if reference is None else reference
-        return redact_answer_leak(row["feedback"], reference, problem=row.get("problem"))[1]
+        # the generated rows quote values the problem states: they measure the exemption's reading
+        return redact_answer_leak(row["feedback"], reference, problem=row.get("problem"), strict=False)[1]
 
     recall, false_positive_rate = table_rates(redact_answer_leak)
     bare = {

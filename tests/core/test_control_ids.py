@@ -67,7 +67,7 @@ STEP_SETTINGS = FeedbackStepSettings(
     feedback_reference_column="solution",
     seed=0,
     fco_pairing="permutation",
-    feedback_leak_guard="default",
+    feedback_leak_guard="exempt_given",
 )
 
 

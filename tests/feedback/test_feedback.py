@@ -291,7 +291,7 @@ def feedback_step(tokenizer, max_feedback_length=64):
         feedback_reference_column="solution",
         seed=0,
         fco_pairing=None,
-        feedback_leak_guard="default",
+        feedback_leak_guard="exempt_given",
     )
     return FeedbackStep(settings, tokenizer, eos_token_ids=[tokenizer.eos_token_id])
 

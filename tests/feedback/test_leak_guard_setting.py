@@ -1,5 +1,6 @@
-"""`feedback_leak_guard`: the answer-leak guard with (`"default"`) or without (`"strict"`) the exemption of what the
-problem states, from `redact_answer_leak(strict=...)` through the configs and the feedback step to the CLI."""
+"""`feedback_leak_guard`: the answer-leak guard without (`"strict"`, the default) or with (`"exempt_given"`) the
+exemption of what the problem states, from `redact_answer_leak(strict=...)` through the configs and the feedback step
+to the CLI."""
 
 from collections import Counter
 
@@ -22,14 +23,14 @@ def config(**kwargs) -> MulFeRLConfig:
     return MulFeRLConfig(output_dir="unused", report_to="none", **CPU, **kwargs)
 
 
-def test_strict_redacts_a_quote_of_a_given_number_the_default_keeps():
-    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES) == (GIVEN_QUOTE, False)
-    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES, strict=True) == (
+def test_strict_by_default_redacts_a_quote_of_a_given_number_the_exemption_keeps():
+    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES, strict=False) == (GIVEN_QUOTE, False)
+    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES) == (
         "Start from the [redacted] red marbles the problem gives.",
         True,
     )
     # strict reads the problem as if there were none: the same text either way.
-    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES, strict=True) == redact_answer_leak(GIVEN_QUOTE, "6")
+    assert redact_answer_leak(GIVEN_QUOTE, "6", problem=SHELVES) == redact_answer_leak(GIVEN_QUOTE, "6")
 
 
 def test_both_redact_a_given_number_stated_as_the_result():
@@ -60,21 +61,23 @@ def test_a_value_the_problem_does_not_state_is_redacted_either_way(strict):
 
 
 def test_prepare_feedback_passes_strict_to_the_guard():
-    assert prepare_feedback(GIVEN_QUOTE, "6", None, 64, problem=SHELVES).text == GIVEN_QUOTE
-    prepared = prepare_feedback(GIVEN_QUOTE, "6", None, 64, problem=SHELVES, strict=True)
+    assert prepare_feedback(GIVEN_QUOTE, "6", None, 64, problem=SHELVES, strict=False).text == GIVEN_QUOTE
+    prepared = prepare_feedback(GIVEN_QUOTE, "6", None, 64, problem=SHELVES)
     assert (prepared.text, prepared.leaked) == ("Start from the [redacted] red marbles the problem gives.", True)
 
 
-def test_the_config_defaults_to_the_exemption_and_refuses_an_unknown_guard():
-    assert config().feedback_leak_guard == "default"
-    assert config(feedback_leak_guard="strict").feedback_leak_guard == "strict"
-    with pytest.raises(ValueError, match=r"feedback_leak_guard must be one of \('default', 'strict'\), got 'lax'"):
+def test_the_config_defaults_to_strict_and_refuses_an_unknown_guard():
+    assert config().feedback_leak_guard == "strict"
+    assert config(feedback_leak_guard="exempt_given").feedback_leak_guard == "exempt_given"
+    with pytest.raises(
+        ValueError, match=r"feedback_leak_guard must be one of \('strict', 'exempt_given'\), got 'lax'"
+    ):
         config(feedback_leak_guard="lax")
 
 
 @pytest.mark.parametrize(
     "guard, expected",
-    [("default", GIVEN_QUOTE), ("strict", "Start from the [redacted] red marbles the problem gives.")],
+    [("exempt_given", GIVEN_QUOTE), ("strict", "Start from the [redacted] red marbles the problem gives.")],
 )
 def test_the_feedback_step_guards_as_the_config_says(guard, expected, tiny_tokenizer):
     settings = FeedbackStepSettings.of(config(feedback_leak_guard=guard))
@@ -87,22 +90,22 @@ def test_the_feedback_step_guards_as_the_config_says(guard, expected, tiny_token
 
 
 def test_the_rollout_process_of_the_async_trainer_gets_the_setting(tmp_path):
-    args = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_leak_guard="strict")
-    assert FeedbackSettings.of(args).feedback_leak_guard == "strict"
+    args = AsyncMulFeRLConfig(str(tmp_path), **CPU, num_generations=2, feedback_leak_guard="exempt_given")
+    assert FeedbackSettings.of(args).feedback_leak_guard == "exempt_given"
 
 
 def test_train_takes_the_flag(capsys):
     from trl_mulferl.train import main, make_parser
 
     cpu_run = ["--output_dir", "unused", "--use_cpu", "true", "--bf16", "false", "--report_to", "none"]
-    parsed = make_parser().parse_args_and_config([*cpu_run, "--feedback_leak_guard", "strict"])
+    parsed = make_parser().parse_args_and_config([*cpu_run, "--feedback_leak_guard", "exempt_given"])
     training_args = next(args for args in parsed if isinstance(args, MulFeRLConfig))
-    assert training_args.feedback_leak_guard == "strict"
+    assert training_args.feedback_leak_guard == "exempt_given"
     with pytest.raises(SystemExit) as exit_info:
         main([*cpu_run, "--feedback_leak_guard", "lax"])
     assert exit_info.value.code == 2
     error = capsys.readouterr().err
     assert (
         "argument --feedback_leak_guard" in error
-        and "invalid choice: 'lax' (choose from 'default', 'strict')" in error
+        and "invalid choice: 'lax' (choose from 'strict', 'exempt_given')" in error
     )

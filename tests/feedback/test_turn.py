@@ -28,7 +28,7 @@ SETTINGS = FeedbackStepSettings(
     feedback_reference_column="solution",
     seed=0,
     fco_pairing="permutation",
-    feedback_leak_guard="default",
+    feedback_leak_guard="exempt_given",
 )
 
 

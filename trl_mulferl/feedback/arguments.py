@@ -12,7 +12,7 @@ from .build import FEEDBACK_PROVIDERS
 
 FCO_PAIRINGS = ("permutation", "all")
 FEEDBACK_INJECTIONS = ("structured", "plain")
-FEEDBACK_LEAK_GUARDS = ("default", "strict")
+FEEDBACK_LEAK_GUARDS = ("strict", "exempt_given")
 
 
 @dataclass
@@ -42,12 +42,13 @@ class FeedbackArguments:
         max_feedback_length (`int`, *optional*, defaults to `1024`):
             Maximum number of policy tokens of injected feedback; longer feedback is truncated. Paper: 1024. Also the
             reply budget per request of the `"openai"` and `"self"` providers.
-        feedback_leak_guard (`str`, *optional*, defaults to `"default"`):
-            What the answer-leak guard lets feedback quote of the problem (`redact_answer_leak`). `"default"`: a value
-            the problem states, such as a given number equal to the answer, may be quoted and is redacted only where
-            it is stated as the result. `"strict"`: no such exemption, every standalone mention of the answer's value
-            is redacted; it catches more leaks of a given value (recall on the problems whose answer is a number they
-            state: 0.733 -> 1.000) at the cost of every quote of that number.
+        feedback_leak_guard (`str`, *optional*, defaults to `"strict"`):
+            What the answer-leak guard lets feedback quote of the problem (`redact_answer_leak`). `"strict"`: every
+            standalone mention of the answer's value is redacted, a quote of a number the problem states included (the
+            problem is read for a multiple-choice option's words and formula only). `"exempt_given"`: a value the
+            problem states may be quoted and is redacted only where it is stated as the result; it keeps those quotes
+            but misses statements of such a value without a result cue (held-out recall 0.956 against 0.969 on the
+            seventh corpus, 0.733 against 1.000 on the problems whose answer is a number they state).
         feedback_max_concurrency (`int`, *optional*, defaults to `16`):
             Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
             asked concurrently, up to this bound.
@@ -189,10 +190,10 @@ class FeedbackArguments:
         metadata={"help": "Maximum number of policy tokens of injected feedback (paper: 1024)."},
     )
     feedback_leak_guard: str = field(
-        default="default",
+        default="strict",
         metadata={
-            "help": "'strict': the answer-leak guard also redacts feedback's quotes of a value the problem states "
-            "('default': only where stated as the result).",
+            "help": "'strict': the answer-leak guard redacts every standalone mention of the answer's value, quotes of "
+            "a value the problem states included; 'exempt_given': such a value only where stated as the result.",
             "choices": list(FEEDBACK_LEAK_GUARDS),
         },
     )

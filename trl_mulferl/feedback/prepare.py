@@ -38,7 +38,7 @@ def prepare_feedback(
     special_tokens: tuple[str, ...] = (),
     *,
     problem: str | None = None,
-    strict: bool = False,
+    strict: bool = True,
 ) -> PreparedFeedback:
     r"""A provider's feedback text made safe to inject (decisions 6 and 8): no statement of the reference answer, no
     schema tags, `\boxed` or special tokens, at most `max_tokens` policy tokens.
@@ -57,7 +57,7 @@ def prepare_feedback(
         special_tokens: Strings removed from the text: every control token of the tokenizer (special and added
             tokens, `schema.control_tokens`).
         problem: The problem statement (see `redact_answer_leak`).
-        strict: No exemption for what the problem states (see `redact_answer_leak`).
+        strict: No exemption for what the problem states, the default (see `redact_answer_leak`).
     """
     if not isinstance(text, str):
         warn_once(

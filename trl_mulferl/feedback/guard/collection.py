@@ -40,6 +40,9 @@ def _list_or_union(texts: list[str], joins: list[list[str]]) -> "_Collection | N
                 groups[-1].append(interval)
             else:
                 groups.append([interval])
+        # "and" intersects half-lines ("x > 3 and x <= 4"); two intervals bounded at both ends are listed, not met
+        if any(len(group) > 1 and sum(not _half_line(interval) for interval in group) > 1 for group in groups):
+            return None
         pieces = [_intersection(group) for group in groups]
         if None in pieces:
             return None
@@ -73,6 +76,10 @@ def _rows(texts: list[str], joins: list[str]) -> "_Collection | None":
     if len(rows) < 2 or len({len(row) for row in rows}) != 1:
         return None
     return _matrix_or_vector(rows)
+
+
+def _half_line(interval: "_Collection") -> bool:
+    return any(map(math.isinf, interval.items))
 
 
 def _intersection(intervals: "list[_Collection]") -> "_Collection | None":

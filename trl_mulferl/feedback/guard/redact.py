@@ -27,7 +27,7 @@ REDACTED = "[redacted]"
 
 
 def redact_answer_leak(
-    feedback: str, reference: Any, *, problem: str | None = None, strict: bool = False
+    feedback: str, reference: Any, *, problem: str | None = None, strict: bool = True
 ) -> tuple[str, bool]:
     r"""Replace every statement of the reference answer in the feedback with `[redacted]`.
 
@@ -94,12 +94,13 @@ def redact_answer_leak(
         reference: The reference answer: a string, a number, or a list, tuple or set of them (each one checked).
             A worked solution (MATH's `solution` column) is checked for its final answer (`final_answer`). `None`
             or an empty string checks nothing.
-        problem: The problem statement, for the values it states. `None` checks with the strict rule, as if the
-            problem stated no value: every standalone mention of the reference's value is redacted.
-        strict: No exemption for what the problem states, which is read only for a multiple-choice option's words:
-            every standalone mention of the reference's value is redacted, as with `problem=None`. It costs every
-            quote of a number the problem states that equals the answer ("Divide by 2 first." for the answer 2 of
-            "Divide 4 by 2.").
+        problem: The problem statement: read for a multiple-choice option's words or formula, and, with
+            `strict=False`, for the values it states.
+        strict: No exemption for what the problem states (the default): every standalone mention of the reference's
+            value is redacted, as with `problem=None`. It costs every quote of a number the problem states that
+            equals the answer ("Divide by 2 first." for the answer 2 of "Divide 4 by 2."). `False` lets feedback
+            quote such a value and redacts it only where it is stated as the result; it misses the statements of
+            it that no cue marks ("Try 2.").
 
     Returns:
         The redacted text and whether anything was redacted.

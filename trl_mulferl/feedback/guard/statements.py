@@ -352,22 +352,26 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
         candidates += [_trim(feedback, *match.span()) for match in _MATRIX_LINES.finditer(feedback)]
     runs = _math_runs(feedback)
-    group, labelled, lists = runs[:1], [], set()
+    group, labelled, bulleted, lists = runs[:1], [], [], set()
     for run in [*runs[1:], None]:
         separator = None if run is None else _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0])
         if separator:
             group.append(run)
             labelled.append(bool(separator.group("label") or separator.group("link")))
+            bulleted.append("\n" in separator.group())
             continue
         # the list, and, where only some items are labelled, the lists the labels part: "-18, -49 and 96, got
-        # (-118, -49, 96)" holds "-18, -49 and 96"
+        # (-118, -49, 96)" holds "-18, -49 and 96"; where only some items open a bullet, each bullet's list
         cuts = [0, *(index + 1 for index, label in enumerate(labelled) if label), len(group)]
         parts = [(0, len(group))] + ([] if all(labelled) else list(itertools.pairwise(cuts)))
+        if any(bulleted) and not all(bulleted):
+            bullets = [0, *(index + 1 for index, bullet in enumerate(bulleted) if bullet), len(group)]
+            parts += list(itertools.pairwise(bullets))
         for first, stop in parts:
             if stop - first > 1:
                 # its end trimmed: "1, 2 and 3 (you had ...)"; its start kept: "**Answer:** 1, 2" is no product
                 lists.add((group[first][0], _trim(feedback, group[first][0], group[stop - 1][1])[1]))
-        group, labelled = [run], []
+        group, labelled, bulleted = [run], [], []
     candidates += lists
     candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
     spans = []
@@ -659,7 +663,7 @@ def _leak_spans(
     return spans
 
 
-_INTEGER = re.compile(r"(?<![\d.^])\d+(?![\d.])")  # not an exponent: `\pi^2`
+_INTEGER = re.compile(r"(?<![\d.^])(?<!\^\{)(?<!\^\()\d+(?![\d.])")  # not an exponent: `\pi^2`, `x^{3}`
 
 # A mixed number: `137 2/4`, `137\frac{2}{4}`
 _MIXED_NUMBER = re.compile(
