@@ -429,6 +429,8 @@ def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = N
     attempts touched, by the corpus's splits, of `prepare` (text, row) -> `PreparedFeedback` on the corpus of `rows`
     (and `extra`, other benchmarks' rows, for a corpus that takes them: recall per benchmark too); the development
     split's misses are listed (at most 10 per type), the held-out split's only counted."""
+    from trl_mulferl.core.schema import sanitize_feedback
+
     cases = module.corpus(rows) if extra is None else module.corpus(rows, extra=extra)
     all_rows = rows + (extra or [])
     for case in cases:
@@ -490,10 +492,12 @@ def score_corpus(module, rows: list[dict], prepare, extra: list[dict] | None = N
         }
     quotes = [case for case in cases if not case["leak"] and case["wrong"]]
     occurrences = leak_corpus_module().occurrences
+    # compared as the sanitiser writes them: a quote `\boxed{285}` is injected as `285`, its value kept
     changed_quotes = [
         case
         for case in quotes
-        if occurrences(case["wrong"], case["output"]) < occurrences(case["wrong"], case["text"])
+        if occurrences(sanitize_feedback(case["wrong"]), case["output"])
+        < occurrences(sanitize_feedback(case["wrong"]), sanitize_feedback(case["text"]))
     ]
     quoted_by_kind = Counter(case["wrong_how"] for case in quotes)
     changed_by_kind = Counter(case["wrong_how"] for case in changed_quotes)
