@@ -148,8 +148,8 @@ _INSTRUCTION_AFTER = re.compile(
 # "step 3", "Case 2:", not "in this case 7": a label with a determiner before it is a plain noun
 _ENUMERATION_BEFORE = re.compile(
     r"(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bany )(?<!\bour )(?<!\byour )(?<!\bwhich )(?<!\bevery )"
-    r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter|stage|round"
-    r"|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
+    r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter"
+    r"|stage|round|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
     r"|approach|no)s?\.?)[\s$*(]*$"
 )
 

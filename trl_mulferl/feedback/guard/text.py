@@ -35,9 +35,10 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 
-# `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx` (`$\approx 4.47$`,
-# `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an equation; an
-# inequality or an implication separates sides too, of no equation (`a \ge (1+2)^2 = 9`, `\Rightarrow x = 3`)
+# `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx`
+# (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an
+# equation; an inequality or an implication separates sides too, of no equation (`a \ge (1+2)^2 = 9`, `\Rightarrow
+# x = 3`)
 _SIDE_SEPARATOR_OR_BRACKET = re.compile(
     r"(?P<equals>(?<![<>=])(?<!(?<![\d)}])!)==?(?!=)|\\(?:in|approx|equiv|simeq|sim|cong)(?![A-Za-z]))"
     r"|(?P<relation>\\(?:le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore)(?![A-Za-z])|[<>]=?|[≤≥])"
