@@ -1853,3 +1853,22 @@ def test_round_ten_an_exponent_or_a_bullets_list_states_it(feedback, reference, 
 )
 def test_round_ten_other_lists_and_intervals_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a pure imaginary number in Python, and a JavaScript test's expected value
+        ("Then z = -7j, so check the sign.", "-7i", "Then z = [redacted], so check the sign."),
+        ("expect(count()).toBe(12);", "12", "expect(count())[redacted];"),
+        ("expect(mean()).toEqual(2.5)", "\\frac52", "expect(mean())[redacted]"),
+    ],
+)
+def test_program_notation_of_an_imaginary_number_or_an_expectation_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_another_expected_value_or_imaginary_number_is_left_intact():
+    feedback = "expect(count()).toBe(11); z = -6j"
+    assert redact_answer_leak(feedback, "12") == (feedback, False)
+    assert redact_answer_leak(feedback, "-7i") == (feedback, False)

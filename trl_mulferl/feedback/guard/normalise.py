@@ -114,7 +114,15 @@ _PROGRAM_FRACTION = re.compile(rf"\b(?:{_MODULE})?(?:Fraction|Rational)\(\s*(-?\
 
 _PROGRAM_COMPLEX = re.compile(rf"\b(?:{_MODULE})?complex\(\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\)")
 
-_PROGRAM_IMAGINARY = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[ \t]*[-+][ \t]*\d+(?:\.\d+)?)j(?!\w)")
+_PROGRAM_IMAGINARY = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?[ \t]*[-+][ \t]*\d+(?:\.\d+)?)j(?!\w)")  # `6-5j`
+
+# `-7j`, not the j of unit vectors (`-2i - 14j - 7k`)
+_PROGRAM_PURE_IMAGINARY = re.compile(
+    r"(?<![\w.])(?<!i[ \t][-+][ \t])(?<!i[-+])(-?\d+(?:\.\d+)?)j(?!\w)(?![ \t]*[-+][ \t]*\d*(?:\.\d+)?k(?!\w))"
+)
+
+# a JavaScript test's expectation, read as the comparison it is: `expect(solve()).toBe(7)` as `expect(solve()) == 7`
+_PROGRAM_EXPECTATION = re.compile(r"\.to(?:Be|Equal|StrictEqual|BeCloseTo)\([ \t]*([^()\n]{1,60}?)[ \t]*\)")
 
 _PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w.])")  # `7*1j`, sympy's `7*I`
 
@@ -549,7 +557,13 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
         for m in _PROGRAM_COMPLEX.finditer(text)
     ]
     pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_IMAGINARY.finditer(text)]
+    pieces += [
+        (m.start(), m.end(), m.group(1) + "i")
+        for m in _PROGRAM_PURE_IMAGINARY.finditer(text)
+        if not any(start <= m.start() < end for start, end, _ in pieces)
+    ]
     pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
+    pieces += [(m.start(), m.end(), f" == {m.group(1)}") for m in _PROGRAM_EXPECTATION.finditer(text)]
     for match in _PROGRAM_ARRAY.finditer(text):
         pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
