@@ -179,9 +179,8 @@ def mathematica_str(value) -> str:
 
 
 def asciimath_str(value) -> str:
-    text = sp.sstr(value).replace("**", "^")
-    text = re.sub(r"(\d)\*([A-Za-z(])", r"\1\2", text)
-    return re.sub(r"\bI\b", "i", text)
+    text = re.sub(r"\bI\b", "i", sp.sstr(value).replace("**", "^"))
+    return re.sub(r"(\d)\*([A-Za-z(])", r"\1\2", text)
 
 
 def calculator_str(value) -> str:
@@ -247,6 +246,8 @@ def _r(style: str, frame: str, shown: str, written_out: bool = True) -> dict:
 
 
 def number_renderings(value) -> list[dict]:
+    if value.is_Integer:
+        return integer_renderings(int(value))
     out = [
         _r("sympy str", "sympy", sympy_str(value)),
         _r("mathematica output", "mathematica", mathematica_str(value)),
@@ -258,6 +259,10 @@ def number_renderings(value) -> list[dict]:
         out.append(_r("mathml presentation", "mathml", mathml(value, printer="presentation")))
         out.append(_r("calculator exact", "calculator", calculator_str(value)))
         out.append(_r("spreadsheet formula", "spreadsheet", spreadsheet_formula(value)))
+    if value.is_Rational and abs(value) > 1 and not value.is_Integer:
+        whole, rest = divmod(abs(value), 1)
+        sign = "-" if value < 0 else ""
+        out.append(_r("wolfram mixed fraction", "wolframalpha", f"{sign}{whole} {rest.p}/{rest.q}"))
     if value.is_Rational and not value.is_Integer:
         out.append(_r("sympy Rational", "sympy", f"Rational({value.p}, {value.q})"))
         out.append(_r("sympy pretty", "sympy", sp.pretty(value, use_unicode=True)))
@@ -267,10 +272,20 @@ def number_renderings(value) -> list[dict]:
         out.append(_r("float exact", "python", exact_decimal(value)))
     if is_irrational_number(value) and not value.has(sp.pi):
         out.append(_r("sympy pretty", "sympy", sp.pretty(value, use_unicode=True)))
-    if value.is_Integer and abs(value) >= 10**5:
-        mantissa, exponent = f"{float(value):.3E}".split("E")
-        out.append(_r("calculator E notation", "calculator", f"{mantissa.rstrip('0').rstrip('.')}E{int(exponent)}"))
     return [r for r in out if r["shown"]]
+
+
+def integer_renderings(number: int) -> list[dict]:
+    """Every tool prints an integer the same way; a few also group digits or wrap the type."""
+    tools = ("sympy", "mathematica", "maple", "sage", "python", "calculator", "spreadsheet", "wolframalpha")
+    out = [_r("integer", tool, str(number)) for tool in tools]
+    out.append(_r("sympy srepr", "sympy", f"Integer({number})"))
+    if abs(number) >= 1000:
+        out.append(_r("spreadsheet thousands", "spreadsheet", f"{number:,}"))
+    if abs(number) >= 10**5:
+        mantissa, exponent = f"{float(number):.3E}".split("E")
+        out.append(_r("calculator E notation", "calculator", f"{mantissa.rstrip('0').rstrip('.')}E{int(exponent)}"))
+    return out
 
 
 def approximation_renderings(value) -> list[dict]:
@@ -288,8 +303,10 @@ def approximation_renderings(value) -> list[dict]:
             _r("mathematica N", "mathematica", significant(number, 6), False),
         ]
     elif value.is_Integer and value != 0:
-        out.append(_r("float noise below", "python", repr(number - 1e-9), False))
-        out.append(_r("calculator noise", "calculator", significant(number - 1e-9, 10), False))
+        # one near-equal form per integer answer, so that float noise does not crowd out the irrational answers
+        noisy = [_r("float noise below", "python", repr(number - 1e-9), False)]
+        noisy.append(_r("calculator noise", "calculator", significant(number - 1e-9, 10), False))
+        out.append(noisy[int(value) % 2])
     elif value.is_Rational:
         noisy = number + abs(number) * 2.2e-16 * 3
         if repr(noisy) != repr(number):
@@ -464,7 +481,7 @@ def number_mutations(value) -> list[tuple[object, str]]:
     if value.has(sp.pi):
         out.append((value.subs(sp.pi, 1), "dropped pi"))
     if any(e.is_Pow and e.exp == sp.Rational(1, 2) for e in sp.preorder_traversal(value)):
-        out.append((_radicals_dropped(value), "dropped radical"))
+        out.append((_radicals_dropped(value), "root not taken"))
     if value.is_number and sp.im(value) != 0:
         out.append((sp.conjugate(value), "conjugate"))
     return out
@@ -649,7 +666,7 @@ SESSIONS = {
     },
     "spreadsheet": {
         "cell": "I rebuilt the computation in a spreadsheet; cell B{n} holds {v}.\n",
-        "prose": "In the sheet, the final row evaluates to {v}. ",
+        "prose": "In the sheet, the final row reads {v}. ",
     },
     "asciimath": {
         "export": "The CAS exported its result in AsciiMath: `{v}`\n",
@@ -679,7 +696,21 @@ INTERMEDIATE_CLOSINGS = (
     "That intermediate quantity is right; keep it and redo the final step.",
     "Up to this point your work matches; the mistake comes after it.",
 )
+# An intermediate number is shown as one stage of the computation, not as its result.
+INTERMEDIATE_SESSIONS = {
+    "mathematica": "In[{n}]:= stage1\nOut[{n}]= {v}\n\n",
+    "python": ">>> first_stage\n{v}\n",
+    "calculator": "The calculator gives {v} for the first stage. ",
+    "sympy": "In [{n}]: first_stage\nOut[{n}]: {v}\n\n",
+    "wolframalpha": "Wolfram|Alpha computes the intermediate quantity as {v}. ",
+    "spreadsheet": "Cell A{n}, the first stage, holds {v}.\n",
+}
 COUNTERS = (2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 17, 23)
+
+
+def _counters(shown: str, rng: random.Random) -> list[int]:
+    """Cell counters to try, none equal to a number in the printed value (an `Out[4]` beside a `4` would blur it)."""
+    return [n for n in rng.sample(COUNTERS, 6) if str(n) not in re.findall(r"\d+", shown)][:4]
 
 
 def session_text(tool: str, variant: str, shown: str, closing: str, counter: int) -> str:
@@ -690,9 +721,9 @@ def _leak_case(index, kind, rendering, rng, answer_renderings) -> dict | None:
     tool = rendering["frame"]
     variant = rng.choice(sorted(SESSIONS[tool]))
     closing = rng.choice(LEAK_CLOSINGS)
-    for counter in rng.sample(COUNTERS, 4):
+    for counter in _counters(rendering["shown"], rng):
         text = session_text(tool, variant, rendering["shown"], closing, counter)
-        parts = [r["shown"] for r in answer_renderings if occurrences(r["shown"], text)]
+        parts = list(dict.fromkeys(r["shown"] for r in answer_renderings if occurrences(r["shown"], text)))
         context = text
         for part in sorted(parts, key=len, reverse=True):
             context = context.replace(part, "")
@@ -718,10 +749,13 @@ def _leak_case(index, kind, rendering, rng, answer_renderings) -> dict | None:
 
 def _clean_case(index, kind, tool_rendering, wrong, how, rng, check) -> dict | None:
     tool = tool_rendering["frame"]
-    variant = rng.choice(sorted(SESSIONS[tool]))
+    variant = rng.choice(sorted(SESSIONS[tool])) if wrong is not None else "intermediate"
     closing = rng.choice(CLEAN_CLOSINGS if wrong is not None else INTERMEDIATE_CLOSINGS)
-    for counter in rng.sample(COUNTERS, 4):
-        text = session_text(tool, variant, tool_rendering["shown"], closing, counter)
+    for counter in _counters(tool_rendering["shown"], rng):
+        if wrong is None:
+            text = INTERMEDIATE_SESSIONS[tool].format(v=tool_rendering["shown"], n=counter) + closing
+        else:
+            text = session_text(tool, variant, tool_rendering["shown"], closing, counter)
         if check(text) or (wrong is not None and not occurrences(wrong, text)):
             continue
         return {
@@ -749,6 +783,9 @@ def intermediate_numbers(solution: str, shape: str, value) -> list[str]:
         entries = list(value)
     elif shape == "matrix":
         entries = list(value)
+    elif shape == "interval":
+        pieces = list(value.args) if isinstance(value, sp.Union) else [value]
+        entries = [end for piece in pieces for end in (piece.start, piece.end) if end.is_finite]
     found = re.findall(r"(?<![\w.^_{\\])\d+(?:\.\d+)?(?![\w}])", solution)
     numbers = []
     for literal in dict.fromkeys(found):
