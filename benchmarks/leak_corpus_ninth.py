@@ -254,25 +254,24 @@ def number_renderings(value) -> list[dict]:
         _r("maple output", "maple", maple_str(value)),
         _r("sage output", "sage", sage_str(value)),
         _r("asciimath", "asciimath", asciimath_str(value)),
+        _r("mathml presentation", "mathml", mathml(value, printer="presentation")),
+        _r("calculator exact", "calculator", calculator_str(value)),
+        _r("spreadsheet formula", "spreadsheet", spreadsheet_formula(value)),
     ]
-    if not value.is_Integer:
-        out.append(_r("mathml presentation", "mathml", mathml(value, printer="presentation")))
-        out.append(_r("calculator exact", "calculator", calculator_str(value)))
-        out.append(_r("spreadsheet formula", "spreadsheet", spreadsheet_formula(value)))
-    if value.is_Rational and abs(value) > 1 and not value.is_Integer:
+    pretty = sp.pretty(value, use_unicode=True)
+    if "\n" in pretty:
+        out.append(_r("sympy pretty", "sympy", pretty))
+    if value.is_Rational and abs(value) > 1:
         whole, rest = divmod(abs(value), 1)
         sign = "-" if value < 0 else ""
         out.append(_r("wolfram mixed fraction", "wolframalpha", f"{sign}{whole} {rest.p}/{rest.q}"))
-    if value.is_Rational and not value.is_Integer:
+    if value.is_Rational:
         out.append(_r("sympy Rational", "sympy", f"Rational({value.p}, {value.q})"))
-        out.append(_r("sympy pretty", "sympy", sp.pretty(value, use_unicode=True)))
     if python_value(value) is not None:
         out.append(_r("python repl", "python", python_value(value)))
-    if value.is_Rational and terminating(value) and not value.is_Integer:
+    if value.is_Rational and terminating(value):
         out.append(_r("float exact", "python", exact_decimal(value)))
-    if is_irrational_number(value) and not value.has(sp.pi):
-        out.append(_r("sympy pretty", "sympy", sp.pretty(value, use_unicode=True)))
-    return [r for r in out if r["shown"]]
+    return out
 
 
 def integer_renderings(number: int) -> list[dict]:
