@@ -188,8 +188,8 @@ def calculator_str(value) -> str:
     text = sp.sstr(value).replace("**", "^")
     text = re.sub(r"sqrt\((\d+)\)", r"√(\1)", text)
     text = re.sub(r"(\d)\*√\((\d+)\)", r"\1√\2", text)
-    text = re.sub(r"\bpi\b", "π", text)
-    return re.sub(r"(\d)\*π", r"\1π", text)
+    text = re.sub(r"\bpi\b", "π", re.sub(r"\bI\b", "i", text))
+    return re.sub(r"(\d)\*([πi])", r"\1\2", text)
 
 
 def spreadsheet_formula(value) -> str:
@@ -607,6 +607,8 @@ def holds_answer(text: str, shape: str, value, answer_renderings: list[dict]) ->
     """Whether `text` states the answer: one of its renderings, or a number equal to it."""
     if shape == "word":
         return value.lower() in re.findall(r"[a-z]+", text.lower())
+    if shape == "letter" and occurrences(value, text):
+        return True
     if any(occurrences(r["shown"], text) for r in answer_renderings):
         return True
     targets = scalar_values(shape, value)
