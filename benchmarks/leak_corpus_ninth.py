@@ -420,12 +420,6 @@ def expression_renderings(value) -> list[dict]:
     return out
 
 
-def _end(value, closed_if_finite: bool, python: bool = False) -> str:
-    if value in (sp.oo, -sp.oo):
-        return ("-" if value < 0 else "") + ("oo" if python else "Infinity")
-    return sympy_str(value) if python else mathematica_str(value)
-
-
 def interval_renderings(value) -> list[dict]:
     pieces = list(value.args) if isinstance(value, sp.Union) else [value]
     reduce_parts, maple_parts, ascii_parts = [], [], []
@@ -460,7 +454,7 @@ def interval_renderings(value) -> list[dict]:
             _r(
                 "mathematica Interval",
                 "mathematica",
-                f"Interval[{{{_end(value.start, True)}, {_end(value.end, True)}}}]",
+                f"Interval[{{{mathematica_str(value.start)}, {mathematica_str(value.end)}}}]",
             )
         )
     return out
