@@ -17,7 +17,8 @@ MathML, and Wolfram|Alpha result pods in prose.
   one, sign, swapped, another endpoint or bracket, one matrix entry, another letter or word, a dropped root or
   factor), or an intermediate number of the worked solution. Every clean text is checked here: it holds none of
   the answer's renderings and no number equal to the answer's value (nor a float within 1e-3 relative of an
-  irrational one); cases that fail the check are dropped, not relabelled.
+  irrational one); cases that fail the check are dropped, not relabelled. So a sign-flipped integer (`-5` for
+  `5`) is dropped: `occurrences` reads the `5` in it as standing on its own.
 
 Independence. Written without opening the answer-leak guard, its tests, its benchmark, its docs or the other
 corpora; from `leak_corpus` only `load_problems`, `ANSWER_TYPES`, `answer_type`, `occurrences` and `stated` are
