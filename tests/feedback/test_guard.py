@@ -1872,3 +1872,43 @@ def test_another_expected_value_or_imaginary_number_is_left_intact():
     feedback = "expect(count()).toBe(11); z = -6j"
     assert redact_answer_leak(feedback, "12") == (feedback, False)
     assert redact_answer_leak(feedback, "-7i") == (feedback, False)
+
+
+# Round 11 (read the ninth corpus: the answer as tools print it): computer algebra notation and a program's floats.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("SymPy prints Integer(12) here.", "12", "SymPy prints [redacted] here."),
+        ("Out[4]: Eq(y, 3)", "y=3", "Out[4]: [redacted]"),
+        ("Out[2]= 2 Sqrt[7]", "2\\sqrt{7}", "Out[2]= [redacted]"),
+        ("The sheet holds =SQRT(7).", "\\sqrt{7}", "The sheet holds =[redacted]."),
+        ("Maple answers 12*Pi.", "12\\pi", "Maple answers [redacted]."),
+        ("Out[5]= 2 - 3 I", "2-3i", "Out[5]= [redacted]"),
+        ("Out[6]= 7^^25", "25_7", "Out[6]= [redacted]"),
+        ("It returns Interval.Ropen(1, 6).", "[1,6)", "It returns [redacted]."),
+        ("It returns Interval[{1, 6}].", "[1,6]", "It returns [redacted]."),
+        ("Maple: RealRange(Open(1), 6)", "(1,6]", "Maple: [redacted]"),
+        ("SymPy: Interval.open(-oo, 4)", "(-\\infty,4)", "SymPy: [redacted]"),
+        ("AsciiMath: x in (4, oo)", "(4,\\infty)", "AsciiMath: x in [redacted]"),
+        ("calc: 6.999999999", "7", "calc: [redacted]"),
+        ("Python: 0.30000000000000004", "\\frac{3}{10}", "Python: [redacted]"),
+        ("The TI-84 shows 2.857142857.", "\\frac{20}{7}", "The TI-84 shows [redacted]."),
+        ("Out[3]= 2.85714", "\\frac{20}{7}", "Out[3]= [redacted]"),
+    ],
+)
+def test_round_eleven_a_tools_output_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("SymPy prints Integer(11) here.", "12"),
+        ("It returns Interval.Lopen(1, 6).", "[1,6)"),
+        ("calc: 6.99999", "7"),  # a wrong attempt's decimal, not a program's float
+        ("You wrote 2.857, which rounds wrong.", "\\frac{20}{7}"),
+        ("Out[5]= 2 + 3 I", "2-3i"),
+    ],
+)
+def test_round_eleven_other_tool_output_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -115,7 +115,7 @@ _INFINITE = re.compile(rf"([-+]?)\s*{_INFINITY}")
 
 _COLLECTION_NOISE = re.compile(r"\\(?:left|right|big|Big|bigl|bigr)(?![A-Za-z])|\\[!,;:]|\\q?quad(?![A-Za-z])")
 
-_ELEMENT_OF = re.compile(r"^\s*[A-Za-z]\s*(?:\\in(?![A-Za-z])|∈)\s*")
+_ELEMENT_OF = re.compile(r"^\s*[A-Za-z]\s*(?:\\in(?![A-Za-z])|∈|in\b)\s*")  # AsciiMath's "x in (2, oo)"
 
 _MATRIX = re.compile(
     r"\\begin\s*\{\s*([pbBvV]?matrix|array)\s*\}(?:\s*\{[^{}]*\})?(?P<body>.*?)\\end\s*\{\s*\1\s*\}", re.DOTALL

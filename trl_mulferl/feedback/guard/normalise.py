@@ -121,6 +121,40 @@ _PROGRAM_PURE_IMAGINARY = re.compile(
     r"(?<![\w.])(?<!i[ \t][-+][ \t])(?<!i[-+])(-?\d+(?:\.\d+)?)j(?!\w)(?![ \t]*[-+][ \t]*\d*(?:\.\d+)?k(?!\w))"
 )
 
+# Computer algebra output, read as the math it prints: SymPy's `Integer(9)`, `Eq(x, 5)`, `Interval.Lopen(3, 4)`,
+# Mathematica's `3 Sqrt[13]`, `Pi/2`, `3 + 4 I`, `Interval[{2, 7}]`, `8^^52`, Maple's `RealRange(Open(3), 4)`, a
+# spreadsheet's `=SQRT(51)`
+_CAS_INTEGER = re.compile(r"\bInteger\((-?\d+)\)")
+_CAS_EQUATION = re.compile(r"\bEq\(([^(),\n]{1,80}),[ \t]*([^(),\n]{1,40})\)")
+_CAS_ROOT = re.compile(r"\b(?:Sqrt\[([^\[\]\n]{1,40})\]|SQRT\(([^()\n]{1,40})\))")
+_CAS_PI = re.compile(r"(?<![A-Za-z\\])Pi(?![A-Za-z])")
+_CAS_IMAGINARY_UNIT = re.compile(r"(?<=\d )I(?![\w.\[(])")
+_CAS_BASE = re.compile(r"\b(\d{1,2})\^\^([0-9A-Za-z]+)\b")
+_CAS_INFINITY = re.compile(r"(?:(?<=[(\[,])|(?<=[(\[,][ \t]))(-?)oo(?![A-Za-z])")  # SymPy's and AsciiMath's "(2, oo)"
+_CAS_BOUND = r"[^(),\[\]{}\n]{1,30}"
+_CAS_INTERVAL = re.compile(
+    rf"\bInterval(?:\.(?P<kind>open|Lopen|Ropen))?\([ \t]*(?P<low>{_CAS_BOUND}),[ \t]*(?P<high>{_CAS_BOUND})\)"
+    rf"|\bInterval\[\{{[ \t]*(?P<closed_low>{_CAS_BOUND}),[ \t]*(?P<closed_high>{_CAS_BOUND})\}}\]"
+    rf"|\bRealRange\([ \t]*(?:Open\((?P<open_low>{_CAS_BOUND})\)|(?P<real_low>{_CAS_BOUND})),"
+    rf"[ \t]*(?:Open\((?P<open_high>{_CAS_BOUND})\)|(?P<real_high>{_CAS_BOUND}))\)"
+)
+_CAS_INTERVAL_BRACKETS = {None: "[]", "open": "()", "Lopen": "(]", "Ropen": "[)"}
+
+
+def _cas_interval(match: re.Match) -> str:
+    """An interval as a computer algebra system prints it, in brackets: `Interval.Lopen(3, 4)` is "(3, 4]"."""
+    groups = match.groupdict()
+    if groups["low"] is not None:
+        brackets, low, high = _CAS_INTERVAL_BRACKETS[groups["kind"]], groups["low"], groups["high"]
+    elif groups["closed_low"] is not None:
+        brackets, low, high = "[]", groups["closed_low"], groups["closed_high"]
+    else:
+        low, high = groups["open_low"] or groups["real_low"], groups["open_high"] or groups["real_high"]
+        brackets = ("(" if groups["open_low"] else "[") + (")" if groups["open_high"] else "]")
+    low, high = (re.sub(r"\binfinity\b|\boo\b", r"\\infty", bound.strip()) for bound in (low, high))
+    return f"{brackets[0]}{low}, {high}{brackets[1]}"
+
+
 # a JavaScript test's expectation, read as the comparison it is: `expect(solve()).toBe(7)` as `expect(solve()) == 7`
 _PROGRAM_EXPECTATION = re.compile(r"\.to(?:Be|Equal|StrictEqual|BeCloseTo)\([ \t]*([^()\n]{1,60}?)[ \t]*\)")
 
@@ -564,6 +598,17 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     ]
     pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
     pieces += [(m.start(), m.end(), f" == {m.group(1)}") for m in _PROGRAM_EXPECTATION.finditer(text)]
+    pieces += [(m.start(), m.end(), m.group(1)) for m in _CAS_INTEGER.finditer(text)]
+    pieces += [(m.start(), m.end(), f"{m.group(1)} = {m.group(2)}") for m in _CAS_EQUATION.finditer(text)]
+    pieces += [(m.start(), m.end(), f"sqrt({m.group(1) or m.group(2)})") for m in _CAS_ROOT.finditer(text)]
+    pieces += [(m.start(), m.end(), "pi") for m in _CAS_PI.finditer(text)]
+    pieces += [(m.start(), m.end(), "i") for m in _CAS_IMAGINARY_UNIT.finditer(text)]
+    pieces += [(m.start(), m.end(), f"{m.group(2)}_{{{m.group(1)}}}") for m in _CAS_BASE.finditer(text)]
+    pieces += [(m.start(), m.end(), _cas_interval(m)) for m in _CAS_INTERVAL.finditer(text)]
+    taken = {position for start, end, _ in pieces for position in range(start, end)}
+    pieces += [
+        (m.start(), m.end(), m.group(1) + "\\infty") for m in _CAS_INFINITY.finditer(text) if m.start() not in taken
+    ]
     for match in _PROGRAM_ARRAY.finditer(text):
         pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]

@@ -59,6 +59,13 @@ MAX_MATH_VERIFY_SECONDS = 0.4
 # A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
 MIN_APPROXIMATION_DIGITS = 3
 
+# A decimal with this many significant digits is a program's or a calculator's: within `MACHINE_TOLERANCE` of the
+# reference (relative) it states it (`4.999999999` for 5, `0.38880000000000026` for 0.3888); and a non-ending rational
+# rounded or cut to three digits fewer states it unmarked (`1.333333` for 4/3), as a wrong attempt rarely does.
+MIN_MACHINE_DIGITS = 9
+
+MACHINE_TOLERANCE = Fraction(1, 10**8)
+
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
@@ -896,15 +903,20 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False) -
     0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`)."""
     if reference.variables or reference.value is None:
         return False
-    if isinstance(reference.value, Fraction):
-        if not marked or _decimal_ends(reference.value):
-            return False
-    elif not isinstance(reference.value, float):
-        return False
     decimal = _DECIMAL.fullmatch(candidate.strip()) or (marked and _WHOLE.fullmatch(candidate.strip()))
     if not decimal:
         return False
-    if len(decimal.group("digits").replace(".", "").lstrip("0")) < MIN_APPROXIMATION_DIGITS:
+    significant = len(decimal.group("digits").replace(".", "").lstrip("0"))
+    if significant >= MIN_MACHINE_DIGITS and isinstance(reference.value, Fraction | float):
+        exact = Fraction(reference.value)
+        if abs(Fraction(candidate.strip()) - exact) <= MACHINE_TOLERANCE * max(1, abs(exact)):
+            return True  # a float a program printed: `4.999999999` or `1.2500000000000009`
+    if isinstance(reference.value, Fraction):
+        if _decimal_ends(reference.value) or not (marked or significant >= MIN_MACHINE_DIGITS - 3):
+            return False
+    elif not isinstance(reference.value, float):
+        return False
+    if significant < MIN_APPROXIMATION_DIGITS:
         return False
     places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
     value, scale = Fraction(candidate.strip()), 10**places
