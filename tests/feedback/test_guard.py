@@ -1912,3 +1912,28 @@ def test_round_eleven_a_tools_output_states_it(feedback, reference, expected):
 )
 def test_round_eleven_other_tool_output_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+MATHML = '<math xmlns="http://www.w3.org/1998/Math/MathML">{}</math>'
+
+
+@pytest.mark.parametrize(
+    ("body", "reference"),
+    [
+        ("<mfrac><mn>5</mn><mn>12</mn></mfrac>", "\\frac{5}{12}"),
+        ("<mrow><mn>2</mn><mo>&InvisibleTimes;</mo><msqrt><mn>7</mn></msqrt></mrow>", "2\\sqrt{7}"),
+        (
+            "<mrow><mn>4</mn><mo>+</mo><mrow><mn>3</mn><mo>&InvisibleTimes;</mo><mi>&ImaginaryI;</mi></mrow></mrow>",
+            "4+3i",
+        ),
+        ("<mrow><mo>-</mo><mfrac><mi>&pi;</mi><mn>4</mn></mfrac></mrow>", "-\\frac{\\pi}{4}"),
+    ],
+)
+def test_round_eleven_presentation_mathml_states_it(body, reference):
+    feedback = f"The checker returned {MATHML.format(body)} for it."
+    assert redact_answer_leak(feedback, reference) == ("The checker returned [redacted] for it.", True)
+
+
+def test_round_eleven_other_mathml_is_left_intact():
+    feedback = f"The checker returned {MATHML.format('<mfrac><mn>5</mn><mn>13</mn></mfrac>')} for it."
+    assert redact_answer_leak(feedback, "\\frac{5}{12}") == (feedback, False)

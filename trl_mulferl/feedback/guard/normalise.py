@@ -155,6 +155,55 @@ def _cas_interval(match: re.Match) -> str:
     return f"{brackets[0]}{low}, {high}{brackets[1]}"
 
 
+# Presentation MathML, read as the linear math it draws: `<mfrac><mn>3</mn><mn>56</mn></mfrac>` is "((3)/(56))"
+_MATHML = re.compile(r"<math\b[^<>]{0,200}>(?P<body>.{1,2000}?)</math>", re.DOTALL)
+_MATHML_LEAF = re.compile(r"<(m[ino])>\s*([^<>]{0,40}?)\s*</\1>")
+_MATHML_INNERMOST = re.compile(r"<(mrow|mfrac|msqrt|msup)>((?:(?!</?m)[^<>])*)</\1>")
+_MATHML_ENTITIES = {"&InvisibleTimes;": "*", "&ImaginaryI;": "i", "&pi;": "pi", "&minus;": "-", "&times;": "*"}
+
+
+def _mathml(body: str) -> str | None:
+    """The linear form of a presentation MathML body, or `None` when it holds an element we do not read."""
+
+    def leaf(match: re.Match) -> str:
+        text = _MATHML_ENTITIES.get(match.group(2), match.group(2))
+        return text if match.group(1) == "mo" else f"({text})"
+
+    def element(match: re.Match) -> str:
+        tag, children = match.group(1), _mathml_children(match.group(2))
+        if tag == "mfrac" and len(children) == 2:
+            return f"({children[0]}/{children[1]})"
+        if tag == "msup" and len(children) == 2:
+            return f"({children[0]}^{children[1]})"
+        return ("(sqrt" if tag == "msqrt" else "") + "(" + "".join(children) + ")" + (")" if tag == "msqrt" else "")
+
+    text = _MATHML_LEAF.sub(leaf, body)
+    for _ in range(20):  # innermost first; a deeper nesting is not read
+        text, count = _MATHML_INNERMOST.subn(element, text)
+        if not count:
+            break
+    return None if "<" in text else text
+
+
+def _mathml_children(text: str) -> list[str]:
+    """The top-level pieces of an element's content: bracketed groups and the operators between them."""
+    children, depth, start = [], 0, 0
+    for position, character in enumerate(text):
+        if character == "(":
+            if depth == 0 and position > start:
+                children.append(text[start:position])
+                start = position
+            depth += 1
+        elif character == ")":
+            depth -= 1
+            if depth == 0:
+                children.append(text[start : position + 1])
+                start = position + 1
+    if start < len(text):
+        children.append(text[start:])
+    return [child for child in children if child.strip()]
+
+
 # a JavaScript test's expectation, read as the comparison it is: `expect(solve()).toBe(7)` as `expect(solve()) == 7`
 _PROGRAM_EXPECTATION = re.compile(r"\.to(?:Be|Equal|StrictEqual|BeCloseTo)\([ \t]*([^()\n]{1,60}?)[ \t]*\)")
 
@@ -605,6 +654,11 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), "i") for m in _CAS_IMAGINARY_UNIT.finditer(text)]
     pieces += [(m.start(), m.end(), f"{m.group(2)}_{{{m.group(1)}}}") for m in _CAS_BASE.finditer(text)]
     pieces += [(m.start(), m.end(), _cas_interval(m)) for m in _CAS_INTERVAL.finditer(text)]
+    pieces += [
+        (m.start(), m.end(), f" {linear} ")
+        for m in _MATHML.finditer(text)
+        if (linear := _mathml(m.group("body"))) is not None
+    ]
     taken = {position for start, end, _ in pieces for position in range(start, end)}
     pieces += [
         (m.start(), m.end(), m.group(1) + "\\infty") for m in _CAS_INFINITY.finditer(text) if m.start() not in taken
