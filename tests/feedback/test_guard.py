@@ -1906,6 +1906,7 @@ def test_round_eleven_a_tools_output_states_it(feedback, reference, expected):
         ("SymPy prints Integer(11) here.", "12"),
         ("It returns Interval.Lopen(1, 6).", "[1,6)"),
         ("calc: 6.99999", "7"),  # a wrong attempt's decimal, not a program's float
+        ("Compare with your 11111111101.0: it is off.", "11111111100"),  # a last digit off, no float's noise
         ("You wrote 2.857, which rounds wrong.", "\\frac{20}{7}"),
         ("Out[5]= 2 + 3 I", "2-3i"),
     ],

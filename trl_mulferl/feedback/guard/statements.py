@@ -59,12 +59,15 @@ MAX_MATH_VERIFY_SECONDS = 0.4
 # A decimal with this many significant digits that rounds or cuts an irrational reference states it ("about 4.472").
 MIN_APPROXIMATION_DIGITS = 3
 
-# A decimal with this many significant digits is a program's or a calculator's: within `MACHINE_TOLERANCE` of the
-# reference (relative) it states it (`4.999999999` for 5, `0.38880000000000026` for 0.3888); and a non-ending rational
-# rounded or cut to three digits fewer states it unmarked (`1.333333` for 4/3), as a wrong attempt rarely does.
-MIN_MACHINE_DIGITS = 9
+# A program's or a calculator's float: a run of six or more 9s or 0s near its end, within `MACHINE_TOLERANCE` of the
+# reference (relative), states it (`4.999999999` for 5, `0.38880000000000026` for 0.3888), where a wrong attempt's
+# last digit off (`11111111101.0`) does not; a non-ending rational rounded or cut to `MIN_MACHINE_DIGITS` significant
+# digits states it unmarked (`1.333333` for 4/3), as a wrong attempt rarely does.
+_FLOAT_NOISE = re.compile(r"\.\d*(?:9{6,}|0{6,})\d{0,2}$")
 
 MACHINE_TOLERANCE = Fraction(1, 10**8)
+
+MIN_MACHINE_DIGITS = 6
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 
@@ -907,12 +910,12 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False) -
     if not decimal:
         return False
     significant = len(decimal.group("digits").replace(".", "").lstrip("0"))
-    if significant >= MIN_MACHINE_DIGITS and isinstance(reference.value, Fraction | float):
+    if _FLOAT_NOISE.search(candidate.strip()) and isinstance(reference.value, Fraction | float):
         exact = Fraction(reference.value)
         if abs(Fraction(candidate.strip()) - exact) <= MACHINE_TOLERANCE * max(1, abs(exact)):
             return True  # a float a program printed: `4.999999999` or `1.2500000000000009`
     if isinstance(reference.value, Fraction):
-        if _decimal_ends(reference.value) or not (marked or significant >= MIN_MACHINE_DIGITS - 3):
+        if _decimal_ends(reference.value) or not (marked or significant >= MIN_MACHINE_DIGITS):
             return False
     elif not isinstance(reference.value, float):
         return False
