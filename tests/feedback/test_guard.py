@@ -1890,6 +1890,9 @@ def test_another_expected_value_or_imaginary_number_is_left_intact():
         ("Maple: RealRange(Open(1), 6)", "(1,6]", "Maple: [redacted]"),
         ("SymPy: Interval.open(-oo, 4)", "(-\\infty,4)", "SymPy: [redacted]"),
         ("AsciiMath: x in (4, oo)", "(4,\\infty)", "AsciiMath: x in [redacted]"),
+        # a notation inside another one: each rewritten, never one over the other
+        ("Out[7]= Sqrt[Pi]", "\\sqrt{\\pi}", "Out[7]= [redacted]"),
+        ("It returns Interval(0, Pi).", "[0,\\pi]", "It returns [redacted]."),
         ("calc: 6.999999999", "7", "calc: [redacted]"),
         ("Python: 0.30000000000000004", "\\frac{3}{10}", "Python: [redacted]"),
         ("The TI-84 shows 2.857142857.", "\\frac{20}{7}", "The TI-84 shows [redacted]."),

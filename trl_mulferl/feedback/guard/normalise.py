@@ -125,8 +125,8 @@ _PROGRAM_PURE_IMAGINARY = re.compile(
 # Mathematica's `3 Sqrt[13]`, `Pi/2`, `3 + 4 I`, `Interval[{2, 7}]`, `8^^52`, Maple's `RealRange(Open(3), 4)`, a
 # spreadsheet's `=SQRT(51)`
 _CAS_INTEGER = re.compile(r"\bInteger\((-?\d+)\)")
-_CAS_EQUATION = re.compile(r"\bEq\(([^(),\n]{1,80}),[ \t]*([^(),\n]{1,40})\)")
-_CAS_ROOT = re.compile(r"\b(?:Sqrt\[([^\[\]\n]{1,40})\]|SQRT\(([^()\n]{1,40})\))")
+_CAS_EQUATION = re.compile(r"\bEq\((?P<side>[^(),\n]{1,80}),[ \t]*(?P<other_side>[^(),\n]{1,40})\)")
+_CAS_ROOT = re.compile(r"\b(?:(?P<square>Sqrt\[)|SQRT\()(?P<radicand>[^\[\]()\n]{1,40})(?(square)\]|\))")
 _CAS_PI = re.compile(r"(?<![A-Za-z\\])Pi(?![A-Za-z])")
 _CAS_IMAGINARY_UNIT = re.compile(r"(?<=\d )I(?![\w.\[(])")
 _CAS_BASE = re.compile(r"\b(\d{1,2})\^\^([0-9A-Za-z]+)\b")
@@ -141,18 +141,28 @@ _CAS_INTERVAL = re.compile(
 _CAS_INTERVAL_BRACKETS = {None: "[]", "open": "()", "Lopen": "(]", "Ropen": "[)"}
 
 
-def _cas_interval(match: re.Match) -> str:
-    """An interval as a computer algebra system prints it, in brackets: `Interval.Lopen(3, 4)` is "(3, 4]"."""
+def _cas_wrapper_pieces(match: re.Match, inner: tuple[str, ...], replacements: tuple[str, ...]) -> list:
+    """Pieces that rewrite a wrapper around the `inner` groups of `match` (before the first, between two, after the
+    last) to `replacements`, leaving what they wrap to the other pieces: `Sqrt[Pi]` is `sqrt(` `Pi` `)`."""
+    bounds = [match.start(), *(position for name in inner for position in match.span(name)), match.end()]
+    return [(bounds[2 * index], bounds[2 * index + 1], text) for index, text in enumerate(replacements)]
+
+
+def _cas_interval_pieces(match: re.Match) -> list:
+    """An interval as a computer algebra system prints it, rewritten to brackets: `Interval.Lopen(3, 4)` to
+    "(3, 4]", `RealRange(Open(3), 4)` to "(3, 4]"."""
     groups = match.groupdict()
     if groups["low"] is not None:
-        brackets, low, high = _CAS_INTERVAL_BRACKETS[groups["kind"]], groups["low"], groups["high"]
-    elif groups["closed_low"] is not None:
-        brackets, low, high = "[]", groups["closed_low"], groups["closed_high"]
-    else:
-        low, high = groups["open_low"] or groups["real_low"], groups["open_high"] or groups["real_high"]
-        brackets = ("(" if groups["open_low"] else "[") + (")" if groups["open_high"] else "]")
-    low, high = (re.sub(r"\binfinity\b|\boo\b", r"\\infty", bound.strip()) for bound in (low, high))
-    return f"{brackets[0]}{low}, {high}{brackets[1]}"
+        brackets = _CAS_INTERVAL_BRACKETS[groups["kind"]]
+        return _cas_wrapper_pieces(match, ("low", "high"), (brackets[0], ", ", brackets[1]))
+    if groups["closed_low"] is not None:
+        return _cas_wrapper_pieces(match, ("closed_low", "closed_high"), ("[", ", ", "]"))
+    low, high = (
+        ("open_low" if groups["open_low"] else "real_low"),
+        ("open_high" if groups["open_high"] else "real_high"),
+    )
+    brackets = ("(" if groups["open_low"] else "[") + (")" if groups["open_high"] else "]")
+    return _cas_wrapper_pieces(match, (low, high), (brackets[0], ", ", brackets[1]))
 
 
 # Presentation MathML, read as the linear math it draws: `<mfrac><mn>3</mn><mn>56</mn></mfrac>` is "((3)/(56))"
@@ -640,39 +650,40 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
         for m in _PROGRAM_COMPLEX.finditer(text)
     ]
     pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_IMAGINARY.finditer(text)]
-    pieces += [
-        (m.start(), m.end(), m.group(1) + "i")
-        for m in _PROGRAM_PURE_IMAGINARY.finditer(text)
-        if not any(start <= m.start() < end for start, end, _ in pieces)
-    ]
+    pieces += [(m.start(), m.end(), m.group(1) + "i") for m in _PROGRAM_PURE_IMAGINARY.finditer(text)]
     pieces += [(m.start(), m.end(), "i") for m in _PROGRAM_IMAGINARY_UNIT.finditer(text)]
     pieces += [(m.start(), m.end(), f" == {m.group(1)}") for m in _PROGRAM_EXPECTATION.finditer(text)]
     pieces += [(m.start(), m.end(), m.group(1)) for m in _CAS_INTEGER.finditer(text)]
-    pieces += [(m.start(), m.end(), f"{m.group(1)} = {m.group(2)}") for m in _CAS_EQUATION.finditer(text)]
-    pieces += [(m.start(), m.end(), f"sqrt({m.group(1) or m.group(2)})") for m in _CAS_ROOT.finditer(text)]
+    pieces += [(m.start(), m.end(), f"{m['side']} = {m['other_side']}") for m in _CAS_EQUATION.finditer(text)]
+    for match in _CAS_ROOT.finditer(text):
+        pieces += _cas_wrapper_pieces(match, ("radicand",), ("sqrt(", ")"))
     pieces += [(m.start(), m.end(), "pi") for m in _CAS_PI.finditer(text)]
     pieces += [(m.start(), m.end(), "i") for m in _CAS_IMAGINARY_UNIT.finditer(text)]
     pieces += [(m.start(), m.end(), f"{m.group(2)}_{{{m.group(1)}}}") for m in _CAS_BASE.finditer(text)]
-    pieces += [(m.start(), m.end(), _cas_interval(m)) for m in _CAS_INTERVAL.finditer(text)]
+    for match in _CAS_INTERVAL.finditer(text):
+        pieces += _cas_interval_pieces(match)
     pieces += [
         (m.start(), m.end(), f" {linear} ")
         for m in _MATHML.finditer(text)
         if (linear := _mathml(m.group("body"))) is not None
     ]
-    taken = {position for start, end, _ in pieces for position in range(start, end)}
-    pieces += [
-        (m.start(), m.end(), m.group(1) + "\\infty") for m in _CAS_INFINITY.finditer(text) if m.start() not in taken
-    ]
+    pieces += [(m.start(), m.end(), m.group(1) + "\\infty") for m in _CAS_INFINITY.finditer(text)]
     for match in _PROGRAM_ARRAY.finditer(text):
         pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
-    taken = {position for start, end, _ in pieces for position in range(start, end)}
-    pieces += [  # a module's prefix on anything else: `math.sqrt`, `np.pi`
-        (match.start(), match.end(), match.group("name"))
-        for match in _PROGRAM_MODULE.finditer(text)
-        if not taken.intersection(range(match.start(), match.end()))
-    ]
-    return sorted(pieces)
+    # a module's prefix on anything else: `math.sqrt`, `np.pi`
+    pieces += [(m.start(), m.end(), m.group("name")) for m in _PROGRAM_MODULE.finditer(text)]
+    return _first_of_overlapping(pieces)
+
+
+def _first_of_overlapping(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """`pieces` sorted, each one that overlaps an earlier one left out: `_Normalised.rewritten` takes no overlap."""
+    kept, taken = [], set()
+    for start, end, replacement in pieces:
+        if not taken.intersection(range(start, end)):
+            kept.append((start, end, replacement))
+            taken.update(range(start, end))
+    return sorted(kept)
 
 
 def _complex_from_parts(match: re.Match) -> str:
