@@ -48,7 +48,7 @@ class FeedbackArguments:
             problem is read for a multiple-choice option's words and formula only). `"exempt_given"`: a value the
             problem states may be quoted and is redacted only where it is stated as the result; it keeps those quotes
             but misses statements of such a value without a result cue (held-out recall 0.956 against 0.969 on the
-            seventh corpus, 0.733 against 1.000 on the problems whose answer is a number they state).
+            seventh corpus, 0.740 against 1.000 on the problems whose answer is a number they state).
         feedback_max_concurrency (`int`, *optional*, defaults to `16`):
             Maximum number of feedback requests in flight at once on each process. All FAILED groups of a batch are
             asked concurrently, up to this bound.

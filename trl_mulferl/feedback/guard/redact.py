@@ -205,6 +205,10 @@ def _given_text(problem: str | None, reference: _Reference) -> bool:
     )
 
 
+# A multiple-choice option's label in a problem, its letter to fill in: "(C)", `\textbf{(C)}\ `
+_OPTION_LABEL = r"(?:\\textbf\s*\{{\s*)?\(\s*{}\s*\)\s*\}}?(?:\\\s)?"
+
+
 @lru_cache(maxsize=1024)
 def _option_text(problem: str | None, reference: _Reference) -> str | None:
     """The words of a multiple-choice reference's option in the problem ("Plane" of "(C) Plane"); `None` when it has
@@ -212,9 +216,7 @@ def _option_text(problem: str | None, reference: _Reference) -> str | None:
     if not (problem and reference.choice):
         return None
     option = re.search(
-        rf"(?:\\textbf\s*\{{\s*)?\(\s*{reference.choice}\s*\)\s*\}}?(?:\\\s)?\s*"
-        r"([A-Za-z][A-Za-z -]*[A-Za-z])\s*(?=\n|\(|\\|$|[.;,$])",
-        problem,
+        _OPTION_LABEL.format(reference.choice) + r"\s*([A-Za-z][A-Za-z -]*[A-Za-z])\s*(?=\n|\(|\\|$|[.;,$])", problem
     )
     return option.group(1) if option else None
 
@@ -226,8 +228,10 @@ def _option_formula(problem: str | None, reference: _Reference) -> str | None:
     if not (problem and reference.choice) or _option_text(problem, reference):
         return None
     option = re.search(
-        rf"(?:\\textbf\s*\{{\s*)?\(\s*{reference.choice}\s*\)\s*\}}?(?:\\\s)?[ \t]*"
-        r"(?P<formula>[^\n$]+?)[ \t]*(?=\\qquad|\\quad|\$|\n|(?:\\textbf\s*\{\s*)?\(\s*[A-H]\s*\)|$)",
+        _OPTION_LABEL.format(reference.choice)
+        + r"[ \t]*(?P<formula>[^\n$]+?)[ \t]*(?=\\qquad|\\quad|\$|\n|"
+        + _OPTION_LABEL.format("[A-H]")
+        + "|$)",
         problem,
     )
     formula = option.group("formula").strip() if option else ""

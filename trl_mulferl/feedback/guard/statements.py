@@ -61,13 +61,14 @@ MIN_APPROXIMATION_DIGITS = 3
 
 # A program's or a calculator's float: a run of six or more 9s or 0s near its end, within `MACHINE_TOLERANCE` of the
 # reference (relative), states it (`4.999999999` for 5, `0.38880000000000026` for 0.3888), where a wrong attempt's
-# last digit off (`11111111101.0`) does not; a non-ending rational rounded or cut to `MIN_MACHINE_DIGITS` significant
-# digits states it unmarked (`1.333333` for 4/3), as a wrong attempt rarely does.
+# last digit off (`11111111101.0`) does not.
 _FLOAT_NOISE = re.compile(r"\.\d*(?:9{6,}|0{6,})\d{0,2}$")
 
 MACHINE_TOLERANCE = Fraction(1, 10**8)
 
-MIN_MACHINE_DIGITS = 6
+# A non-ending rational rounded or cut to this many significant digits states it unmarked (`1.333333` for 4/3), as a
+# program prints it and a wrong attempt rarely does.
+MIN_UNMARKED_DIGITS = 6
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 
@@ -901,27 +902,26 @@ def _percent_readings(value: Fraction | float, candidate: str, reference: _Refer
 def _approximates(candidate: str, reference: _Reference, marked: bool = False) -> bool:
     """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
     an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
-    A rational reference is stated exactly, or approximately only where the decimal is `marked` as an approximation
-    ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) and the reference's decimal does not end: a wrong attempt's
-    0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`)."""
-    if reference.variables or reference.value is None:
+    A rational reference is stated exactly, or approximately only where its decimal does not end and the decimal is
+    `marked` as an approximation ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) or has `MIN_UNMARKED_DIGITS`
+    (a program's 4.666667): a wrong attempt's 0.333 is no statement of 1/3. A marked whole number approximates too
+    ("≈ 905" for `288\\pi`), and a program's float noise states any value (`4.999999999` for 5)."""
+    if reference.variables or not isinstance(reference.value, Fraction | float):
         return False
-    decimal = _DECIMAL.fullmatch(candidate.strip()) or (marked and _WHOLE.fullmatch(candidate.strip()))
+    text = candidate.strip()
+    decimal = _DECIMAL.fullmatch(text) or (marked and _WHOLE.fullmatch(text))
     if not decimal:
         return False
+    value, exact = Fraction(text), Fraction(reference.value)
+    if _FLOAT_NOISE.search(text) and abs(value - exact) <= MACHINE_TOLERANCE * max(1, abs(exact)):
+        return True
     significant = len(decimal.group("digits").replace(".", "").lstrip("0"))
-    if _FLOAT_NOISE.search(candidate.strip()) and isinstance(reference.value, Fraction | float):
-        exact = Fraction(reference.value)
-        if abs(Fraction(candidate.strip()) - exact) <= MACHINE_TOLERANCE * max(1, abs(exact)):
-            return True  # a float a program printed: `4.999999999` or `1.2500000000000009`
-    if isinstance(reference.value, Fraction):
-        if _decimal_ends(reference.value) or not (marked or significant >= MIN_MACHINE_DIGITS):
-            return False
-    elif not isinstance(reference.value, float):
+    if isinstance(reference.value, Fraction) and (
+        _decimal_ends(reference.value) or not (marked or significant >= MIN_UNMARKED_DIGITS)
+    ):
         return False
     if significant < MIN_APPROXIMATION_DIGITS:
         return False
     places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
-    value, scale = Fraction(candidate.strip()), 10**places
-    exact = Fraction(reference.value)
+    scale = 10**places
     return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
