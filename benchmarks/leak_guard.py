@@ -23,10 +23,11 @@ Three measurements:
 - independent critiques (`CORPORA`: ten corpora, each written by its own writer and method without reading the
   guard, its tests or the corpora before it: `benchmarks/leak_corpus.py`, `leak_corpus_second.py`,
   `leak_corpus_third.py`, also over the other benchmarks, `leak_corpus_fourth.py`, `_fifth.py`, `_sixth.py`,
-  `_seventh.py`, also over the other benchmarks, `_eighth.py`, `_ninth.py`, and `_given.py` over the problems whose answer is a
-  number they state; each round of the rule reads the ones before it and is measured on the next): recall of
-  `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default `max_feedback_length` and
-  `feedback_reference_column`, the problem) under each `feedback_leak_guard` setting, per answer type, for
+  `_seventh.py`, also over the other benchmarks, `_eighth.py`, `_ninth.py`, and `_given.py` over the problems whose
+  answer is a number they state; each round of the rule reads the ones before it and is measured on the next):
+  recall of `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default
+  `max_feedback_length` and `feedback_reference_column`, the problem) under each `feedback_leak_guard` setting, per
+  answer type, for
   all renderings and for written-out ones, per split; of arithmetic-derived statements and of decimal
   approximations; the clean critiques it changes and the quoted wrong attempts it touches; and its worst CPU time on
   adversarial texts within `max_feedback_length` (best of 3 per text, the slowest text).
@@ -593,18 +594,15 @@ def independent_critiques(
             text, reference, tokenizer, max_tokens, special_tokens, problem=row["problem"], strict=strict
         )
 
-    by_guard = {}
-    for guard, strict in LEAK_GUARDS.items():
-        corpora = by_guard[guard] = {}
-        for name, module_name in CORPORA.items():
-            module = importlib.import_module(module_name)
-            # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
-            extra = None
-            if hasattr(module, "load_extra"):
-                extra = [
-                    row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]
-                ]
-            corpora[name] = score_corpus(module, rows, functools.partial(prepare, strict=strict), extra)
+    by_guard = {guard: {} for guard in LEAK_GUARDS}
+    for name, module_name in CORPORA.items():
+        module = importlib.import_module(module_name)
+        # The first `problem_count` rows of each other benchmark, for a corpus that reads them.
+        extra = None
+        if hasattr(module, "load_extra"):
+            extra = [row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:problem_count]]
+        for guard, strict in LEAK_GUARDS.items():
+            by_guard[guard][name] = score_corpus(module, rows, functools.partial(prepare, strict=strict), extra)
 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])

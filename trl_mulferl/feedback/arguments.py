@@ -192,8 +192,9 @@ class FeedbackArguments:
     feedback_leak_guard: str = field(
         default="strict",
         metadata={
-            "help": "'strict': the answer-leak guard redacts every standalone mention of the answer's value, quotes of "
-            "a value the problem states included; 'exempt_given': such a value only where stated as the result.",
+            "help": "'strict': the answer-leak guard redacts every standalone mention of the answer's value, "
+            "quotes of a value the problem states included; 'exempt_given': such a value only where stated as the "
+            "result.",
             "choices": list(FEEDBACK_LEAK_GUARDS),
         },
     )

@@ -160,8 +160,8 @@ _INSTRUCTION_AFTER = re.compile(
 _ENUMERATION_BEFORE = re.compile(
     r"(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bany )(?<!\bour )(?<!\byour )(?<!\bwhich )(?<!\bevery )"
     r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter"
-    r"|stage|round|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column|example|method"
-    r"|approach|no)s?\.?)[\s$*(]*$"
+    r"|stage|round|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column"
+    r"|example|method|approach|no)s?\.?)[\s$*(]*$"
 )
 
 _CHOICE_CUE_BEFORE = re.compile(

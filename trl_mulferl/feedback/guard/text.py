@@ -6,17 +6,17 @@ import re
 
 
 # An environment of aligned lines (`\begin{align*} x &= 2 \end{align*}`) bounds its lines as `$` does; its `&` before
-# a relation is a space
+# a relation or a spacing command is a space
 _ALIGNMENT = r"(?:align|aligned|alignat|eqnarray|gather|gathered|equation|split|multline|flalign)"
 
-_RELATION_COMMAND = (
+_RELATION_OR_SPACING_COMMAND = (
     r"\\(?:equiv|approx|simeq|sim|cong|le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore|quad|qquad)(?![A-Za-z])"
 )
 
 # Plain text is cut into runs of math tokens (numbers, operators, brackets, LaTeX commands, one-letter variables);
 # English words, sentence punctuation, newlines, math delimiters and \text{...} end a run.
 _TOKEN = re.compile(
-    rf"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z])|&(?=[ \t]*(?:[=<>]|{_RELATION_COMMAND})))"
+    rf"(?P<space>[ \t]+|\\[,;:! ]|\\q?quad(?![A-Za-z])|&(?=[ \t]*(?:[=<>]|{_RELATION_OR_SPACING_COMMAND})))"
     r"|(?P<ordinal>\d+(?:st|nd|rd|th|s)(?![A-Za-z]))"
     r"|(?P<number>\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<separator>\\(?:text[a-z]*|mbox|mathrm)\s*\{[^{}]*\}|\$|\\[()\[\]]|\\\\"
