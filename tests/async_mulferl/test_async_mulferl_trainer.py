@@ -459,7 +459,9 @@ def test_a_feedback_turn_over_the_servers_context_ends_its_group_unresolved(
     trainer, consumed = train_recording(tmp_path, vllm_server, async_model_dir, dataset, round_provider, max_steps=2)
     assert trainer.state.global_step == 2
     assert consumed and not any(turn_of(tiny_tokenizer.decode(sample["input_ids"].tolist())) for sample in consumed)
-    history = [entry for entry in trainer.state.log_history if "train_runtime" not in entry]
+    history = trainer.state.log_history
+    # Over the whole history: the rollout process sends its counts every second, and on a slow server all four
+    # groups can reach the trainer in the run's last second, their counts then only in the final entry.
     assert sum(entry.get("mulferl/feedback/over_context", 0) for entry in history) >= 2
     assert all(entry["mulferl/route/unresolved"] == 1.0 for entry in history if "mulferl/route/unresolved" in entry)
     err = capfd.readouterr().err  # the rollout process's log
