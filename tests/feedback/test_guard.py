@@ -1941,3 +1941,72 @@ def test_round_eleven_presentation_mathml_states_it(body, reference):
 def test_round_eleven_other_mathml_is_left_intact():
     feedback = f"The checker returned {MATHML.format('<mfrac><mn>5</mn><mn>13</mn></mfrac>')} for it."
     assert redact_answer_leak(feedback, "\\frac{5}{12}") == (feedback, False)
+
+
+# Round 12 (read the ninth corpus again): the tool output round 11 left, each fixed where the guard reads it.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # SymPy's 2-D fraction, its bar of box-drawing dashes, and its dot operator
+        ("SymPy:\n 13\n───\n 40\nthere.", "\\frac{13}{40}", "SymPy:\n [redacted]\nthere."),
+        ("Out[2]: 5⋅√2\n─────\n  7\n", "\\frac{5\\sqrt{2}}{7}", "Out[2]: [redacted]\n"),
+        # a matrix printed one row per line; Mathematica's nested list for a matrix and for a column vector
+        (
+            "Out[3]: Matrix([\n[4, -1],\n[2,  6]])",
+            "\\begin{pmatrix} 4 & -1 \\\\ 2 & 6 \\end{pmatrix}",
+            "Out[3]: [redacted]",
+        ),
+        (
+            "np gives array([[4, -1],\n       [2,  6]]) now",
+            "\\begin{pmatrix} 4 & -1 \\\\ 2 & 6 \\end{pmatrix}",
+            "np gives [redacted] now",
+        ),
+        ("Out[4]= {{4, -1}, {2, 6}}", "\\begin{pmatrix} 4 & -1 \\\\ 2 & 6 \\end{pmatrix}", "Out[4]= [redacted]"),
+        ("Out[4]= {{3}, {-8}, {1/2}}", "\\begin{pmatrix} 3 \\\\ -8 \\\\ 1/2 \\end{pmatrix}", "Out[4]= [redacted]"),
+        # an interval's end that is a function's value; an infinite end, open whatever the bracket
+        ("It is Interval.open(-sqrt(5), sqrt(5)).", "(-\\sqrt{5},\\sqrt{5})", "It is [redacted]."),
+        ("Maple: RealRange(Open(-sqrt(5)), 1)", "(-\\sqrt{5},1]", "Maple: [redacted]"),
+        ("SymPy: Interval(-oo, 6)", "(-\\infty,6]", "SymPy: [redacted]"),
+        ("Maple: RealRange(Open(6), infinity)", "(6,\\infty)", "Maple: [redacted]"),
+        ("so x lies in (6, \\infty].", "(6,\\infty)", "so x lies in [redacted]."),
+        # unions: SymPy's, AsciiMath's `uu`, Mathematica's `||` between conditions
+        ("Union(Interval.open(1, 4), Interval.open(4, 8))", "(1,4)\\cup(4,8)", "Union([redacted])"),
+        ("AsciiMath: x in (1, 4) uu (4, 8)", "(1,4)\\cup(4,8)", "AsciiMath: x in [redacted]"),
+        ("Reduce gives 1 < x < 4 || 4 < x < 8", "(1,4)\\cup(4,8)", "Reduce gives [redacted]"),
+        # the variable after its bound, and a notebook's `Out[n]=` as a label
+        ("Out[9]= 6 < x", "(6,\\infty)", "Out[9]= [redacted]"),
+        ("Out[9]= x < -1 || 6 <= x", "(-\\infty,-1)\\cup[6,\\infty)", "Out[9]= [redacted]"),
+        # a spreadsheet's PI() and I before a full stop; Mathematica's functions
+        ("The cell holds =5*PI()/2.", "\\frac{5\\pi}{2}", "The cell holds =[redacted]."),
+        ("The cell holds =3 - 4*I.", "3-4i", "The cell holds =[redacted]."),
+        ("Out[1]= Tan[x]", "\\tan x", "Out[1]= [redacted]"),
+        # a double's repr, its last digits not the value's own
+        ("Python prints 0.35294117647058826 for it.", "\\frac{6}{17}", "Python prints [redacted] for it."),
+        # what is evaluated may stand between "evaluates" and "to"
+        (
+            "The script evaluates the chosen option to 'D'.",
+            "\\text{(D)}",
+            "The script evaluates the chosen option to '[redacted]'.",
+        ),
+    ],
+)
+def test_round_twelve_a_tools_output_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("SymPy:\n 13\n───\n 41\nthere.", "\\frac{13}{40}"),
+        ("Out[4]= {{4, -1}, {2, 7}}", "\\begin{pmatrix} 4 & -1 \\\\ 2 & 6 \\end{pmatrix}"),
+        ("It is Interval.open(-sqrt(5), sqrt(6)).", "(-\\sqrt{5},\\sqrt{5})"),
+        ("SymPy: Interval(-oo, 6)", "(-\\infty,6)"),  # closed at 6: another interval
+        ("Out[9]= 6 <= x", "(6,\\infty)"),
+        ("Reduce gives 1 < x < 4 || 4 < x < 9", "(1,4)\\cup(4,8)"),
+        ("Python prints 0.35294117657058826 for it.", "\\frac{6}{17}"),  # a digit off, 1e-10 away
+        ("You boxed [2, 5]; the brackets are wrong.", "(2,5)"),  # a closed interval is no open one
+        ("The norm ||v|| = 6 is what you used.", "(6,\\infty)"),
+    ],
+)
+def test_round_twelve_other_tool_output_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -154,6 +154,15 @@ _HALF_LINE_INEQUALITY = re.compile(
     + r")(?![A-Za-z])\s*(?P<bound>[^<>≤≥=]+)"
 )
 
+# the variable after its bound, as Mathematica's `Reduce` prints a half-line: `2 < x`
+_REVERSED_HALF_LINE_INEQUALITY = re.compile(
+    r"(?P<bound>[^<>≤≥=]+?)\s*(?P<operator>"
+    + "|".join(re.escape(operator) for operator in sorted(_INEQUALITY_OPERATORS, key=len, reverse=True))
+    + r")\s*[A-Za-z]"
+)
+
+_REVERSED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
 _INEQUALITY_CHAIN = re.compile(
     r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
     r"(?P<second><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?P<high>[^<>≤≥]+)"
@@ -180,8 +189,14 @@ def _collection(text: str) -> _Collection | None:
             return _Collection("union", tuple(sorted((part.items, part.brackets) for part in parts)))
         return None
     half_line = _HALF_LINE_INEQUALITY.fullmatch(text)
-    if half_line:  # x <= 0: the half-line (-\infty, 0]
-        bound, operator = _value(half_line.group("bound")), _INEQUALITY_OPERATORS[half_line.group("operator")]
+    reversed_half_line = None if half_line else _REVERSED_HALF_LINE_INEQUALITY.fullmatch(text)
+    if half_line or reversed_half_line:  # x <= 0 (or 0 >= x): the half-line (-\infty, 0]
+        bound, operator = (
+            _value((half_line or reversed_half_line).group("bound")),
+            _INEQUALITY_OPERATORS[(half_line or reversed_half_line).group("operator")],
+        )
+        if reversed_half_line:
+            operator = _REVERSED[operator]
         if bound is None:
             return None
         if operator.startswith("<"):
@@ -228,7 +243,8 @@ def _collection(text: str) -> _Collection | None:
         items = _items(text[1:-1], infinite=True)
         if items is None or len(items) < 2:
             return None
-        brackets = text[0] + text[-1]
+        # an infinite end is open whatever its bracket: Maple's `(2, infinity]`, SymPy's `Interval(-oo, 0)`
+        brackets = ("(" if items[0] == -math.inf else text[0]) + (")" if items[-1] == math.inf else text[-1])
         return _Collection("bracketed", items, brackets)
     if "," in _THOUSANDS_SEPARATOR.sub("", text) or _PLUS_MINUS.search(text):
         items = _items(text)

@@ -127,11 +127,12 @@ _PROGRAM_PURE_IMAGINARY = re.compile(
 _CAS_INTEGER = re.compile(r"\bInteger\((-?\d+)\)")
 _CAS_EQUATION = re.compile(r"\bEq\((?P<side>[^(),\n]{1,80}),[ \t]*(?P<other_side>[^(),\n]{1,40})\)")
 _CAS_ROOT = re.compile(r"\b(?:(?P<square>Sqrt\[)|SQRT\()(?P<radicand>[^\[\]()\n]{1,40})(?(square)\]|\))")
-_CAS_PI = re.compile(r"(?<![A-Za-z\\])Pi(?![A-Za-z])")
-_CAS_IMAGINARY_UNIT = re.compile(r"(?<=\d )I(?![\w.\[(])")
+_CAS_PI = re.compile(r"(?<![A-Za-z\\])Pi(?![A-Za-z])|\bPI\(\)")  # a spreadsheet's `=7*PI()`
+_CAS_IMAGINARY_UNIT = re.compile(r"(?<=\d )I(?![\w\[(]|\.\w)")
 _CAS_BASE = re.compile(r"\b(\d{1,2})\^\^([0-9A-Za-z]+)\b")
 _CAS_INFINITY = re.compile(r"(?:(?<=[(\[,])|(?<=[(\[,][ \t]))(-?)oo(?![A-Za-z])")  # SymPy's and AsciiMath's "(2, oo)"
-_CAS_BOUND = r"[^(),\[\]{}\n]{1,30}"
+# an interval's end, a function's argument in it too: `Interval.open(-sqrt(3), sqrt(3))`
+_CAS_BOUND = r"(?:[^(),\[\]{}\n]|\([^(),\[\]{}\n]{1,20}\)|\[[^(),\[\]{}\n]{1,20}\]){1,30}"
 _CAS_INTERVAL = re.compile(
     rf"\bInterval(?:\.(?P<kind>open|Lopen|Ropen))?\([ \t]*(?P<low>{_CAS_BOUND}),[ \t]*(?P<high>{_CAS_BOUND})\)"
     rf"|\bInterval\[\{{[ \t]*(?P<closed_low>{_CAS_BOUND}),[ \t]*(?P<closed_high>{_CAS_BOUND})\}}\]"
@@ -139,6 +140,24 @@ _CAS_INTERVAL = re.compile(
     rf"[ \t]*(?:Open\((?P<open_high>{_CAS_BOUND})\)|(?P<real_high>{_CAS_BOUND}))\)"
 )
 _CAS_INTERVAL_BRACKETS = {None: "[]", "open": "()", "Lopen": "(]", "Ropen": "[)"}
+# SymPy's union of the intervals it has printed as brackets, `Union((0, 9), (9, 36))` by then
+_CAS_UNION = re.compile(r"\bUnion\((?P<members>[(\[][^()\[\]\n]{1,60}[)\]](?:,[ \t]*[(\[][^()\[\]\n]{1,60}[)\]])+)\)")
+_CAS_UNION_MEMBER = re.compile(r"[(\[][^()\[\]\n]{1,60}[)\]]")
+# Mathematica's functions: `Cot[x]`, `Log[2, 8]`
+_CAS_FUNCTION = re.compile(
+    r"\b(?P<name>Sin|Cos|Tan|Cot|Sec|Csc|Log|Exp|Sinh|Cosh|Tanh|ArcSin|ArcCos|ArcTan|Abs)\[(?P<argument>[^\[\]\n]{1,40})\]"
+)
+# Mathematica's nested list, rows of a matrix or of a column vector: `{{-1, 0}, {0, -1}}`, `{{-2}, {-14}}`
+_CAS_NESTED_LIST = re.compile(r"\{(?P<rows>\{[^{}\n]{1,80}\}(?:,[ \t]*\{[^{}\n]{1,80}\})+)\}")
+# a notebook's prompt labels what follows, as "Out[14]:" does: `Out[14]= 2 < x` is no equation
+_CAS_PROMPT = re.compile(r"\b(?:In|Out)\[\d+\](?P<sign>:?=)")
+# Mathematica's `Or` of conditions: `x < 2 || 3 < x` (spaced: `||v||` is a norm)
+_CAS_OR = re.compile(r"(?<=\S)[ \t]+\|\|[ \t]+(?=\S)")
+# SymPy's 2-D fraction: the numerator ends the line above a bar of box-drawing dashes, the denominator starts the one
+# below (`3⋅√3` over `4`); the bar is as wide as the wider of them
+_PRETTY_FRACTION = re.compile(
+    r"(?P<numerator>[^\s─]{1,30})[ \t]*\n[ \t]*(?P<bar>─{2,})[ \t]*\n[ \t]*(?P<denominator>[^\s─]{1,30})"
+)
 
 
 def _cas_wrapper_pieces(match: re.Match, inner: tuple[str, ...], replacements: tuple[str, ...]) -> list:
@@ -217,9 +236,11 @@ def _mathml_children(text: str) -> list[str]:
 # a JavaScript test's expectation, read as the comparison it is: `expect(solve()).toBe(7)` as `expect(solve()) == 7`
 _PROGRAM_EXPECTATION = re.compile(r"\.to(?:Be|Equal|StrictEqual|BeCloseTo)\([ \t]*([^()\n]{1,60}?)[ \t]*\)")
 
-_PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w.])")  # `7*1j`, sympy's `7*I`
+_PROGRAM_IMAGINARY_UNIT = re.compile(r"(?<=\*)[ \t]*(?:1j|I)(?![\w]|\.\w)")  # `7*1j`, sympy's `7*I`
 
 _PROGRAM_ARRAY = re.compile(rf"\b(?:{_MODULE})?(?:array|matrix|Matrix|vector)\((?P<rows>\[[^()]*\])\)")
+
+_LINE_BREAK = re.compile(r"\n[ \t]*")
 
 _PROGRAM_POWER = re.compile(r"(?<=[\w)])\*\*(?=[\w(]|-\d)")  # not Markdown bold: "**7**."
 
@@ -266,7 +287,7 @@ _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 
-_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*U[ ]*(?=[(\[])")  # "(0,9) U (9,36)"
+_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*(?:U|uu)[ ]*(?=[(\[])")  # "(0,9) U (9,36)", AsciiMath's `uu`
 
 # A dash that punctuates prose, not a minus sign: a spaced double or triple hyphen ("the area is 24 -- I checked"),
 # or a spaced hyphen before the pronoun "I" and a word ("it is 24 - I checked"; "I" is no variable there)
@@ -283,6 +304,7 @@ _SYMBOLS = {
     "⁄": "/",
     "∕": "/",
     "ᵀ": "^T",  # a column vector written as a transposed row: "(1, 2)ᵀ"
+    "⋅": "*",  # the dot operator of SymPy's pretty print: `3⋅√3`
 }
 
 # An inequality in words between a variable or a number and another: "x is at most 0", "-2 is less than x"
@@ -538,6 +560,7 @@ def _normalised(text: str) -> _Normalised:
     ]
     normalised = _Normalised(text).rewritten(sorted(pieces))
     normalised = normalised.rewritten(_program_notation(normalised.text))
+    normalised = normalised.rewritten(_cas_union_pieces(normalised.text))
     normalised = _scale_and_percent_words(normalised)
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
     pieces += [
@@ -670,10 +693,43 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), m.group(1) + "\\infty") for m in _CAS_INFINITY.finditer(text)]
     for match in _PROGRAM_ARRAY.finditer(text):
         pieces += [(match.start(), match.start("rows") + 1, "["), (match.end("rows") - 1, match.end(), "]")]
+        # printed one row per line: `Matrix([\n[-7],\n[16]])`, numpy's indented rows
+        pieces += [
+            (match.start("rows") + line.start(), match.start("rows") + line.end(), "")
+            for line in _LINE_BREAK.finditer(match.group("rows"))
+        ]
+    for match in _CAS_NESTED_LIST.finditer(text):
+        pieces += [
+            (match.start() + offset, match.start() + offset + 1, "[" if character == "{" else "]")
+            for offset, character in enumerate(match.group())
+            if character in "{}"
+        ]
+    for match in _CAS_FUNCTION.finditer(text):
+        pieces += _cas_wrapper_pieces(match, ("argument",), (match["name"].lower() + "(", ")"))
+    pieces += [(m.start(), m.end(), " or ") for m in _CAS_OR.finditer(text)]
+    pieces += [(m.start("sign"), m.end("sign"), ":") for m in _CAS_PROMPT.finditer(text)]
+    for match in _PRETTY_FRACTION.finditer(text):
+        numerator, denominator = match["numerator"], match["denominator"]
+        if len(match["bar"]) >= max(len(numerator), len(denominator)):
+            pieces.append((match.start(), match.end(), f"({numerator})/({denominator})"))
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
     # a module's prefix on anything else: `math.sqrt`, `np.pi`
     pieces += [(m.start(), m.end(), m.group("name")) for m in _PROGRAM_MODULE.finditer(text)]
     return _first_of_overlapping(pieces)
+
+
+def _cas_union_pieces(text: str) -> list[tuple[int, int, str]]:
+    """Pieces that write SymPy's `Union((0, 9), (9, 36))` (its intervals already in brackets) as "(0, 9) \\cup (9, 36)"."""
+    pieces = []
+    for match in _CAS_UNION.finditer(text):
+        members = [member.span() for member in _CAS_UNION_MEMBER.finditer(match["members"])]
+        start = match.start("members")
+        pieces.append((match.start(), start, ""))
+        pieces += [
+            (start + end, start + next_start, " \\cup ") for (_, end), (next_start, _) in itertools.pairwise(members)
+        ]
+        pieces.append((match.end("members"), match.end(), ""))
+    return pieces
 
 
 def _first_of_overlapping(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -726,7 +782,7 @@ def _symbols(text: str) -> list[tuple[re.Match, str]]:
     return (
         [(match, "-") for match in _DASH_MINUS.finditer(text)]
         + [(match, "—") for match in _PROSE_DASH.finditer(text)]
-        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕−ᵀ]|\\+/-", text)]
+        + [(match, _SYMBOLS[match.group()]) for match in re.finditer("[±∓∞∪∈⁄∕−ᵀ⋅]|\\+/-", text)]
         + [(match, " \\cup ") for match in _UNION_LETTER.finditer(text)]
     )
 

@@ -66,6 +66,13 @@ _FLOAT_NOISE = re.compile(r"\.\d*(?:9{6,}|0{6,})\d{0,2}$")
 
 MACHINE_TOLERANCE = Fraction(1, 10**8)
 
+# A double's shortest repr has up to 17 significant digits, the last ones not the value's own (`0.47368421052631576`
+# for 9/19): a float this long within `DOUBLE_TOLERANCE` (relative; a double carries 16 digits, a few operations
+# lose some) states the value
+MIN_FLOAT_REPR_DIGITS = 15
+
+DOUBLE_TOLERANCE = Fraction(1, 10**12)
+
 # A non-ending rational rounded or cut to this many significant digits states it unmarked (`1.333333` for 4/3), as a
 # program prints it and a wrong attempt rarely does.
 MIN_UNMARKED_DIGITS = 6
@@ -111,7 +118,9 @@ _RESULT_CUE_BEFORE = re.compile(
     r"|\breturns?|####|=|=>|->|→|⇒|\\(?:rightarrow|implies|to)"
     # where a computation ends: "you should land on 7", "it reduces to 7", "the computation ends at 7"
     r"|\b(?:lands?|landed|landing)\s+(?:on|at)|\b(?:ends?|ended|ending)\s+(?:at|on|up\s+(?:at|with|on))"
-    r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)\s+to"
+    # (what is evaluated may come between: "the script evaluates the final quantity to 7")
+    r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)"
+    r"(?:\s+[^\s.;:!?,]+){0,4}?\s+to"
     r"|\barrives?\s+at|\b(?:expected|key)"  # "Expected 7, got 8", "submitted 8, key 7"
     # a measure or a count the subject has: "it measures 2", "the region has area 8", "the list has exactly 3"
     rf"|\bmeasur(?:es|ed|ing)|\b(?:has|have|had)\s+(?:exactly|(?:an?\s+|the\s+)?{_QUANTITY}(?:\s+of)?)"
@@ -905,7 +914,8 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False) -
     A rational reference is stated exactly, or approximately only where its decimal does not end and the decimal is
     `marked` as an approximation ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) or has `MIN_UNMARKED_DIGITS`
     (a program's 4.666667): a wrong attempt's 0.333 is no statement of 1/3. A marked whole number approximates too
-    ("≈ 905" for `288\\pi`), and a program's float noise states any value (`4.999999999` for 5)."""
+    ("≈ 905" for `288\\pi`), and a program's float states any value (`4.999999999` for 5, `0.47368421052631576`
+    for 9/19)."""
     if reference.variables or not isinstance(reference.value, Fraction | float):
         return False
     text = candidate.strip()
@@ -913,9 +923,12 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False) -
     if not decimal:
         return False
     value, exact = Fraction(text), Fraction(reference.value)
-    if _FLOAT_NOISE.search(text) and abs(value - exact) <= MACHINE_TOLERANCE * max(1, abs(exact)):
-        return True
     significant = len(decimal.group("digits").replace(".", "").lstrip("0"))
+    error = abs(value - exact) / max(1, abs(exact))
+    if (_FLOAT_NOISE.search(text) and error <= MACHINE_TOLERANCE) or (
+        significant >= MIN_FLOAT_REPR_DIGITS and error <= DOUBLE_TOLERANCE
+    ):
+        return True
     if isinstance(reference.value, Fraction) and (
         _decimal_ends(reference.value) or not (marked or significant >= MIN_UNMARKED_DIGITS)
     ):
