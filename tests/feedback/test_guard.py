@@ -1975,6 +1975,7 @@ def test_round_eleven_other_mathml_is_left_intact():
         ("Reduce gives 1 < x < 4 || 4 < x < 8", "(1,4)\\cup(4,8)", "Reduce gives [redacted]"),
         # the variable after its bound, and a notebook's `Out[n]=` as a label
         ("Out[9]= 6 < x", "(6,\\infty)", "Out[9]= [redacted]"),
+        ('In[5]:= Choose[opts]\nOut[5]= "D"', "\\text{(D)}", 'In[5]:= Choose[opts]\nOut[5]= "[redacted]"'),
         ("Out[9]= x < -1 || 6 <= x", "(-\\infty,-1)\\cup[6,\\infty)", "Out[9]= [redacted]"),
         # a spreadsheet's PI() and I before a full stop; Mathematica's functions
         ("The cell holds =5*PI()/2.", "\\frac{5\\pi}{2}", "The cell holds =[redacted]."),
@@ -2009,4 +2010,88 @@ def test_round_twelve_a_tools_output_states_it(feedback, reference, expected):
     ],
 )
 def test_round_twelve_other_tool_output_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 13 (read the tenth corpus: the answer spoken): screen readers' MathSpeak and ClearSpeak, a tutor's words,
+# dictation and captions.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # MathSpeak: fractions, roots, scripts, a mixed number, a matrix, nested
+        ("It reads StartFraction 7 Over 9 EndFraction here.", "\\frac{7}{9}", "It reads [redacted] here."),
+        ("It reads 4 StartRoot 6 EndRoot here.", "4\\sqrt{6}", "It reads [redacted] here."),
+        ("It reads Frac Root 6 EndRoot Over 2 EndFrac here.", "\\frac{\\sqrt{6}}{2}", "It reads [redacted] here."),
+        ("It reads y Superscript 4 Baseline plus 2 here.", "y^4+2", "It reads [redacted] here."),
+        ("It reads 2 StartFraction 1 Over 3 EndFraction here.", "2\\frac{1}{3}", "It reads [redacted] here."),
+        (
+            "It reads Start 2 By 2 Matrix 1st Row 1st Column 3 2nd Column 0 2nd Row 1st Column 0 2nd Column "
+            "negative 3 EndMatrix here.",
+            "\\begin{pmatrix} 3 & 0 \\\\ 0 & -3 \\end{pmatrix}",
+            "It reads [redacted] here.",
+        ),
+        # ClearSpeak: a column vector by rows, a fraction by its parts, an interval and the end it excludes
+        (
+            "It is the 2 by 1 column vector; Row 1: 4; Row 2: negative 7.",
+            "\\begin{pmatrix} 4 \\\\ -7 \\end{pmatrix}",
+            "It is [redacted].",
+        ),
+        (
+            "It is the fraction with numerator the square root of 6 and denominator 5.",
+            "\\frac{\\sqrt{6}}{5}",
+            "It is [redacted].",
+        ),
+        ("It is the interval from 4 to infinity, not including 4.", "(4,\\infty)", "It is the interval [redacted]."),
+        ("It is the closed interval from 1 to 6.", "[1,6]", "It is the [redacted]."),
+        ("So x goes from 1 to 6, both ends included.", "[1,6]", "So x goes [redacted]."),
+        # brackets, commas and unions in words (British speech names a bracket's shape)
+        ("It is left-paren negative 4 comma 9 right-paren.", "(-4,9)", "It is [redacted]."),
+        ("It is open paren 1 comma 6 close bracket.", "(1,6]", "It is [redacted]."),
+        ("It is round bracket one comma six square bracket.", "(1,6]", "It is [redacted]."),
+        (
+            "It is open paren 1 comma 4 close paren union open paren 4 comma 8 close paren.",
+            "(1,4)\\cup(4,8)",
+            "It is [redacted].",
+        ),
+        ("It is the ordered triple 2 comma 5 comma 9.", "(2,5,9)", "It is the ordered triple [redacted]."),
+        # a tutor's numbers: digits in pairs or one by one, by a name, a repeating decimal, "all over"
+        ("it's actually three forty-five, okay", "345", "it's actually [redacted], okay"),
+        ("it's actually forty-one oh six, okay", "4106", "it's actually [redacted], okay"),
+        ("it's actually two zero four eight, okay", "2048", "it's actually [redacted], okay"),
+        ("it should come to half a dozen", "6", "it should come to [redacted]"),
+        ("it should come to three dozen", "36", "it should come to [redacted]"),
+        ("it is two point three repeating", "\\frac{7}{3}", "it is [redacted]"),
+        ("I ended up at five root two, all over three", "\\frac{5\\sqrt{2}}{3}", "I ended up at [redacted]"),
+        ("it is two and three over seven", "2\\frac{3}{7}", "it is [redacted]"),
+        ("it is four point 2 5", "4.25", "it is [redacted]"),
+        # letters and words spelled out, a choice by its place or letter
+        ("the answer is O-D-D", "\\text{odd}", "the answer is [redacted]"),
+        ("the answer is Oscar Delta Delta", "\\text{odd}", "the answer is [redacted]"),
+        ("it's actually D as in Delta", "\\text{(D)}", "it's actually [redacted]"),
+        ("it should come to the fourth choice", "\\text{(D)}", "it should come to [redacted]"),
+        # a function by its name; captions in capitals
+        ("The answer should be secant x.", "\\sec x", "The answer should be [redacted]."),
+        (">> THE ANSWER IS 4 - 3I, NOT 4 + 3I.", "4-3i", ">> THE ANSWER IS [redacted], NOT 4 + 3I."),
+    ],
+)
+def test_round_thirteen_the_answer_spoken_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It reads StartFraction 7 Over 8 EndFraction here.", "\\frac{7}{9}"),
+        ("It is the interval from 4 to infinity, including 4.", "(4,\\infty)"),
+        ("So x goes from 1 to 6, both ends included.", "(1,6]"),
+        ("It is round bracket one comma six round bracket.", "(1,6]"),
+        ("You said negative cotangent x.", "\\cot x"),  # another value: the sign is said
+        ("You had negative .375 there.", ".375"),
+        ("it's actually three forty-four, okay", "345"),
+        ("two thirty-degree angles make it", "230"),
+        ("it is two point three repeating", "\\frac{23}{10}"),
+        ("the answer is O-D-D", "\\text{even}"),
+    ],
+)
+def test_round_thirteen_other_speech_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -12,6 +12,15 @@ from fractions import Fraction
 
 from text_to_num import alpha2digit
 
+from .pieces import first_of_overlapping, wrapper_pieces
+from .spoken import (
+    mathspeak_pieces,
+    spoken_fraction_pieces,
+    spoken_matrix_pieces,
+    spoken_symbol_pieces,
+    spoken_word_pieces,
+)
+
 
 # A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
 # without a timeout off the main thread.
@@ -54,6 +63,11 @@ class _Normalised:
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
+# A text in capitals only, three words of them at least, is captions: its case says nothing of a variable's
+_CAPITALS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+_LOWER_CASE = re.compile(r"[a-z]")
+_UPPER_CASE = re.compile(r"[A-Z]+")
+
 # a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
 _HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
 
@@ -82,7 +96,14 @@ _FRACTION_WORDS = re.compile(
     r"(?:(?P<half>half|halves)|(?P<quarter>quarters?)|(?P<denominator>(?!1st)\d+)(?:st|nd|rd|th)s?)\b"
 )  # "2 first" is no fraction
 
-_SIGN_WORD = re.compile(r"\b(?:negative|minus)[ ]+(?=\d|π|pi\b|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)", re.IGNORECASE)
+_SIGN_WORD = re.compile(
+    r"\b(?:negative|minus)[ ]+(?:the[ ]+(?=(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d))?"
+    r"(?=\.?\d|π|pi\b|√|\(|(?![aI]\b)[A-Za-z]\b|[a-z]{2,5}\(|an?[ ]+(?:half|quarter)\b"
+    r"|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)",
+    re.IGNORECASE,
+)
+
+_MAX_SPOKEN_NESTING = 4  # a fraction of roots in a fraction
 
 # Cyrillic and Greek letters drawn as Latin ones: `\bоxed{5}` with a Cyrillic о is still a box.
 _HOMOGLYPHS = dict(zip("аеорсхуіјѕАВЕКМНОРСТХΑΒΕΗΙΚΜΝΟΡΤΧοικ", "aeopcxyijsABEKMHOPCTXABEHIKMNOPTXoik", strict=True))
@@ -141,16 +162,17 @@ _CAS_INTERVAL = re.compile(
 )
 _CAS_INTERVAL_BRACKETS = {None: "[]", "open": "()", "Lopen": "(]", "Ropen": "[)"}
 # SymPy's union of the intervals it has printed as brackets, `Union((0, 9), (9, 36))` by then
-_CAS_UNION = re.compile(r"\bUnion\((?P<members>[(\[][^()\[\]\n]{1,60}[)\]](?:,[ \t]*[(\[][^()\[\]\n]{1,60}[)\]])+)\)")
 _CAS_UNION_MEMBER = re.compile(r"[(\[][^()\[\]\n]{1,60}[)\]]")
+_CAS_UNION = re.compile(rf"\bUnion\((?P<members>{_CAS_UNION_MEMBER.pattern}(?:,[ \t]*{_CAS_UNION_MEMBER.pattern})+)\)")
 # Mathematica's functions: `Cot[x]`, `Log[2, 8]`
 _CAS_FUNCTION = re.compile(
-    r"\b(?P<name>Sin|Cos|Tan|Cot|Sec|Csc|Log|Exp|Sinh|Cosh|Tanh|ArcSin|ArcCos|ArcTan|Abs)\[(?P<argument>[^\[\]\n]{1,40})\]"
+    r"\b(?P<name>Sin|Cos|Tan|Cot|Sec|Csc|Log|Exp|Sinh|Cosh|Tanh|ArcSin|ArcCos|ArcTan|Abs)"
+    r"\[(?P<argument>[^\[\]\n]{1,40})\]"
 )
 # Mathematica's nested list, rows of a matrix or of a column vector: `{{-1, 0}, {0, -1}}`, `{{-2}, {-14}}`
 _CAS_NESTED_LIST = re.compile(r"\{(?P<rows>\{[^{}\n]{1,80}\}(?:,[ \t]*\{[^{}\n]{1,80}\})+)\}")
-# a notebook's prompt labels what follows, as "Out[14]:" does: `Out[14]= 2 < x` is no equation
-_CAS_PROMPT = re.compile(r"\b(?:In|Out)\[\d+\](?P<sign>:?=)")
+# a notebook's prompt labels what follows, as "Output:" does: `Out[14]= 2 < x` is no equation
+_CAS_PROMPT = re.compile(r"\b(?P<kind>In|Out)\[\d+\]:?=")
 # Mathematica's `Or` of conditions: `x < 2 || 3 < x` (spaced: `||v||` is a norm)
 _CAS_OR = re.compile(r"(?<=\S)[ \t]+\|\|[ \t]+(?=\S)")
 # SymPy's 2-D fraction: the numerator ends the line above a bar of box-drawing dashes, the denominator starts the one
@@ -160,28 +182,21 @@ _PRETTY_FRACTION = re.compile(
 )
 
 
-def _cas_wrapper_pieces(match: re.Match, inner: tuple[str, ...], replacements: tuple[str, ...]) -> list:
-    """Pieces that rewrite a wrapper around the `inner` groups of `match` (before the first, between two, after the
-    last) to `replacements`, leaving what they wrap to the other pieces: `Sqrt[Pi]` is `sqrt(` `Pi` `)`."""
-    bounds = [match.start(), *(position for name in inner for position in match.span(name)), match.end()]
-    return [(bounds[2 * index], bounds[2 * index + 1], text) for index, text in enumerate(replacements)]
-
-
 def _cas_interval_pieces(match: re.Match) -> list:
     """An interval as a computer algebra system prints it, rewritten to brackets: `Interval.Lopen(3, 4)` to
     "(3, 4]", `RealRange(Open(3), 4)` to "(3, 4]"."""
     groups = match.groupdict()
     if groups["low"] is not None:
         brackets = _CAS_INTERVAL_BRACKETS[groups["kind"]]
-        return _cas_wrapper_pieces(match, ("low", "high"), (brackets[0], ", ", brackets[1]))
+        return wrapper_pieces(match, ("low", "high"), (brackets[0], ", ", brackets[1]))
     if groups["closed_low"] is not None:
-        return _cas_wrapper_pieces(match, ("closed_low", "closed_high"), ("[", ", ", "]"))
+        return wrapper_pieces(match, ("closed_low", "closed_high"), ("[", ", ", "]"))
     low, high = (
         ("open_low" if groups["open_low"] else "real_low"),
         ("open_high" if groups["open_high"] else "real_high"),
     )
     brackets = ("(" if groups["open_low"] else "[") + (")" if groups["open_high"] else "]")
-    return _cas_wrapper_pieces(match, (low, high), (brackets[0], ", ", brackets[1]))
+    return wrapper_pieces(match, (low, high), (brackets[0], ", ", brackets[1]))
 
 
 # Presentation MathML, read as the linear math it draws: `<mfrac><mn>3</mn><mn>56</mn></mfrac>` is "((3)/(56))"
@@ -287,7 +302,8 @@ _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 
-_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*(?:U|uu)[ ]*(?=[(\[])")  # "(0,9) U (9,36)", AsciiMath's `uu`
+# "(0,9) U (9,36)", AsciiMath's `uu`, "(0, 9) union (9, 36)"
+_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*(?:U|uu|union)[ ]*(?=[(\[])")
 
 # A dash that punctuates prose, not a minus sign: a spaced double or triple hyphen ("the area is 24 -- I checked"),
 # or a spaced hyphen before the pronoun "I" and a word ("it is 24 - I checked"; "I" is no variable there)
@@ -339,7 +355,9 @@ _OMITTED_VARIABLE = re.compile(
 
 _MAX_OMITTED_VARIABLES = 8
 
-_MONEY_WORDS = re.compile(r"\b(\d+)[ ]+dollars?[ ]+and[ ]+(\d{1,2})[ ]+cents?\b", re.IGNORECASE)
+_MONEY_WORDS = re.compile(
+    r"\b(\d+)[ ]+dollars?[ ]+(?:and[ ]+(\d{1,2})[ ]+cents?\b|(\d{1,2})(?!\w|\.\d))", re.IGNORECASE
+)  # "18 dollars and 90 cents", "18 dollars 90"
 
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
@@ -351,7 +369,7 @@ _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
 # a whole number that ends no fraction and a proper fraction: "2/3 and 5/3" is a list
-_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)/(\d+)\b(?!/)")
+_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)[ ]*/[ ]*(\d+)\b(?!/)")  # "1 and 4 / 5" said "over"
 
 # "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
 # root 2", "a double root 3").
@@ -473,7 +491,9 @@ _RATIO = re.compile(
     re.IGNORECASE,
 )
 
-_POINT_WORDS = re.compile(r"\bpoint((?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE)
+_POINT_WORDS = re.compile(
+    r"(?:(?<![\d.])(?P<whole>\d+)[ ]+)?\bpoint(?P<digits>(?:[ ]+0*\d)+)(?!\d|\.\d)", re.IGNORECASE
+)
 
 # Denominators alpha2digit misreads: "twenty-firsts" (it drops the suffix), "three hundredths" (it reads 300ths).
 _ORDINAL_DENOMINATOR = re.compile(
@@ -513,6 +533,10 @@ def _normalised(text: str) -> _Normalised:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
     by its parts as one ("real part 6, imaginary part -5" as `6-5i`)."""
+    if (
+        not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
+    ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
+        text = _UPPER_CASE.sub(lambda match: match.group().lower(), text)
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
@@ -562,6 +586,13 @@ def _normalised(text: str) -> _Normalised:
     normalised = normalised.rewritten(_program_notation(normalised.text))
     normalised = normalised.rewritten(_cas_union_pieces(normalised.text))
     normalised = _scale_and_percent_words(normalised)
+    normalised = normalised.rewritten(spoken_word_pieces(normalised.text))
+    for _ in range(_MAX_SPOKEN_NESTING):  # MathSpeak's fractions, roots and scripts, innermost first
+        pieces = mathspeak_pieces(normalised.text)
+        if not pieces:
+            break
+        normalised = normalised.rewritten(pieces)
+    normalised = normalised.rewritten(spoken_matrix_pieces(normalised.text))
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), _SCALE_ORDINALS[match.group("scale").lower()] + match.group("plural"))
@@ -575,8 +606,9 @@ def _normalised(text: str) -> _Normalised:
     ]
     normalised = normalised.rewritten(sorted(pieces))
     normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
+    normalised = normalised.rewritten(spoken_symbol_pieces(normalised.text))
     pieces = [
-        (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2)):02d}")
+        (match.start(), match.end(), f"{match.group(1)}.{int(match.group(2) or match.group(3)):02d}")
         for match in _MONEY_WORDS.finditer(normalised.text)
     ]
     pieces += [
@@ -603,9 +635,9 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
     pieces += [
-        (match.start(), match.end(), "." + "".join(match.group(1).split()))
+        (match.start(), match.end(), (match["whole"] or "") + "." + "".join(match["digits"].split()))
         for match in _POINT_WORDS.finditer(normalised.text)
-        if len("".join(match.group(1).split())) >= 2  # "point 3" is a point's label
+        if match["whole"] or len("".join(match["digits"].split())) >= 2  # "point 3" is a point's label
     ]
     normalised = normalised.rewritten(sorted(pieces))
     pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
@@ -661,7 +693,7 @@ def _normalised(text: str) -> _Normalised:
             for match in pattern.finditer(normalised.text)
         ]
         normalised = normalised.rewritten(pieces)
-    return normalised
+    return normalised.rewritten(spoken_fraction_pieces(normalised.text))
 
 
 def _program_notation(text: str) -> list[tuple[int, int, str]]:
@@ -679,7 +711,7 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), m.group(1)) for m in _CAS_INTEGER.finditer(text)]
     pieces += [(m.start(), m.end(), f"{m['side']} = {m['other_side']}") for m in _CAS_EQUATION.finditer(text)]
     for match in _CAS_ROOT.finditer(text):
-        pieces += _cas_wrapper_pieces(match, ("radicand",), ("sqrt(", ")"))
+        pieces += wrapper_pieces(match, ("radicand",), ("sqrt(", ")"))
     pieces += [(m.start(), m.end(), "pi") for m in _CAS_PI.finditer(text)]
     pieces += [(m.start(), m.end(), "i") for m in _CAS_IMAGINARY_UNIT.finditer(text)]
     pieces += [(m.start(), m.end(), f"{m.group(2)}_{{{m.group(1)}}}") for m in _CAS_BASE.finditer(text)]
@@ -705,9 +737,9 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
             if character in "{}"
         ]
     for match in _CAS_FUNCTION.finditer(text):
-        pieces += _cas_wrapper_pieces(match, ("argument",), (match["name"].lower() + "(", ")"))
+        pieces += wrapper_pieces(match, ("argument",), (match["name"].lower() + "(", ")"))
     pieces += [(m.start(), m.end(), " or ") for m in _CAS_OR.finditer(text)]
-    pieces += [(m.start("sign"), m.end("sign"), ":") for m in _CAS_PROMPT.finditer(text)]
+    pieces += [(m.start(), m.end(), f"{m['kind']}put:") for m in _CAS_PROMPT.finditer(text)]
     for match in _PRETTY_FRACTION.finditer(text):
         numerator, denominator = match["numerator"], match["denominator"]
         if len(match["bar"]) >= max(len(numerator), len(denominator)):
@@ -715,11 +747,12 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
     # a module's prefix on anything else: `math.sqrt`, `np.pi`
     pieces += [(m.start(), m.end(), m.group("name")) for m in _PROGRAM_MODULE.finditer(text)]
-    return _first_of_overlapping(pieces)
+    return first_of_overlapping(pieces)
 
 
 def _cas_union_pieces(text: str) -> list[tuple[int, int, str]]:
-    """Pieces that write SymPy's `Union((0, 9), (9, 36))` (its intervals already in brackets) as "(0, 9) \\cup (9, 36)"."""
+    """Pieces that write SymPy's `Union((0, 9), (9, 36))` (its intervals already in brackets) as
+    "(0, 9) \\cup (9, 36)"."""
     pieces = []
     for match in _CAS_UNION.finditer(text):
         members = [member.span() for member in _CAS_UNION_MEMBER.finditer(match["members"])]
@@ -730,16 +763,6 @@ def _cas_union_pieces(text: str) -> list[tuple[int, int, str]]:
         ]
         pieces.append((match.end("members"), match.end(), ""))
     return pieces
-
-
-def _first_of_overlapping(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """`pieces` sorted, each one that overlaps an earlier one left out: `_Normalised.rewritten` takes no overlap."""
-    kept, taken = [], set()
-    for start, end, replacement in pieces:
-        if not taken.intersection(range(start, end)):
-            kept.append((start, end, replacement))
-            taken.update(range(start, end))
-    return sorted(kept)
 
 
 def _complex_from_parts(match: re.Match) -> str:

@@ -403,8 +403,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         text = feedback[start:end]
         interval_words = _INTERVAL_WORDS.fullmatch(text)
         if interval_words:
-            low, high = _value(interval_words.group("low")), _value(interval_words.group("high"))
-            brackets = _interval_brackets(interval_words.group("low_kind"), interval_words.group("high_kind"))
+            low, high = (_bound_value(interval_words.group(end)) for end in ("low", "high"))
+            brackets = _interval_brackets(*_interval_end_kinds(interval_words, low, high))
             collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
         elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text):  # "[-1 0; 0 -1]" is no list of runs
             collection = _collection(text)
@@ -423,6 +423,34 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         if collection is not None and _same_collection(collection, reference.collection):
             spans.append((start, end))
     return spans
+
+
+def _bound_value(text: str) -> Fraction | float | None:
+    """An end of an interval in words: a value, or an infinity."""
+    if text.strip().endswith("\\infty"):
+        return -math.inf if text.strip().startswith("-") else math.inf
+    return _value(text)
+
+
+def _interval_end_kinds(match: re.Match, low, high) -> tuple[str | None, str | None]:
+    """The words an interval in words (`_INTERVAL_WORDS`) says of each end: after it ("3 (excluded)"), as the
+    interval's name ("open interval"), or in a clause after the interval that names the end by its value ("not
+    including 2") or names both ("both ends included")."""
+    low_kind, high_kind = match.group("low_kind"), match.group("high_kind")
+    if match.group("named"):
+        low_kind = high_kind = "excluded" if match.group("named").lower() == "open" else "included"
+    if match.group("both"):
+        low_kind = high_kind = "included" if match.group("both").lower() == "both" else "excluded"
+    for named in _NAMED_END.finditer(match.group("ends") or ""):
+        kind, value = named.group("kind").lower(), _value(named.group("bound"))
+        said = "included" if kind.startswith("including") else "excluded"
+        if value is None:
+            continue
+        if low is not None and not math.isinf(low) and _close(value, low):
+            low_kind = said
+        elif high is not None and not math.isinf(high) and _close(value, high):
+            high_kind = said
+    return low_kind, high_kind
 
 
 def _interval_brackets(low_kind: str | None, high_kind: str | None) -> str:
@@ -857,7 +885,7 @@ _NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
 # a bound of an interval in words: a number, a root, or an expression written without spaces or in brackets ("π^2/8",
 # "(5π^2)/4", "-sqrt(3)")
 _BOUND = (
-    rf"(?:{_NUMBER_OR_ROOT}|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}\([^()\s]{{1,20}}\)[^\s,;()]{{0,20}}"
+    rf"(?:{_NUMBER_OR_ROOT}|-?\\infty\b|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}\([^()\s]{{1,20}}\)[^\s,;()]{{0,20}}"
     r"|[^\s,;()]{0,20}[\dπ][^\s,;()]{0,20})"
 )
 
@@ -866,11 +894,22 @@ _ANGLE_BRACKETED = re.compile(r"\\langle(?:(?!\\rangle).){1,200}\\rangle|<(?=[^<
 # Whether an end of an interval in words belongs to it: "(excluded)", ", not included,", "inclusive", "open"
 _END_KIND = r"(?:[ ]*,?[ ]*\(?(?:(?:is[ ]+)?(?:not[ ]+)?(?:included|inclusive|excluded|exclusive)|open|closed)\)?)"
 
-# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows it or an end: "from -2 to 7",
-# "from -2 up to 7", "between -2 and 7", "from 3 (excluded) to 4 (included)"
+# Which ends belong, said after the interval: "not including 2", "including -2 but not including 7", "both ends
+# included"
+_END_NAMED = r"(?:(?:not[ ]+)?including|excluding)[ ]+"
+_ENDS_CLAUSE = (
+    rf"[ ]*,?[ ]+(?:{_END_NAMED}(?P<first_end>{_BOUND})(?:,?[ ]+(?:and|but)[ ]+{_END_NAMED}(?P<second_end>{_BOUND}))?"
+    r"|(?:with[ ]+)?(?P<both>both|neither)[ ]+ends?[ ]+(?:(?:are|is)[ ]+)?(?:included|excluded|inclusive|exclusive))"
+)
+_NAMED_END = re.compile(rf"(?P<kind>{_END_NAMED})(?P<bound>{_BOUND})", re.IGNORECASE)
+
+# An interval in words, its brackets unsaid unless "inclusive" or "exclusive" follows it or an end, or it is named
+# open or closed: "from -2 to 7", "from -2 up to 7", "between -2 and 7", "from 3 (excluded) to 4 (included)", "the
+# open interval from 2 to 5", "the interval from 2 to infinity, not including 2"
 _INTERVAL_WORDS = re.compile(
-    rf"\b(?:from|between)[ ]+(?P<low>{_BOUND})(?P<low_kind>{_END_KIND})?,?[ ]+"
-    rf"(?:(?:up[ ]+)?to|and|through|till|until)[ ]+(?P<high>{_BOUND})(?P<high_kind>{_END_KIND})?",
+    rf"\b(?:(?P<named>open|closed)[ ]+interval[ ]+)?(?:from|between)[ ]+(?P<low>{_BOUND})(?P<low_kind>{_END_KIND})?,?"
+    rf"[ ]+(?:(?:up[ ]+)?to|and|through|till|until)[ ]+(?P<high>{_BOUND})(?P<high_kind>{_END_KIND})?"
+    rf"(?P<ends>{_ENDS_CLAUSE})?",
     re.IGNORECASE,
 )
 

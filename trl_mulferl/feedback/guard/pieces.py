@@ -1,0 +1,21 @@
+"""Pieces `(start, end, replacement)` of a text that `_Normalised.rewritten` applies: two helpers the readers of
+notation share."""
+
+import re
+
+
+def wrapper_pieces(match: re.Match, inner: tuple[str, ...], replacements: tuple[str, ...]) -> list:
+    """Pieces that rewrite a wrapper around the `inner` groups of `match` (before the first, between two, after the
+    last) to `replacements`, leaving what they wrap to the other pieces: `Sqrt[Pi]` is `sqrt(` `Pi` `)`."""
+    bounds = [match.start(), *(position for name in inner for position in match.span(name)), match.end()]
+    return [(bounds[2 * index], bounds[2 * index + 1], text) for index, text in enumerate(replacements)]
+
+
+def first_of_overlapping(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """`pieces` sorted, each one that overlaps an earlier one left out: `_Normalised.rewritten` takes no overlap."""
+    kept, taken = [], set()
+    for start, end, replacement in pieces:
+        if not taken.intersection(range(start, end)):
+            kept.append((start, end, replacement))
+            taken.update(range(start, end))
+    return sorted(kept)
