@@ -2095,3 +2095,78 @@ def test_round_thirteen_the_answer_spoken_states_it(feedback, reference, expecte
 )
 def test_round_thirteen_other_speech_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 14 (read the eleventh corpus: TeX beyond the basics): what only typesets a value, other spellings of a
+# fraction, pi and a bracket, French intervals, the `interval` package, plain TeX's matrices, a macro's definition.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # commands that only typeset their argument, nested, with options, around a box
+        ("The result is \\num{27}.", "27", "The result is [redacted]."),
+        ("The result is \\textbf{\\numprint{1234}}.", "1234", "The result is [redacted]."),
+        ("It is \\colorbox{yellow}{\\oldstylenums{27}} here.", "27", "It is [redacted] here."),
+        ("It is \\fbox{\\num[group-separator={,}]{27}} here.", "27", "It is [redacted] here."),
+        ("It is ${\\color{blue} \\dfrac{5}{8}}$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is $\\bm{\\frac{5}{8}}$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is $\\displaystyle \\mathrm{27}$ here.", "27", "It is $\\displaystyle [redacted]$ here."),
+        ("It is \\ang{45} here.", "45^\\circ", "It is [redacted] here."),
+        ("It is \\SI{2.5}{\\meter} here.", "2.5", "It is [redacted] here."),
+        # other spellings: TeX's \over, \nicefrac, a fraction set by hand, short arguments, \uppi, \lparen
+        ("It is ${5 \\over 8}$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is $\\nicefrac{5}{8}$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is ${}^{5}\\!/\\!{}_{8}$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is $\\frac58$ here.", "\\frac{5}{8}", "It is $[redacted]$ here."),
+        ("It is $\\frac{3}\\uppi$ here.", "\\frac{3}{\\pi}", "It is $[redacted]$ here."),
+        ("It is $\\lparen 4, -1 \\rparen$ here.", "(4,-1)", "It is $[redacted]$ here."),
+        ("It is $(4;\\ -1)$ here.", "(4,-1)", "It is $[redacted]$ here."),
+        # French intervals, the interval package, a set of reals by a condition
+        ("It is $]2, 5]$ here.", "(2,5]", "It is $[redacted]$ here."),
+        ("It is $]-\\infty\\,;\\,4[$ here.", "(-\\infty,4)", "It is $[redacted]$ here."),
+        ("It is $\\interval[open right]{2}{5}$ here.", "[2,5)", "It is $[redacted]$ here."),
+        ("It is $\\{\\, t \\in \\mathbb{R} : 2 < t \\leq 5 \\,\\}$ here.", "(2,5]", "It is $[redacted]$ here."),
+        # plain TeX's matrix, a starred one
+        (
+            "It is $\\pmatrix{2 & 0 \\cr 0 & 2}$ here.",
+            "\\begin{pmatrix} 2 & 0 \\\\ 0 & 2 \\end{pmatrix}",
+            "It is $[redacted]$ here.",
+        ),
+        (
+            "It is $\\begin{pmatrix*}[r] 2 & 0 \\\\ 0 & 2 \\end{pmatrix*}$ here.",
+            "\\begin{pmatrix} 2 & 0 \\\\ 0 & 2 \\end{pmatrix}",
+            "It is $[redacted]$ here.",
+        ),
+        (
+            "It is $(4, -1)^{\\mathsf{T}}$ here.",
+            "\\begin{pmatrix} 4 \\\\ -1 \\end{pmatrix}",
+            "It is $[redacted]$ here.",
+        ),
+        # a value defined as a macro, a forum's tags, a decimal comma after an approximation sign, \dots
+        (
+            "\\newcommand{\\ans}{27}\nThe result is \\ans.",
+            "27",
+            "\\newcommand{\\ans}{[redacted]}\nThe result is \\ans.",
+        ),
+        ("[hide=answer]27[/hide] is what I get.", "27", "[hide=answer][redacted][/hide] is what I get."),
+        ("It is $\\approx 2{,}236$ here.", "\\sqrt{5}", "It is $\\approx [redacted]$ here."),
+        ("It is $2.23606\\ldots$ here.", "\\sqrt{5}", "It is $[redacted]\\ldots$ here."),
+    ],
+)
+def test_round_fourteen_tex_idioms_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("The result is \\num{28}.", "27"),
+        ("It is $]2, 5[$ here.", "(2,5]"),
+        ("It is $\\interval{2}{5}$ here.", "(2,5]"),
+        ("It is $10{,}080$ here.", "10.08"),  # three digits after a braced comma: thousands
+        ("It is $\\pmatrix{2 & 0 \\cr 0 & 3}$ here.", "\\begin{pmatrix} 2 & 0 \\\\ 0 & 2 \\end{pmatrix}"),
+        ("See [quote]your 26[/quote] again.", "27"),
+        ("Points a[2], b[5] are marked.", "(2,5]"),
+    ],
+)
+def test_round_fourteen_other_tex_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

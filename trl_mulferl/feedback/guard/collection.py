@@ -125,7 +125,11 @@ _ANGLE_BRACKETS = re.compile(r"^(?:\\langle|<)(?P<body>.*)(?:\\rangle|>)$", re.D
 
 _SET_BRACES = re.compile(r"^\\\{(?P<body>.*)\\\}$", re.DOTALL)
 
-_SET_BUILDER = re.compile(r"(?:\\\{|\{)\s*[A-Za-z]\s*(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})")
+# (its variable may be Greek and said to be real: `\{ \lambda \in \mathbb{R} : 3 < \lambda \le 4 \}`)
+_SET_BUILDER = re.compile(
+    r"(?:\\\{|\{)\s*(?:[A-Za-z]|\\[a-z]+)\s*(?:(?:\\in(?![A-Za-z])|∈)\s*(?:\\mathbb\s*\{?\s*R\s*\}?|ℝ)\s*)?"
+    r"(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})"
+)
 
 # A factor before a vector or matrix: "(1/3)(-1, 2, 5)", `\frac{1}{49}\begin{pmatrix}...`, `2 \cdot [1, 3]`
 _SCALAR_FACTOR = re.compile(
@@ -164,7 +168,7 @@ _REVERSED_HALF_LINE_INEQUALITY = re.compile(
 _REVERSED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 _INEQUALITY_CHAIN = re.compile(
-    r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*[A-Za-z]\s*"
+    r"(?P<low>[^<>≤≥]+?)\s*(?P<first><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?:[A-Za-z]|\\[a-z]+)\s*"
     r"(?P<second><=|<|≤|\\leq?(?![A-Za-z])|\\lt(?![A-Za-z]))\s*(?P<high>[^<>≤≥]+)"
 )
 

@@ -20,6 +20,7 @@ from .spoken import (
     spoken_symbol_pieces,
     spoken_word_pieces,
 )
+from .tex import MAX_TEX_NESTING, tex_pieces
 
 
 # A statement of the answer is short; longer expressions are not compared, which also bounds the work math-verify does
@@ -537,6 +538,13 @@ def _normalised(text: str) -> _Normalised:
         not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
     ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
         text = _UPPER_CASE.sub(lambda match: match.group().lower(), text)
+    typeset = _Normalised(text)
+    for _ in range(MAX_TEX_NESTING):  # what only typesets a value, innermost first: `\fbox{\textbf{\num{9}}}`
+        pieces = tex_pieces(typeset.text)
+        if not pieces:
+            break
+        typeset = typeset.rewritten(pieces)
+    text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _repeating_decimal(match)) for match in _REPEATING_DECIMAL.finditer(text)]
@@ -582,7 +590,7 @@ def _normalised(text: str) -> _Normalised:
         for offset, character in enumerate(row.group())
         if character == "|"
     ]
-    normalised = _Normalised(text).rewritten(sorted(pieces))
+    normalised = typeset.rewritten(sorted(pieces))
     normalised = normalised.rewritten(_program_notation(normalised.text))
     normalised = normalised.rewritten(_cas_union_pieces(normalised.text))
     normalised = _scale_and_percent_words(normalised)

@@ -318,11 +318,13 @@ def _nested(rows: list[list[str]]) -> str:
 
 def spoken_fraction_pieces(text: str) -> list[tuple[int, int, str]]:
     """Pieces that write a fraction said "all over" its denominator as one, once its numerator is in symbols."""
-    return [piece for match in _ALL_OVER.finditer(text) for piece in _fraction_pieces(match)]
+    return [piece for match in _ALL_OVER.finditer(text) for piece in _fraction_pieces(match, "")]
 
 
-def _fraction_pieces(match: re.Match) -> list[tuple[int, int, str]]:
-    """Pieces that write a fraction said by its `numerator` and `denominator` groups as "((numerator)/(denominator))",
-    the numerator left to other pieces; the closing brackets go with the denominator, not with what follows it."""
-    opening, middle = wrapper_pieces(match, ("numerator", "denominator"), ("((", ")/(", "))"))[:2]
-    return [opening, middle, (*match.span("denominator"), f"{match['denominator']}))")]
+def _fraction_pieces(match: re.Match, outer: str = "(") -> list[tuple[int, int, str]]:
+    """Pieces that write a fraction said by its `numerator` and `denominator` groups as "(numerator)/(denominator)"
+    (in `outer` brackets too), the numerator left to other pieces; the closing brackets go with the denominator, not
+    with what follows it."""
+    closing = {"(": ")", "": ""}[outer]
+    opening, middle = wrapper_pieces(match, ("numerator", "denominator"), (outer + "(", ")/(", ")" + closing))[:2]
+    return [opening, middle, (*match.span("denominator"), f"{match['denominator']}){closing}")]
