@@ -195,10 +195,8 @@ def _collection(text: str) -> _Collection | None:
     half_line = _HALF_LINE_INEQUALITY.fullmatch(text)
     reversed_half_line = None if half_line else _REVERSED_HALF_LINE_INEQUALITY.fullmatch(text)
     if half_line or reversed_half_line:  # x <= 0 (or 0 >= x): the half-line (-\infty, 0]
-        bound, operator = (
-            _value((half_line or reversed_half_line).group("bound")),
-            _INEQUALITY_OPERATORS[(half_line or reversed_half_line).group("operator")],
-        )
+        inequality = half_line or reversed_half_line
+        bound, operator = _value(inequality.group("bound")), _INEQUALITY_OPERATORS[inequality.group("operator")]
         if reversed_half_line:
             operator = _REVERSED[operator]
         if bound is None:

@@ -7,6 +7,7 @@ import difflib
 import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -60,6 +61,17 @@ class _Normalised:
         starts += old_starts[position:]
         ends += old_ends[position:]
         return _Normalised("".join(text), tuple(starts), tuple(ends))
+
+    def rewritten_until_settled(self, pieces_of: Callable[[str], list], passes: int) -> "_Normalised":
+        """The text rewritten by `pieces_of(text)` again and again, at most `passes` times, until it gives none: for
+        constructs read innermost first (`\\fbox{\\textbf{\\num{9}}}`, a MathSpeak fraction of roots)."""
+        normalised = self
+        for _ in range(passes):
+            pieces = pieces_of(normalised.text)
+            if not pieces:
+                break
+            normalised = normalised.rewritten(pieces)
+        return normalised
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -538,12 +550,7 @@ def _normalised(text: str) -> _Normalised:
         not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
     ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
         text = _UPPER_CASE.sub(lambda match: match.group().lower(), text)
-    typeset = _Normalised(text)
-    for _ in range(MAX_TEX_NESTING):  # what only typesets a value, innermost first: `\fbox{\textbf{\num{9}}}`
-        pieces = tex_pieces(typeset.text)
-        if not pieces:
-            break
-        typeset = typeset.rewritten(pieces)
+    typeset = _Normalised(text).rewritten_until_settled(tex_pieces, MAX_TEX_NESTING)  # what only typesets a value
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
@@ -595,11 +602,7 @@ def _normalised(text: str) -> _Normalised:
     normalised = normalised.rewritten(_cas_union_pieces(normalised.text))
     normalised = _scale_and_percent_words(normalised)
     normalised = normalised.rewritten(spoken_word_pieces(normalised.text))
-    for _ in range(_MAX_SPOKEN_NESTING):  # MathSpeak's fractions, roots and scripts, innermost first
-        pieces = mathspeak_pieces(normalised.text)
-        if not pieces:
-            break
-        normalised = normalised.rewritten(pieces)
+    normalised = normalised.rewritten_until_settled(mathspeak_pieces, _MAX_SPOKEN_NESTING)
     normalised = normalised.rewritten(spoken_matrix_pieces(normalised.text))
     pieces = [(match.start(), match.end(), "\\boxed") for match in _OTHER_BOX.finditer(normalised.text)]
     pieces += [

@@ -212,27 +212,23 @@ def mathspeak_pieces(text: str) -> list[tuple[int, int, str]]:
     applies them until none is left, then `spoken_matrix_pieces`."""
     pieces = []
     for match in _SPOKEN_FRACTION.finditer(text):
-        whole = _WHOLE_BEFORE.search(text, 0, match.start())
-        if whole and _PLAIN.fullmatch(match["numerator"]) and _PLAIN.fullmatch(match["denominator"]):
-            # a whole number before a fraction: "1 StartFraction 4 Over 5 EndFraction" is the mixed number 9/5
-            value = int(whole["whole"]) + Fraction(int(match["numerator"]), int(match["denominator"]))
-            pieces.append((whole.start("whole"), match.end(), f"{value.numerator}/{value.denominator}"))
-        elif _PLAIN.fullmatch(match["numerator"]) and _PLAIN.fullmatch(match["denominator"]):
-            pieces.append((match.start(), match.end(), f"{match['numerator']}/{match['denominator']}"))
-        else:
+        if not (_PLAIN.fullmatch(match["numerator"]) and _PLAIN.fullmatch(match["denominator"])):
             pieces += wrapper_pieces(match, ("numerator", "denominator"), ("((", ")/(", "))"))
+            continue
+        value = Fraction(int(match["numerator"]), int(match["denominator"]))
+        # a whole number before a fraction: "1 StartFraction 4 Over 5 EndFraction" is the mixed number 9/5
+        whole = _WHOLE_BEFORE.search(text, max(0, match.start() - 20), match.start())
+        start = whole.start("whole") if whole else match.start()
+        value += int(whole["whole"]) if whole else 0
+        pieces.append((start, match.end(), f"{value.numerator}/{value.denominator}"))
     for match in _SPOKEN_ROOT.finditer(text):
         if _PLAIN.fullmatch(match["radicand"]):
             pieces.append((match.start(), match.end(), "√" + match["radicand"]))
         else:
             pieces += wrapper_pieces(match, ("radicand",), ("√(", ")"))
     for match in _SPOKEN_SCRIPT.finditer(text):
-        if match["kind"]:
-            marks = ("^(", ")") if match["kind"].startswith("Sup") else ("_{", "}")
-            pieces += wrapper_pieces(match, ("script",), marks)
-        else:
-            marks = ("^(", ")") if match["short_kind"] == "Sup" else ("_{", "}")
-            pieces += wrapper_pieces(match, ("short_script",), marks)
+        kind, script = (match["kind"], "script") if match["kind"] else (match["short_kind"], "short_script")
+        pieces += wrapper_pieces(match, (script,), ("^(", ")") if kind.startswith("Sup") else ("_{", "}"))
     return first_of_overlapping(pieces)
 
 
@@ -318,13 +314,13 @@ def _nested(rows: list[list[str]]) -> str:
 
 def spoken_fraction_pieces(text: str) -> list[tuple[int, int, str]]:
     """Pieces that write a fraction said "all over" its denominator as one, once its numerator is in symbols."""
-    return [piece for match in _ALL_OVER.finditer(text) for piece in _fraction_pieces(match, "")]
+    return [piece for match in _ALL_OVER.finditer(text) for piece in _fraction_pieces(match, bracketed=False)]
 
 
-def _fraction_pieces(match: re.Match, outer: str = "(") -> list[tuple[int, int, str]]:
+def _fraction_pieces(match: re.Match, bracketed: bool = True) -> list[tuple[int, int, str]]:
     """Pieces that write a fraction said by its `numerator` and `denominator` groups as "(numerator)/(denominator)"
-    (in `outer` brackets too), the numerator left to other pieces; the closing brackets go with the denominator, not
-    with what follows it."""
-    closing = {"(": ")", "": ""}[outer]
-    opening, middle = wrapper_pieces(match, ("numerator", "denominator"), (outer + "(", ")/(", ")" + closing))[:2]
-    return [opening, middle, (*match.span("denominator"), f"{match['denominator']}){closing}")]
+    (`bracketed`: in brackets of its own too), the numerator left to other pieces; the closing brackets go with the
+    denominator, not with what follows it."""
+    opening, closing = ("(", ")") if bracketed else ("", "")
+    start, middle = wrapper_pieces(match, ("numerator", "denominator"), (opening + "(", ")/(", ")" + closing))[:2]
+    return [start, middle, (*match.span("denominator"), f"{match['denominator']}){closing}")]
