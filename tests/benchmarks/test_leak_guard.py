@@ -108,7 +108,18 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     assert set(third["recall_by_dataset"]) == {"math500", "minerva_math", "aime24", "amc23", "gsm8k"}
     assert all(
         set(section["corpora"][name]["clean"]) == {"held_out"}
-        for name in ("fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh")
+        for name in (
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+        )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.
     assert section["corpora"]["given"]["cases"] == 0 and section["corpora"]["given"]["clean"] == {}

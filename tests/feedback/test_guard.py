@@ -2170,3 +2170,336 @@ def test_round_fourteen_tex_idioms_state_it(feedback, reference, expected):
 )
 def test_round_fourteen_other_tex_is_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a union of intervals in words, joined by "union of ... and ..." or by "or"
+        (
+            "So x lies in the union of the open interval from 1 to 4 and the closed interval from 6 to 8.",
+            "(1,4) \\cup [6,8]",
+            "So x lies in the union of the [redacted].",
+        ),
+        (
+            "So x goes from -3 to 0, not including 0, or from 5 to infinity, not including 5.",
+            "[-3,0) \\cup (5,\\infty)",
+            "So x goes [redacted].",
+        ),
+        # a point taken out of an interval in words
+        ("Then x is between one and ten, but not four.", "(1,4) \\cup (4,10)", "Then x is [redacted]."),
+        (
+            "Then x runs over the open interval from 1 to 10 except 4.",
+            "(1,4) \\cup (4,10)",
+            "Then x runs over the [redacted].",
+        ),
+        # a set less another
+        ("It is $\\mathbb{R} \\setminus [1, 4]$ here.", "(-\\infty,1) \\cup (4,\\infty)", "It is $[redacted]$ here."),
+        ("It is $(1, 10] \\setminus \\{4\\}$ here.", "(1,4) \\cup (4,10]", "It is $[redacted]$ here."),
+        ("It is $ℝ ∖ \\{0\\}$ here.", "(-\\infty,0) \\cup (0,\\infty)", "It is $[redacted]$ here."),
+        # ends that are spoken fractions, nested in brackets
+        (
+            "It is the closed interval from the fraction with numerator pi cubed and denominator 3 to pi cubed.",
+            "\\left[\\frac{\\pi^3}{3}, \\pi^3\\right]",
+            "It is the [redacted]",
+        ),
+        (
+            "It is left-bracket StartFrac pi Sup 3 Base Over 3 EndFrac comma pi Sup 3 right-bracket.",
+            "\\left[\\frac{\\pi^3}{3}, \\pi^3\\right]",
+            "It is [redacted].",
+        ),
+        # a union or a set of reals inside a wrapper with braces of its own
+        (
+            "It is $\\textcolor{teal}{]1\\,;\\,4[ \\cup ]6\\,;\\,8[}$ here.",
+            "(1,4) \\cup (6,8)",
+            "It is $[redacted]$ here.",
+        ),
+        (
+            "It is $\\boldsymbol{\\{ t \\in \\mathbb{R} : 1 < t < 4 \\}}$ here.",
+            "(1,4)",
+            "It is $[redacted]$ here.",
+        ),
+        (
+            "It is ${\\color{teal} \\interval[open]{{1 \\over 3}}{4}}$ here.",
+            "\\left(\\frac{1}{3}, 4\\right)",
+            "It is $[redacted]$ here.",
+        ),
+    ],
+)
+def test_round_fifteen_unions_and_punctured_intervals_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        (
+            "So x lies in the union of the open interval from 1 to 4 and the open interval from 6 to 8.",
+            "(1,4) \\cup [6,8]",
+        ),
+        ("Then x is between one and ten, but not five.", "(1,4) \\cup (4,10)"),
+        ("It is $\\mathbb{R} \\setminus [1, 5]$ here.", "(-\\infty,1) \\cup (4,\\infty)"),
+        ("It is $(1, 10] \\setminus \\{4\\}$ here.", "(1,4) \\cup (4,10)"),
+        ("Check the rows ((2), (3)) of the table.", "\\begin{pmatrix} 2 \\\\ 3 \\end{pmatrix}"),
+    ],
+)
+def test_round_fifteen_other_unions_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a compound answer with decimals for its irrational or unending parts, marked as an approximation
+        (
+            "So it is about (2, 0.7854) in the end.",
+            "\\left(2, \\frac{\\pi}{4}\\right)",
+            "So it is about [redacted] in the end.",
+        ),
+        ("It is $\\approx (-2.236, 2.236)$ here.", "(-\\sqrt{5}, \\sqrt{5})", "It is $\\approx [redacted]$ here."),
+        (
+            "It is $\\approx [0.4286, 1.5]$ here.",
+            "\\left[\\frac{3}{7}, \\frac{3}{2}\\right]",
+            "It is $\\approx [redacted]$ here.",
+        ),
+        (
+            "It is $\\approx \\begin{pmatrix} 0.1429 \\\\ 2 \\end{pmatrix}$ here.",
+            "\\begin{pmatrix} 1/7 \\\\ 2 \\end{pmatrix}",
+            "It is $\\approx [redacted]$ here.",
+        ),
+    ],
+)
+def test_round_fifteen_approximate_collections_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("So it is (2, 0.7854) in the end.", "\\left(2, \\frac{\\pi}{4}\\right)"),  # no mark: a quote may be a decimal
+        ("It is $\\approx (-2.2, 2.2)$ here.", "(-\\sqrt{5}, \\sqrt{5})"),  # two significant digits
+        ("It is $\\approx (-2.237, 2.236)$ here.", "(-\\sqrt{5}, \\sqrt{5})"),  # neither rounded nor cut
+        ("It is $\\approx (2.236, -2.236)$ here.", "(-\\sqrt{5}, \\sqrt{5})"),
+        ("It is $\\approx [0.4286, 1.5)$ here.", "\\left[\\frac{3}{7}, \\frac{3}{2}\\right]"),
+    ],
+)
+def test_round_fifteen_other_approximate_collections_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a JSON string's escapes
+        (
+            '{"expected": "5\\u20447", "note": "redo it"}',
+            "\\frac{5}{7}",
+            '{"expected": "[redacted]", "note": "redo it"}',
+        ),
+        (
+            '{"expected": "\\\\sqrt{7}", "note": "redo it"}',
+            "\\sqrt{7}",
+            '{"expected": "[redacted]", "note": "redo it"}',
+        ),
+        # HTML's references and tags
+        ("It is <b>&minus;17</b> here.", "-17", "It is <b>[redacted]</b> here."),
+        ("It is <strong>2&#8730;7</strong> here.", "2\\sqrt{7}", "It is <strong>[redacted]</strong> here."),
+        ("It is <span class='v'>4&thinsp;096</span> here.", "4096", "It is <span class='v'>[redacted]</span> here."),
+        ("It is <sup>5</sup>&frasl;<sub>7</sub> here.", "\\frac{5}{7}", "It is [redacted] here."),
+        ("It is <td>3 &minus; 2<i>i</i></td> here.", "3-2i", "It is <td>[redacted]</i></td> here."),
+        ("It is 4<sup>3</sup> here.", "64", "It is [redacted] here."),
+        ("It is 31<sub>8</sub> here.", "31_8", "It is [redacted] here."),
+        ("It is &frac34; here.", "\\frac{3}{4}", "It is [redacted] here."),
+        ("It is 1&shy;7 here.", "17", "It is [redacted] here."),
+        # presentation MathML with an interval's brackets, and a table as a matrix
+        (
+            "It is <math><mrow><mo>[</mo><mn>1</mn><mo>,</mo><mn>5</mn><mo>)</mo></mrow></math> here.",
+            "[1,5)",
+            "It is [redacted] here.",
+        ),
+        (
+            "It is <math><mrow><mo>(</mo><mtable><mtr><mtd><mn>7</mn></mtd></mtr><mtr><mtd><mn>8</mn></mtd></mtr>"
+            "</mtable><mo>)</mo></mrow></math> here.",
+            "\\begin{pmatrix} 7 \\\\ 8 \\end{pmatrix}",
+            "It is [redacted] here.",
+        ),
+        # AsciiMath's fraction, Unicode's scripts, TeX escaped for Markdown
+        ("It is `frac(5)(7)` here.", "\\frac{5}{7}", "It is `[redacted]` here."),
+        ("It is `frac(2sqrt(7))(5)` here.", "\\frac{2\\sqrt{7}}{5}", "It is `[redacted]` here."),
+        ("It is ⁵⁄₇ here.", "\\frac{5}{7}", "It is [redacted] here."),
+        ("It is \\\\frac\\{5\\}\\{7\\} here.", "\\frac{5}{7}", "It is [redacted] here."),
+        # a table of values as a matrix, a mixed number in scripts, one number in MathML, `+-`, a base's literal,
+        # a doubled backslash before a command
+        (
+            "It is <table><tr><td>7</td><td>&minus;1</td></tr><tr><td>0</td><td>7</td></tr></table> here.",
+            "\\begin{pmatrix} 7 & -1 \\\\ 0 & 7 \\end{pmatrix}",
+            "It is [redacted] here.",
+        ),
+        ("It is 2&nbsp;<sup>3</sup>&frasl;<sub>7</sub> here.", "2\\frac{3}{7}", "It is [redacted] here."),
+        ("It is <math><mn>2.64575</mn></math> here.", "\\sqrt{7}", "It is [redacted] here."),
+        ("It is 2 +- sqrt(7) here.", "2 \\pm \\sqrt{7}", "It is [redacted] here."),
+        ("It is 0o17 here.", "17_8", "It is [redacted] here."),
+        ("It is 5 + 3 \\\\pi here.", "5+3\\pi", "It is [redacted] here."),
+    ],
+)
+def test_round_fifteen_markup_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ('{"attempt": "5\\u20448", "note": "redo it"}', "\\frac{5}{7}"),
+        ('Use "\\frac{5}{8}" there.', "\\frac{5}{7}"),  # TeX in quotes: `\f` is no JSON escape here
+        ("It is <b>&minus;18</b> here.", "-17"),
+        ("Compare a<b and c>d here.", "17"),  # no tag: attributes have values
+        ("It is 4<sup>2</sup> here.", "64"),
+        ("It is <sup>5</sup>&frasl;<sub>8</sub> here.", "\\frac{5}{7}"),
+        ("It is <math><mrow><mo>(</mo><mn>1</mn><mo>,</mo><mn>5</mn><mo>)</mo></mrow></math> here.", "[1,5)"),
+        ("It is `frac(5)(8)` here.", "\\frac{5}{7}"),
+        ("It is ⁵⁄₈ here.", "\\frac{5}{7}"),
+        (
+            "It is <table><tr><td>7</td><td>&minus;1</td></tr><tr><td>0</td><td>6</td></tr></table> here.",
+            "\\begin{pmatrix} 7 & -1 \\\\ 0 & 7 \\end{pmatrix}",
+        ),
+        ("It is <math><mn>2.6458</mn><mo>+</mo><mn>1</mn></math> here.", "\\sqrt{7}"),
+        ("It is 0o16 here.", "17_8"),
+    ],
+)
+def test_round_fifteen_other_markup_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # number words of other languages: alpha2digit's (French, Spanish, Portuguese, German, Italian) and ours
+        ("Presque : le bon résultat est soixante-trois.", "63", "Presque : le bon résultat est [redacted]."),
+        ("Revisa el cálculo: la respuesta es setenta y ocho.", "78", "Revisa el cálculo: la respuesta es [redacted]."),
+        ("Quase: a resposta certa é oitenta e um.", "81", "Quase: a resposta certa é [redacted]."),
+        ("Fast richtig, die Lösung ist dreiundsechzig.", "63", "Fast richtig, die Lösung ist [redacted]."),
+        ("Quasi: la risposta giusta è sessantatré.", "63", "Quasi: la risposta giusta è [redacted]."),
+        ("Почти: правильный ответ — триста шестьдесят пять.", "365", "Почти: правильный ответ — [redacted]."),
+        ("Neredeyse: doğru cevap üç yüz altmış beş.", "365", "Neredeyse: doğru cevap [redacted]."),
+        ("差一点：正确答案是三百六十五。", "365", "差一点：正确答案是[redacted]。"),
+        ("惜しい：正しい答えは三百六十五です。", "365", "惜しい：正しい答えは[redacted]です。"),
+        ("惜しい：正しい答えは「さんびゃくろくじゅうご」です。", "365", "惜しい：正しい答えは「[redacted]」です。"),
+        ("아쉽네요. 정답은 삼백육십오입니다.", "365", "아쉽네요. 정답은 [redacted]입니다."),
+        # fractions in words, their denominators after (Romance, German, Russian) or before (East Asian, Turkish)
+        ("Le calcul donne sept tiers, pas deux.", "\\frac{7}{3}", "Le calcul donne [redacted], pas deux."),
+        ("El resultado correcto es siete quintos.", "\\frac{7}{5}", "El resultado correcto es [redacted]."),
+        ("Die richtige Lösung ist sieben Achtel.", "\\frac{7}{8}", "Die richtige Lösung ist [redacted]."),
+        ("Правильный ответ — семь восьмых.", "\\frac{7}{8}", "Правильный ответ — [redacted]."),
+        ("正确答案是八分之七。", "\\frac{7}{8}", "正确答案是[redacted]。"),
+        ("正しい答えは8分の7です。", "\\frac{7}{8}", "正しい答えは[redacted]です。"),
+        ("정답은 8분의 7입니다.", "\\frac{7}{8}", "정답은 [redacted]입니다."),
+        ("Doğru cevap sekizde yedi olmalı.", "\\frac{7}{8}", "Doğru cevap [redacted] olmalı."),
+        # a decimal comma, grouping dots, Swiss grouping, a decimal in words
+        ("La respuesta correcta es 3,25 y no otra.", "3.25", "La respuesta correcta es [redacted] y no otra."),
+        (
+            "Die richtige Lösung ist 4.096 und nicht mehr.",
+            "4096",
+            "Die richtige Lösung ist [redacted] und nicht mehr.",
+        ),
+        ("Die richtige Lösung ist 4’096.", "4096", "Die richtige Lösung ist [redacted]."),
+        ("正确答案是三点二五。", "3.25", "正确答案是[redacted]。"),
+        # signs, roots, pi, approximations, lists
+        ("La respuesta correcta es menos doce.", "-12", "La respuesta correcta es [redacted]."),
+        ("正确答案是负十二。", "-12", "正确答案是[redacted]。"),
+        ("La réponse attendue est la racine carrée de sept.", "\\sqrt{7}", "La réponse attendue est [redacted]."),
+        ("正确答案是根号七。", "\\sqrt{7}", "正确答案是[redacted]。"),
+        ("La respuesta correcta es pi entre cuatro.", "\\frac{\\pi}{4}", "La respuesta correcta es [redacted]."),
+        (
+            "Il risultato giusto è circa 2,646 e non altro.",
+            "\\sqrt{7}",
+            "Il risultato giusto è circa [redacted] e non altro.",
+        ),
+        ("Die Lösung ist 3, 5 und 7, nicht mehr.", "3, 5, 7", "Die Lösung ist [redacted], nicht mehr."),
+        # a number said twice, a zero, a one with no noun after it, a compound denominator, a root over a number
+        ("正确答案是七（7）。", "7", "正确答案是[redacted]。"),
+        ("The answer is seven (7).", "7", "The answer is [redacted]."),
+        ("Presque : la bonne réponse est zéro.", "0", "Presque : la bonne réponse est [redacted]."),
+        ("Quase: o valor certo é um.", "1", "Quase: o valor certo é [redacted]."),
+        ("Die richtige Lösung ist sieben Zweiunddreißigstel.", "\\frac{7}{32}", "Die richtige Lösung ist [redacted]."),
+        ("Правильный ответ — семь тридцать первых.", "\\frac{7}{31}", "Правильный ответ — [redacted]."),
+        ("正しい答えは5分のルート7です。", "\\frac{\\sqrt{7}}{5}", "正しい答えは[redacted]です。"),
+        # a choice's letter, a text answer, a German point, a bracket's semicolon
+        (
+            "Revisa el cálculo: la respuesta es el inciso D.",
+            "\\text{(D)}",
+            "Revisa el cálculo: la respuesta es [redacted].",
+        ),
+        ("正确答案是选 D。", "\\text{(D)}", "正确答案是[redacted]。"),
+        ("Doğru cevap D şıkkı olmalı.", "\\text{(D)}", "Doğru cevap [redacted] olmalı."),
+        (
+            "Die richtige Lösung: die Funktion ist ungerade.",
+            "\\text{odd}",
+            "Die richtige Lösung: die Funktion ist [redacted].",
+        ),
+        ("正确答案是偶函数。", "\\text{even}", "正确答案是[redacted]。"),
+        (
+            "Die richtige Lösung ist (7 | -3) und nicht mehr.",
+            "(7,-3)",
+            "Die richtige Lösung ist [redacted] und nicht mehr.",
+        ),
+        ("La respuesta correcta es (7; 9] y no otra.", "(7,9]", "La respuesta correcta es [redacted] y no otra."),
+        (
+            "Çok yaklaştın, son adımı düzeltirsen yirmi yedi çıkıyor.",
+            "27",
+            "Çok yaklaştın, son adımı düzeltirsen [redacted] çıkıyor.",
+        ),
+        # zero, a sign before numerals, "bir" after "eksi", Russian's ctg, a German triple, a French interval's −
+        ("Fast! Richtig ist null.", "0", "Fast! Richtig ist [redacted]."),
+        ("正确答案是负七（-7）。", "-7", "正确答案是[redacted]。"),
+        ("Doğru cevap eksi bir olur.", "-1", "Doğru cevap [redacted] olur."),
+        ("Верный ответ: $\\operatorname{ctg} 2x$.", "\\cot 2x", "Верный ответ: $[redacted]$."),
+        ("Die richtige Lösung ist (7 | 1 | -3).", "(7,1,-3)", "Die richtige Lösung ist [redacted]."),
+        ("La bonne réponse est ]−√7 ; √7[.", "(-\\sqrt{7}, \\sqrt{7})", "La bonne réponse est [redacted]."),
+        (
+            "La bonne réponse est (2/7,5/3].",
+            "\\left(\\frac{2}{7}, \\frac{5}{3}\\right]",
+            "La bonne réponse est [redacted].",
+        ),
+        # a matrix's rows parted by semicolons stay rows, a short comma a list, a half after a whole number
+        (
+            "La respuesta correcta es [-1 0; 0 1] y no otra.",
+            "\\begin{pmatrix} -1 & 0 \\\\ 0 & 1 \\end{pmatrix}",
+            "La respuesta correcta es [redacted] y no otra.",
+        ),
+        ("Правильный ответ: $-3,1$.", "-3,1", "Правильный ответ: $[redacted]$."),
+        (
+            "Presque : la bonne réponse est douze et demi.",
+            "\\frac{25}{2}",
+            "Presque : la bonne réponse est [redacted].",
+        ),
+    ],
+)
+def test_round_fifteen_other_languages_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Il y a une erreur dans la dernière étape, refais le calcul.", "1"),  # "une" is "a" as well as "one"
+        ("Hay un error en el último paso, revisa el cálculo.", "1"),
+        ("Da ist ein Fehler im letzten Schritt, rechne nach.", "1"),
+        ("你再检查一下最后一步。", "1"),  # 一 in words
+        ("이 풀이는 마지막 단계에서 틀렸습니다.", "2"),  # 이 is "this"
+        ("最後のステップを見直してください。答えに近いです。", "2"),  # に is a particle
+        ("So y < -1 or > 5.", "(-\\infty,-1)\\cup(4,\\infty)"),  # "y" alone is no Spanish
+        ("La respuesta correcta no es setenta y siete.", "78"),
+        ("Die richtige Lösung ist nicht 4.095.", "4096"),
+        ("Правильный ответ не семь девятых.", "\\frac{7}{8}"),
+        ("正确答案不是九分之七。", "\\frac{7}{8}"),
+        ("La respuesta correcta es 3,26 y no otra.", "3.25"),
+        ("La réponse est un nombre pair, refais le calcul.", "1"),  # "un" before a noun is "a"
+        ("Il n'est pas juste : la réponse est à l'est.", "\\text{east}"),  # French "est" is "is"
+        ("正确答案不是选 C。", "\\text{(D)}"),
+        ("La respuesta correcta es (7; 8] y no otra.", "(7,9]"),
+        ("Bu adımda bir hata var, tekrar bak.", "1"),
+        ("Die richtige Lösung ist (7 | 1 | -4).", "(7,1,-3)"),
+    ],
+)
+def test_round_fifteen_other_languages_leave_the_rest(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -46,9 +46,7 @@ def _list_or_union(texts: list[str], joins: list[list[str]]) -> "_Collection | N
         pieces = [_intersection(group) for group in groups]
         if None in pieces:
             return None
-        if len(pieces) == 1:
-            return pieces[0]
-        return _Collection("union", tuple(sorted((piece.items, piece.brackets) for piece in pieces)))
+        return _union(pieces)
     items = [_items(text) for text in texts]
     return None if None in items else _Collection("list", tuple(itertools.chain(*items)))
 
@@ -150,6 +148,15 @@ _UNION = re.compile(r"\\cup(?![A-Za-z])|∪")
 
 _MAX_ITEMS = 16
 
+_REAL_LINE = _Collection("bracketed", (-math.inf, math.inf), "()")
+
+_REAL_LINE_NAME = re.compile(r"\\mathbb\s*\{?\s*R\s*\}?|ℝ|\\?R(?![A-Za-z])")  # NFKC writes ℝ as R
+
+# A set less another: `\mathbb{R} \setminus [2, 3]`, `(0, 36] \setminus \{9\}`, `ℝ ∖ {9}`
+_SET_DIFFERENCE = re.compile(
+    r"(?P<whole>[^∖]+?)\s*(?:\\setminus(?![A-Za-z])|\\backslash(?![A-Za-z])|∖)\s*(?P<removed>.+)"
+)
+
 _TRANSPOSE = re.compile(r"(?<=[)\]])\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal)$")
 
 _HALF_LINE_INEQUALITY = re.compile(
@@ -188,10 +195,15 @@ def _collection(text: str) -> _Collection | None:
     if len(text) > 4 * MAX_CANDIDATE_LENGTH:
         return None
     if _UNION.search(text):
-        parts = [_collection(part) for part in _UNION.split(text)]
-        if all(part is not None and part.kind == "bracketed" and len(part.items) == 2 for part in parts):
-            return _Collection("union", tuple(sorted((part.items, part.brackets) for part in parts)))
-        return None
+        return _union([_collection(part) for part in _UNION.split(text)])
+    difference = _SET_DIFFERENCE.fullmatch(text)
+    if difference:  # `\mathbb{R} \setminus [2, 3]`, `(0, 36] \setminus \{9\}`
+        whole = (
+            _REAL_LINE
+            if _REAL_LINE_NAME.fullmatch(difference.group("whole"))
+            else _collection(difference.group("whole"))
+        )
+        return _without(whole, _collection(difference.group("removed")) or _items(difference.group("removed")))
     half_line = _HALF_LINE_INEQUALITY.fullmatch(text)
     reversed_half_line = None if half_line else _REVERSED_HALF_LINE_INEQUALITY.fullmatch(text)
     if half_line or reversed_half_line:  # x <= 0 (or 0 >= x): the half-line (-\infty, 0]
@@ -254,6 +266,40 @@ def _collection(text: str) -> _Collection | None:
     return None
 
 
+def _union(pieces: list) -> _Collection | None:
+    """The union of intervals (the one interval where there is one); `None` where a piece is no interval."""
+    if not pieces or any(piece is None or piece.kind != "bracketed" or len(piece.items) != 2 for piece in pieces):
+        return None
+    if len(pieces) == 1:
+        return pieces[0]
+    return _Collection("union", tuple(sorted((piece.items, piece.brackets) for piece in pieces)))
+
+
+def _without(whole: _Collection | None, removed: "_Collection | tuple | None") -> _Collection | None:
+    """An interval less an interval inside it (`\\mathbb{R} \\setminus [2, 3]`) or less one point in it ("from 0 to
+    36, but not 9"): the union of what is left; `None` for anything else."""
+    if whole is None or whole.kind != "bracketed" or len(whole.items) != 2 or removed is None:
+        return None
+    (low, high), brackets = whole.items, whole.brackets or "??"
+    if isinstance(removed, tuple):  # points: a set `\{9\}` read as its items
+        if len(removed) != 1:
+            return None
+        removed = _Collection("bracketed", (removed[0], removed[0]), "[]")
+    if removed.kind == "set" and len(removed.items) == 1:
+        removed = _Collection("bracketed", (removed.items[0], removed.items[0]), "[]")
+    if removed.kind != "bracketed" or len(removed.items) != 2 or len(removed.brackets) != 2:
+        return None
+    (cut_low, cut_high), cut = removed.items, removed.brackets
+    if not low < cut_low <= cut_high < high:
+        return None
+    return _union(
+        [
+            _Collection("bracketed", (low, cut_low), brackets[0] + (")" if cut[0] == "[" else "]")),
+            _Collection("bracketed", (cut_high, high), ("(" if cut[1] == "]" else "[") + brackets[1]),
+        ]
+    )
+
+
 def _scaled_collection(factor: Fraction | float | None, collection: _Collection | None) -> _Collection | None:
     """A vector or matrix times a number, item by item; `None` for anything else (an interval is scaled by no one)."""
     if factor is None or isinstance(factor, complex) or collection is None:
@@ -299,6 +345,8 @@ def _nested_rows(text: str) -> _Collection | None:
             start = position + 1
     rows.append(text[start:-1].strip())
     if not all(row[:1] in "([" and row[-1:] in ")]" and _closes_at_end(row) for row in rows):
+        return None
+    if all(row[0] == "(" and not _is_collection(row) for row in rows):  # "((pi^2)/8), ((5 pi^2)/4)" groups, not rows
         return None
     items = [_items(row[1:-1]) for row in rows]
     if None in items or len({len(row) for row in items}) != 1 or len(items[0]) > _MAX_ITEMS:
@@ -404,7 +452,7 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
         )
     if candidate.kind == "union":
         return len(candidate.items) == len(reference.items) and all(
-            brackets == reference_brackets and _same_items(items, reference_items)
+            _same_brackets(brackets or "??", reference_brackets) and _same_items(items, reference_items)
             for (items, brackets), (reference_items, reference_brackets) in zip(
                 candidate.items, reference.items, strict=False
             )

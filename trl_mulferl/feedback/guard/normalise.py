@@ -13,6 +13,8 @@ from fractions import Fraction
 
 from text_to_num import alpha2digit
 
+from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
+from .markup import json_string_pieces, markup_pieces
 from .pieces import first_of_overlapping, wrapper_pieces
 from .spoken import (
     mathspeak_pieces,
@@ -96,6 +98,9 @@ _NUMBER_WORD_AHEAD = re.compile(
     rf"(?:{_CARDINAL_WORD}|half|halves|quarters?|firsts?|seconds?|thirds?|[a-z]*(?:th|ths))(?![A-Za-z])",
     re.IGNORECASE,
 )
+
+# a value restated in brackets, as a word and its digits: "seven (7)", "七（7）"; not a product
+_RESTATED = re.compile(r"(?<![\w.])(?P<value>-?\d+(?:\.\d+)?)\s*\(\s*(?P=value)\s*\)")
 
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 
@@ -215,8 +220,22 @@ def _cas_interval_pieces(match: re.Match) -> list:
 # Presentation MathML, read as the linear math it draws: `<mfrac><mn>3</mn><mn>56</mn></mfrac>` is "((3)/(56))"
 _MATHML = re.compile(r"<math\b[^<>]{0,200}>(?P<body>.{1,2000}?)</math>", re.DOTALL)
 _MATHML_LEAF = re.compile(r"<(m[ino])>\s*([^<>]{0,40}?)\s*</\1>")
-_MATHML_INNERMOST = re.compile(r"<(mrow|mfrac|msqrt|msup)>((?:(?!</?m)[^<>])*)</\1>")
-_MATHML_ENTITIES = {"&InvisibleTimes;": "*", "&ImaginaryI;": "i", "&pi;": "pi", "&minus;": "-", "&times;": "*"}
+_MATHML_INNERMOST = re.compile(r"<(mrow|mfrac|msqrt|msup|mtd|mtr|mtable)>((?:(?!</?m)[^<>])*)</\1>")
+# an operator that is a bracket stands apart from the groups `_mathml_children` splits, until the end
+_MATHML_BRACKETS = dict(zip("()[]", "\ue000\ue001\ue002\ue003", strict=True))
+# by name, or as the characters HTML's references stand for (`markup_pieces` writes those first)
+_MATHML_ENTITIES = {
+    "&InvisibleTimes;": "*",
+    "&ImaginaryI;": "i",
+    "&pi;": "pi",
+    "&minus;": "-",
+    "&times;": "*",
+    "\u2062": "*",
+    "ⅈ": "i",
+    "π": "pi",
+    "−": "-",
+    "×": "*",
+}
 
 
 def _mathml(body: str) -> str | None:
@@ -224,14 +243,23 @@ def _mathml(body: str) -> str | None:
 
     def leaf(match: re.Match) -> str:
         text = _MATHML_ENTITIES.get(match.group(2), match.group(2))
-        return text if match.group(1) == "mo" else f"({text})"
+        return _MATHML_BRACKETS.get(text, text) if match.group(1) == "mo" else f"({text})"
 
     def element(match: re.Match) -> str:
         tag, children = match.group(1), _mathml_children(match.group(2))
+        if tag == "mtd":  # a table's cell, row and table: a matrix
+            return "\ue004" + "".join(children) + "\ue005"
+        if tag == "mtr":
+            return "\ue006" + " & ".join(re.findall("\ue004(.*?)\ue005", match.group(2))) + "\ue007"
+        if tag == "mtable":
+            rows = re.findall("\ue006(.*?)\ue007", match.group(2))
+            return "\\begin{pmatrix}" + " \\\\ ".join(rows) + "\\end{pmatrix}"
         if tag == "mfrac" and len(children) == 2:
             return f"({children[0]}/{children[1]})"
         if tag == "msup" and len(children) == 2:
             return f"({children[0]}^{children[1]})"
+        if tag == "mrow" and match.group(2)[:1] in "\ue000\ue002" and match.group(2)[-1:] in "\ue001\ue003":
+            return match.group(2)  # its own brackets group it: `(3, 4]`
         return ("(sqrt" if tag == "msqrt" else "") + "(" + "".join(children) + ")" + (")" if tag == "msqrt" else "")
 
     text = _MATHML_LEAF.sub(leaf, body)
@@ -239,7 +267,13 @@ def _mathml(body: str) -> str | None:
         text, count = _MATHML_INNERMOST.subn(element, text)
         if not count:
             break
-    return None if "<" in text else text
+    if "<" in text:
+        return None
+    text = text.translate({ord(mark): bracket for bracket, mark in _MATHML_BRACKETS.items()})
+    while re.fullmatch(r"\((?:[^()]*)\)", text):  # one number alone: `<mn>7.14143</mn>` is 7.14143
+        text = text[1:-1]
+    # a matrix's brackets are its environment's: `(\begin{pmatrix}...\end{pmatrix})` is the matrix
+    return re.sub(r"^\((\\begin\{pmatrix\}.*\\end\{pmatrix\})\)$", r"\1", text)
 
 
 def _mathml_children(text: str) -> list[str]:
@@ -550,7 +584,10 @@ def _normalised(text: str) -> _Normalised:
         not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
     ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
         text = _UPPER_CASE.sub(lambda match: match.group().lower(), text)
-    typeset = _Normalised(text).rewritten_until_settled(tex_pieces, MAX_TEX_NESTING)  # what only typesets a value
+    written_in = language(text)
+    unescaped = _Normalised(text).rewritten(json_string_pieces(text))
+    marked = unescaped.rewritten(markup_pieces(unescaped.text))  # rich text's markup, around TeX and in it
+    typeset = marked.rewritten_until_settled(tex_pieces, MAX_TEX_NESTING)  # what only typesets a value
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
@@ -566,7 +603,7 @@ def _normalised(text: str) -> _Normalised:
             pieces.append((match.start(), match.end(), ""))
         elif digit is not None:
             pieces.append((match.start(), match.end(), str(digit)))
-        elif character in _HOMOGLYPHS:
+        elif character in _HOMOGLYPHS and written_in != "ru":  # a Russian critique's words stay Russian
             pieces.append((match.start(), match.end(), _HOMOGLYPHS[character]))
         elif folded != character and folded.isascii() and unicodedata.category(character) != "No":  # not ①
             pieces.append((match.start(), match.end(), folded))
@@ -616,6 +653,11 @@ def _normalised(text: str) -> _Normalised:
         for match in _SYMBOL_WORD.finditer(normalised.text)
     ]
     normalised = normalised.rewritten(sorted(pieces))
+    if written_in in ALPHA2DIGIT_LANGUAGES:  # its number words first: "cuarenta y dos" before "y" is "and"
+        normalised = normalised.rewritten(_number_words(normalised.text, written_in))
+    else:
+        normalised = normalised.rewritten(number_word_pieces(normalised.text, written_in))
+    normalised = normalised.rewritten(language_pieces(normalised.text, written_in))
     normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
     normalised = normalised.rewritten(spoken_symbol_pieces(normalised.text))
     pieces = [
@@ -627,6 +669,7 @@ def _normalised(text: str) -> _Normalised:
         for match in _SPACED_THOUSANDS.finditer(normalised.text)
     ]
     pieces += [(match.end(), match.end(), " ") for match in _GLUED_FUNCTION.finditer(normalised.text)]
+    pieces += [(*match.span(), match["value"]) for match in _RESTATED.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), f"{match.group(1)}_{{{next(filter(None, match.groups()[1:]))}}}")
         for match in _BASE_WORDS.finditer(normalised.text)
@@ -826,15 +869,17 @@ def _scaled(number: str, scale: str) -> str:
     return str(value.numerator) if value.denominator == 1 else number + " " + scale
 
 
-def _number_words(text: str) -> list[tuple[int, int, str]]:
-    """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them (every number word,
-    "one" included), clause by clause: a number is spelled within one, and comparing short texts stays cheap."""
+def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str]]:
+    """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them in the language
+    `written_in` (every English number word, "one" included; in other languages not one alone, which is also "a":
+    "un", "ein", "um"), clause by clause: a number is spelled within one, and comparing short texts stays cheap."""
     pieces = []
     for clause in _CLAUSE.finditer(text):
         tokens, offset = _WORD_OR_SPACE.findall(clause.group()), clause.start()
         for first in range(0, len(tokens), _CLAUSE_TOKENS):
             chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
-            digits = alpha2digit(chunk, "en", threshold=0) if re.search("[A-Za-z]", chunk) else chunk
+            threshold = 0 if written_in == "en" else 2
+            digits = alpha2digit(chunk, written_in, threshold=threshold) if re.search("[A-Za-z]", chunk) else chunk
             if digits != chunk:
                 pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(chunk, digits)]
             offset += len(chunk)

@@ -19,3 +19,10 @@ def first_of_overlapping(pieces: list[tuple[int, int, str]]) -> list[tuple[int, 
             kept.append((start, end, replacement))
             taken.update(range(start, end))
     return sorted(kept)
+
+
+def free(group: list[tuple[int, int, str]], pieces: list[tuple[int, int, str]]) -> bool:
+    """Whether no piece of `group` overlaps one of `pieces`."""
+    return not any(
+        start < other_end and other_start < end for start, end, _ in group for other_start, other_end, _ in pieces
+    )

@@ -82,7 +82,10 @@ def redact_answer_leak(
       units (`90^\circ`, `\$18.90`, "18 dollars and 90 cents", `35\%`), a decimal comma ("4,5"), thousands grouped
       by spaces ("8 000"), a ratio or a chance ("4:3", "3 in 56"), degrees for a multiple of pi ("-30 degrees") and
       a multiple of pi for degrees, or with its digits split by whitespace next to a result cue ("the answer is
-      4 2"). The original span of each is replaced.
+      4 2"); in rich text (HTML's references and tags, a JSON string's escapes, MathML, AsciiMath's `frac(a)(b)`;
+      `markup_pieces`) and in ten other languages (French, Spanish, Portuguese, German, Italian, Russian, Turkish,
+      Chinese, Japanese, Korean: their number words, fractions in words, decimal commas and words for signs, roots
+      and lists; `language_pieces`). The original span of each is replaced.
 
     Arithmetic is compared exactly (`0.5` equals `\frac{1}{2}`, `0.333` does not equal `1/3`), roots, pi, logarithms,
     trigonometric functions and variables numerically, collections item by item, and what only math-verify reads

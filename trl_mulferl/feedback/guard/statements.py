@@ -3,6 +3,7 @@ equation, choice letter, text answer or approximation, told apart from quotes, l
 numbers by the cues around them.
 """
 
+import dataclasses
 import itertools
 import math
 import re
@@ -23,7 +24,9 @@ from .collection import (
     _rows,
     _same_collection,
     _same_items,
+    _union,
     _unit_vector_components,
+    _without,
 )
 from .normalise import MAX_CANDIDATE_LENGTH
 from .reference import _equation_parameters, _equation_sides, _equation_values, _Reference
@@ -393,7 +396,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
                 lists.add((group[first][0], _trim(feedback, group[first][0], group[stop - 1][1])[1]))
         group, labelled, bulleted = [run], [], []
     candidates += lists
-    candidates += [match.span() for match in _INTERVAL_WORDS.finditer(feedback)]
+    worded = _intervals_in_words(feedback)
+    candidates += list(worded)
     spans = []
     for start, end in candidates:
         if end - start > 4 * MAX_CANDIDATE_LENGTH or not _is_whole_value(feedback, start, end):
@@ -401,11 +405,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         if given and not _stated_as_result(feedback, start, end, given):
             continue
         text = feedback[start:end]
-        interval_words = _INTERVAL_WORDS.fullmatch(text)
-        if interval_words:
-            low, high = (_bound_value(interval_words.group(end)) for end in ("low", "high"))
-            brackets = _interval_brackets(*_interval_end_kinds(interval_words, low, high))
-            collection = None if low is None or high is None else _Collection("bracketed", (low, high), brackets)
+        if (start, end) in worded:
+            collection = worded[(start, end)]
         elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text):  # "[-1 0; 0 -1]" is no list of runs
             collection = _collection(text)
         else:
@@ -420,9 +421,68 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
                 collection = _rows(texts, joins)
             else:
                 collection = _list_or_union(texts, [join.lower().split() for join in joins])
-        if collection is not None and _same_collection(collection, reference.collection):
+        if collection is not None and (
+            _same_collection(collection, reference.collection)
+            or (
+                _marked_as_approximation(feedback, start, end)
+                and _same_collection(_rounded_to(collection, reference.collection), reference.collection)
+            )
+        ):
             spans.append((start, end))
     return spans
+
+
+def _rounded_to(collection: _Collection, reference: _Collection) -> _Collection:
+    """`collection` with each item that rounds or cuts the reference's item in its place to a decimal of
+    `MIN_APPROXIMATION_DIGITS` significant digits or more taken as that item: "≈ (3, 1.571)" for
+    `(3, \\frac{\\pi}{2})`."""
+
+    def snapped(items, reference_items):
+        if isinstance(items, tuple) and isinstance(reference_items, tuple) and len(items) == len(reference_items):
+            return tuple(snapped(item, reference_item) for item, reference_item in zip(items, reference_items))
+        return reference_items if _decimal_approximation(items, reference_items) else items
+
+    return dataclasses.replace(collection, items=snapped(collection.items, reference.items))
+
+
+def _decimal_approximation(value, reference_value) -> bool:
+    """Whether `value`, a decimal read exactly, is `reference_value` rounded or cut at its last place, to
+    `MIN_APPROXIMATION_DIGITS` significant digits or more and not to a whole number."""
+    if not isinstance(value, Fraction) or not isinstance(reference_value, Fraction | float) or value.denominator == 1:
+        return False
+    if isinstance(reference_value, float) and not math.isfinite(reference_value):
+        return False
+    places = next((places for places in range(1, 10) if (value * 10**places).denominator == 1), None)
+    if places is None or len(str(abs(value.numerator * 10**places // value.denominator)).lstrip("0")) < (
+        MIN_APPROXIMATION_DIGITS
+    ):
+        return False
+    scale, exact = 10**places, Fraction(reference_value)
+    return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
+
+
+def _intervals_in_words(feedback: str) -> dict[tuple[int, int], _Collection | None]:
+    """Intervals in words by their spans: each one, one less a point ("between 0 and 36, but not 9") and two joined
+    in a union ("the union of the open interval from 0 to 9 and the open interval from 9 to 36")."""
+    matches = list(_INTERVAL_WORDS.finditer(feedback))
+    worded = {match.span(): _interval_in_words(match) for match in matches}
+    for match in matches:
+        puncture = _PUNCTURE.match(feedback, match.end())
+        point = puncture and _value(puncture.group("point"))
+        if point is not None:
+            worded[(match.start(), puncture.end())] = _without(worded[match.span()], (point,))
+    for first, second in itertools.pairwise(matches):
+        gap = _UNION_GAP.fullmatch(feedback, first.end(), second.start())
+        if gap and (gap.group("either") or _UNION_OF.search(feedback, max(0, first.start() - 40), first.start())):
+            worded[(first.start(), second.end())] = _union([worded[first.span()], worded[second.span()]])
+    return worded
+
+
+def _interval_in_words(match: re.Match) -> _Collection | None:
+    low, high = (_bound_value(match.group(end)) for end in ("low", "high"))
+    if low is None or high is None:
+        return None
+    return _Collection("bracketed", (low, high), _interval_brackets(*_interval_end_kinds(match, low, high)))
 
 
 def _bound_value(text: str) -> Fraction | float | None:
@@ -845,7 +905,9 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
     if reference.collection is not None or reference.value is not None:
         collection = _collection(candidate)
         if collection is not None:  # read item by item: no math-verify needed
-            return reference.collection is not None and _same_collection(collection, reference.collection)
+            return reference.collection is not None and _same_collection(
+                _rounded_to(collection, reference.collection) if approximate else collection, reference.collection
+            )
     if (
         _is_collection(candidate) != reference.is_collection
         or _variables(candidate) != reference.variables
@@ -884,8 +946,11 @@ _MATRIX_LINES = re.compile(rf"^{_LINE_ROW}(?:\n{_LINE_ROW}){{1,15}}$", re.MULTIL
 _NUMBER_OR_ROOT = r"-?\s*(?:\d*\s*√\s*\d+|\d+(?:\.\d+)?(?:/\d+)?)"
 # a bound of an interval in words: a number, a root, or an expression written without spaces or in brackets ("π^2/8",
 # "(5π^2)/4", "-sqrt(3)")
+# brackets nested three deep, as spoken fractions come out: "(((pi)^2)/(8))"
+_GROUP = r"\((?:[^()\n]|\((?:[^()\n]|\([^()\n]{0,40}\))*\))*\)"
 _BOUND = (
-    rf"(?:{_NUMBER_OR_ROOT}|-?\\infty\b|\([^()\n]{{1,40}}\)(?:/\d+)?|[^\s,;()]{{0,20}}\([^()\s]{{1,20}}\)[^\s,;()]{{0,20}}"
+    rf"(?:{_NUMBER_OR_ROOT}|-?\\infty\b|-?{_GROUP}(?:/(?:\d+|{_GROUP}))?(?![^\s,;.])"
+    rf"|[^\s,;()]{{0,20}}\([^()\s]{{1,20}}\)[^\s,;()]{{0,20}}"
     r"|[^\s,;()]{0,20}[\dπ][^\s,;()]{0,20})"
 )
 
@@ -912,6 +977,15 @@ _INTERVAL_WORDS = re.compile(
     rf"(?P<ends>{_ENDS_CLAUSE})?",
     re.IGNORECASE,
 )
+
+# A point taken out of an interval in words, after it: "between 0 and 36, but not 9", "from 2 to 102 except 12"
+_PUNCTURE = re.compile(
+    rf",?[ ]+(?:but[ ]+not|except(?:[ ]+for)?|excluding[ ]+only)[ ]+(?P<point>{_BOUND})(?!\w)", re.I
+)
+
+# Between two intervals in words of a union: "... and the open interval from 9 to 36", "... or from 3 to infinity"
+_UNION_GAP = re.compile(r",?[ ]+(?:and|(?P<either>or))[ ]+(?:the[ ]+)?(?:(?:half-)?(?:line|interval)[ ]+)?", re.I)
+_UNION_OF = re.compile(r"\bunion[ ]+of[ ]+(?:the[ ]+)?(?:(?:half-)?(?:line|interval)[ ]+)?$", re.I)
 
 # Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
 # item and open the next (`$p = 6$, $q = 31$`), and up to two words that label the next item ("x-component -2,

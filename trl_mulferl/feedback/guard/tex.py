@@ -7,13 +7,14 @@ first."""
 
 import re
 
-from .pieces import first_of_overlapping
+from .pieces import first_of_overlapping, free
 
 
-# A command that only typesets its one argument (which may hold one level of braces): its content is the value;
+# A command that only typesets its one argument (which may hold two levels of braces: `\bm{\{x \in \mathbb{R} :
+# ...\}}`): its content is the value;
 # an upright or typewriter face only around a number, the imaginary unit or a transpose's T (`\mathrm{r} / \mathrm{s}`
 # is a unit, `\text{even}` and `\text{ or }` are read as they are)
-_ARGUMENT = r"(?:[^{}]|\{[^{}]*\})*"
+_ARGUMENT = r"(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*"
 _TYPESETTING = re.compile(
     r"\\(?:num|numprint|oldstylenums|textbf|mathbf|boldsymbol|bm|textup|textsf|textsc|textit"
     rf"|textnormal|emph|underline|mathit|mbox|hbox|ensuremath|mathopen|mathclose|mathord)\s*(?:\[[^\]\n]*\])?"
@@ -91,7 +92,7 @@ _BRACED_MARK = re.compile(r"\{(?P<mark>[-+])\}|(?<=[-+])\\,\s*(?=\d)")
 _BRACED_COMMA = re.compile(r"(?P<approximate>(?:\\approx|≈)\s*-?)?(?P<whole>\d+)\{,\}(?P<digits>\d+)")
 
 # French (ISO) intervals: `]2, 5]`, `[2, 5[`, `]-\infty, 0]`, `]3 ; 4]`; and the `interval` package's `\interval`
-_FRENCH_END = r"[-+\w\\{}.√π∞^/ ]{1,30}?"
+_FRENCH_END = r"[-−+\w\\{}.√π∞^/ ]{1,30}?"
 _FRENCH_INTERVAL = re.compile(
     rf"(?<![\w)\]])(?P<open>[\]\[])[ \t]*(?P<low>{_FRENCH_END})[ \t]*(?P<separator>,|;|\\,;\\,|\\;;\\;)[ \t]*"
     rf"(?P<high>{_FRENCH_END})[ \t]*"
@@ -151,16 +152,15 @@ def tex_pieces(text: str) -> list[tuple[int, int, str]]:
     for match in _BRACED_COMMA.finditer(text):
         decimal = match["approximate"] or match["whole"] == "0" or len(match["digits"]) != 3
         pieces.append((match.end("whole"), match.start("digits"), "." if decimal else ","))
+    french_intervals = []  # each all or none: a bracket rewritten alone would make another interval
     for match in _FRENCH_INTERVAL.finditer(text):
         if (match["open"] == "]" or match["close"] == "[") and all(
             _A_BOUND.search(match[end]) for end in ("low", "high")
         ):
             opening, closing = ("(" if match["open"] == "]" else "["), (")" if match["close"] == "[" else "]")
-            pieces += [
-                (*match.span("open"), opening),
-                (*match.span("separator"), ","),
-                (*match.span("close"), closing),
-            ]
+            french_intervals.append(
+                [(*match.span("open"), opening), (*match.span("separator"), ","), (*match.span("close"), closing)]
+            )
     for match in _INTERVAL_PACKAGE.finditer(text):
         options = (match["options"] or "").replace(" ", "").lower()
         opening = "(" if options in ("open", "openleft") else "["
@@ -177,7 +177,10 @@ def tex_pieces(text: str) -> list[tuple[int, int, str]]:
         closing = _closing_brace(text, match.end())
         if closing is not None:
             pieces += [(match.start(), match.end(), " "), (closing, closing + 1, " ")]
-    return first_of_overlapping(pieces)
+    pieces = first_of_overlapping(pieces)
+    return first_of_overlapping(
+        pieces + [piece for group in french_intervals if free(group, pieces) for piece in group]
+    )
 
 
 def _unwrapped(match: re.Match, group: str, suffix: str = "") -> list[tuple[int, int, str]]:

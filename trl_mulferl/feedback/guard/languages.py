@@ -1,0 +1,582 @@
+"""Critiques in other languages than English, as the guard reads them. `language` tells which one a critique is
+written in (by its script, or by its commonest words); `_normalised` then reads its number words (French, Spanish,
+Portuguese, German and Italian through `text2num`'s `alpha2digit`; Russian, Turkish, Chinese, Japanese and Korean
+here) and `language_pieces` writes the rest as the English and the notation the guard reads: a decimal comma and
+grouping dots (`4,6667`, `2.220`), a fraction in words ("catorce tercios", "drei Viertel", "三十六分之十一",
+"56分の3", "3분의 14", "üçte on dört"), a sign, a root, pi, "times", "over", "and", "or" and an approximation's
+word ("environ", "约"). A critique in English is left to the rest of the guard."""
+
+import re
+from fractions import Fraction
+
+from text_to_num import alpha2digit
+
+from .pieces import first_of_overlapping
+
+
+ALPHA2DIGIT_LANGUAGES = ("fr", "es", "pt", "de", "it")
+COMMA_DECIMAL_LANGUAGES = ("fr", "es", "pt", "de", "it", "ru", "tr")
+
+# The commonest words of each language written in the Latin script (no single letters: "y" and "e" are variables
+# too): a critique is in the language whose words it holds most, at least two of them, and more than English ones
+_COMMON_WORDS = {
+    "en": "the is an and or so if in as at not your answer result with of to it you be should this that for "
+    "correct wrong but get",
+    "fr": "le la les est une des du et pas tu ton ta réponse résultat on avec ce n'est c'est mais trouve faux juste "
+    "calcul l'énoncé donne dernière étape attendue bonne",
+    "es": "el la los las es una del no tu respuesta resultado con pero que sale da para correcta correcto cálculo "
+    "enunciado último paso esperada revisa",
+    "pt": "os as é um uma do da não você resposta resultado com mas que dá correta certo cálculo enunciado "
+    "último passo errado seu sua",
+    "de": "der die das ist ein eine und nicht du dein deine ergebnis antwort mit aber kommt raus des lösung richtig "
+    "falsch fehler schritt aufgabe rechnung erwartete ergibt",
+    "it": "il lo la è un una del non tuo tua risposta risultato con ma che viene giusta calcolo testo sbagliato "
+    "passaggio soluzione corretta",
+    "tr": "ve bir bu için değil cevap sonuç doğru ile olarak olur cevabı sonucu yanlış hesap adım ama çok son",
+}
+_WORDS_OF = {name: frozenset(words.split()) for name, words in _COMMON_WORDS.items()}
+_TURKISH_LETTERS = re.compile("[ığ]")  # dotless i and soft g: no other language the guard reads writes them
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_RUSSIAN_WORD = re.compile(r"(?<![^\W\d_])[\u0400-\u04ff]{2,}(?![^\W\d_])")
+
+
+def language(text: str) -> str | None:
+    """The language `text` is written in, of those the guard reads ("fr", "es", "pt", "de", "it", "tr", "ru", "zh",
+    "ja", "ko"), or `None` for English or a language it does not read."""
+    if _KANA.search(text):
+        return "ja"
+    if len(_HANGUL.findall(text)) >= 2:
+        return "ko"
+    if len(_HAN.findall(text)) >= 2:
+        return "zh"
+    if len(_RUSSIAN_WORD.findall(text)) >= 2:  # whole words: Cyrillic letters in Latin words are homoglyphs
+        return "ru"
+    words = [word.lower() for word in _LATIN_WORD.findall(text)]
+    counts = {name: sum(word in common for word in words) for name, common in _WORDS_OF.items()}
+    counts["tr"] += sum(bool(_TURKISH_LETTERS.search(word)) for word in words)
+    best = max((name for name in counts if name != "en"), key=counts.__getitem__)
+    return best if counts[best] >= 2 and counts[best] > counts["en"] else None
+
+
+# --- numbers in words: Russian, Turkish (a value per word, read as a sum of scales)
+
+_RUSSIAN_NUMBERS = {
+    **dict.fromkeys(("ноль", "нуль", "нуля"), 0),
+    **dict.fromkeys(("один", "одна", "одно", "одного", "одной", "одну", "одним"), 1),
+    **dict.fromkeys(("два", "две", "двух", "двум"), 2),
+    **dict.fromkeys(("три", "трёх", "трех", "трём", "трем"), 3),
+    **dict.fromkeys(("четыре", "четырёх", "четырех"), 4),
+    **dict.fromkeys(("пять", "пяти"), 5),
+    **dict.fromkeys(("шесть", "шести"), 6),
+    **dict.fromkeys(("семь", "семи"), 7),
+    **dict.fromkeys(("восемь", "восьми"), 8),
+    **dict.fromkeys(("девять", "девяти"), 9),
+    **dict.fromkeys(("десять", "десяти"), 10),
+    **dict.fromkeys(("одиннадцать", "одиннадцати"), 11),
+    **dict.fromkeys(("двенадцать", "двенадцати"), 12),
+    **dict.fromkeys(("тринадцать", "тринадцати"), 13),
+    **dict.fromkeys(("четырнадцать", "четырнадцати"), 14),
+    **dict.fromkeys(("пятнадцать", "пятнадцати"), 15),
+    **dict.fromkeys(("шестнадцать", "шестнадцати"), 16),
+    **dict.fromkeys(("семнадцать", "семнадцати"), 17),
+    **dict.fromkeys(("восемнадцать", "восемнадцати"), 18),
+    **dict.fromkeys(("девятнадцать", "девятнадцати"), 19),
+    **dict.fromkeys(("двадцать", "двадцати"), 20),
+    **dict.fromkeys(("тридцать", "тридцати"), 30),
+    **dict.fromkeys(("сорок", "сорока"), 40),
+    **dict.fromkeys(("пятьдесят", "пятидесяти"), 50),
+    **dict.fromkeys(("шестьдесят", "шестидесяти"), 60),
+    **dict.fromkeys(("семьдесят", "семидесяти"), 70),
+    **dict.fromkeys(("восемьдесят", "восьмидесяти"), 80),
+    **dict.fromkeys(("девяносто", "девяноста"), 90),
+    **dict.fromkeys(("сто", "ста"), 100),
+    **dict.fromkeys(("двести", "двухсот"), 200),
+    **dict.fromkeys(("триста", "трёхсот", "трехсот"), 300),
+    **dict.fromkeys(("четыреста", "четырёхсот", "четырехсот"), 400),
+    **dict.fromkeys(("пятьсот", "пятисот"), 500),
+    **dict.fromkeys(("шестьсот", "шестисот"), 600),
+    **dict.fromkeys(("семьсот", "семисот"), 700),
+    **dict.fromkeys(("восемьсот", "восьмисот"), 800),
+    **dict.fromkeys(("девятьсот", "девятисот"), 900),
+    **dict.fromkeys(("тысяча", "тысячи", "тысяч", "тысячу"), 1000),
+    **dict.fromkeys(("миллион", "миллиона", "миллионов"), 1000000),
+}
+# the ordinals a Russian fraction's denominator ends in ("три пятьдесят шестых": 3/56), in the plural and singular
+_RUSSIAN_ORDINALS = {
+    **dict.fromkeys(("первая", "первых", "первой"), 1),
+    **dict.fromkeys(("вторая", "вторых", "второй"), 2),
+    **dict.fromkeys(("третья", "третьих", "третьей"), 3),
+    **dict.fromkeys(("четвёртая", "четвертая", "четвёртых", "четвертых", "четверть", "четверти"), 4),
+    **{
+        f"{stem}{ending}": value
+        for stem, value in (
+            ("пят", 5), ("шест", 6), ("седьм", 7), ("восьм", 8), ("девят", 9), ("десят", 10), ("одиннадцат", 11),
+            ("двенадцат", 12), ("тринадцат", 13), ("четырнадцат", 14), ("пятнадцат", 15), ("шестнадцат", 16),
+            ("семнадцат", 17), ("восемнадцат", 18), ("девятнадцат", 19), ("двадцат", 20), ("тридцат", 30),
+            ("сороков", 40), ("пятидесят", 50), ("шестидесят", 60), ("семидесят", 70), ("восьмидесят", 80),
+            ("девяност", 90), ("сот", 100), ("тысячн", 1000),
+        )
+        for ending in ("ая", "ых", "ой")
+    },
+}  # fmt: skip
+
+_TURKISH_NUMBERS = {
+    "sıfır": 0, "bir": 1, "iki": 2, "üç": 3, "dört": 4, "beş": 5, "altı": 6, "yedi": 7, "sekiz": 8, "dokuz": 9,
+    "on": 10, "yirmi": 20, "otuz": 30, "kırk": 40, "elli": 50, "altmış": 60, "yetmiş": 70, "seksen": 80, "doksan": 90,
+    "yüz": 100, "bin": 1000, "milyon": 1000000,
+}  # fmt: skip
+_TURKISH_ALTERNATIVES = "|".join(sorted(_TURKISH_NUMBERS, key=len, reverse=True))
+# words in a row, spaced or written as one ("ikiyüz"); a locative after the last stays ("üçte": of three)
+_TURKISH_NUMBER = re.compile(
+    rf"(?<!\w)(?P<number>(?:(?:{_TURKISH_ALTERNATIVES})(?:\s+|(?=\w)))*(?:{_TURKISH_ALTERNATIVES}))"
+    r"(?:'?(?:te|ta|de|da))?(?!\w)",
+    re.IGNORECASE,
+)
+_TURKISH_WORD = re.compile(_TURKISH_ALTERNATIVES, re.IGNORECASE)
+
+
+def _sum_of_scales(values: list[int]) -> int | None:
+    """The number that words of `values` say, each scale (100, 1000, a million) multiplying what comes before it:
+    [2, 100, 20, 4] is 224, [2, 1000, 2, 100, 20] 2220; `None` for words that say no one number ([2, 3])."""
+    total, group, last = 0, 0, None
+    for value in values:
+        if value in (1000, 1000000):
+            total += (group or 1) * value
+            group, last = 0, value
+            continue
+        if value == 100:
+            group = (group or 1) * 100 if group < 10 else None
+            if group is None:
+                return None
+        elif last is not None and last != 100 and last < 1000 and (value >= last or last < 10):
+            return None  # "two three", "twenty thirty", "five twenty"
+        else:
+            group += value
+        last = value
+    return total + group
+
+
+_RUSSIAN_WHOLES = ("целых", "целая", "целой")  # "ноль целых пятнадцать сотых": 0 and 15/100
+
+
+def _russian_pieces(text: str) -> list[tuple[int, int, str]]:
+    """Russian numbers in words as digits, a fraction ("три пятьдесят шестых") as `3/56` and a whole number with one
+    ("ноль целых пятнадцать сотых") as their sum (`3/20`)."""
+    words = list(re.finditer(r"[а-яё]+", text, re.IGNORECASE))
+    # the words of one number stand apart by spaces only: "два, три" are two
+    spoken = [
+        (word.group().lower(), index + 1 < len(words) and not text[word.end() : words[index + 1].start()].strip())
+        for index, word in enumerate(words)
+    ]
+    pieces, index = [], 0
+    while index < len(words):
+        number = _russian_number(spoken, index)
+        if number is None:
+            index += 1
+            continue
+        count, value = number
+        written = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        pieces.append((words[index].start(), words[index + count - 1].end(), written))
+        index += count
+    return pieces
+
+
+def _russian_run(spoken: list[tuple[str, bool]], start: int) -> int:
+    """How many number words stand from `spoken[start]`, each after the one before with only a space between."""
+    length = 0
+    while (
+        start + length < len(spoken)
+        and spoken[start + length][0] in _RUSSIAN_NUMBERS
+        and (length == 0 or spoken[start + length - 1][1])
+    ):
+        length += 1
+    return length
+
+
+def _russian_number(spoken: list[tuple[str, bool]], start: int) -> tuple[int, Fraction] | None:
+    """The longest number in words at `spoken[start]` (a whole number, a fraction, or both joined by "целых"), as
+    the count of its words and its value."""
+    for split in range(_russian_run(spoken, start), 0, -1):
+        value = _sum_of_scales([_RUSSIAN_NUMBERS[word] for word, _ in spoken[start : start + split]])
+        if value is None:
+            continue
+        follows = spoken[start + split - 1][1]
+        denominator = _russian_denominator(spoken, start + split) if follows else None
+        if denominator is not None:
+            return split + denominator[0], Fraction(value, denominator[1])
+        if (
+            follows
+            and start + split < len(spoken)
+            and spoken[start + split][0] in _RUSSIAN_WHOLES
+            and spoken[start + split][1]
+        ):
+            rest = _russian_number(spoken, start + split + 1)
+            if rest is not None and rest[1].denominator > 1:
+                return split + 1 + rest[0], value + rest[1]
+        return split, Fraction(value)
+    return None
+
+
+def _russian_denominator(spoken: list[tuple[str, bool]], start: int) -> tuple[int, int] | None:
+    """A fraction's denominator at `spoken[start]`: cardinal words then an ordinal ("пятьдесят шестых": 56), as the
+    count of its words and its value."""
+    position = start + _russian_run(spoken, start)
+    if (
+        position >= len(spoken)
+        or spoken[position][0] not in _RUSSIAN_ORDINALS
+        or (position > start and not spoken[position - 1][1])
+    ):
+        return None
+    cardinal = [_RUSSIAN_NUMBERS[word] for word, _ in spoken[start:position]]
+    value = _sum_of_scales([*cardinal, _RUSSIAN_ORDINALS[spoken[position][0]]])
+    return None if value is None else (position - start + 1, value)
+
+
+# --- numbers in Chinese, Japanese and Korean characters, and Japanese kana
+
+_CJK_DIGITS = {
+    "zh": dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True)),
+    "ja": dict(zip("零〇一二三四五六七八九", (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), strict=True)),
+    "ko": dict(zip("영공일이삼사오육륙칠팔구", (0, 0, 1, 2, 3, 4, 5, 6, 6, 7, 8, 9), strict=True)),
+}
+_CJK_UNITS = {
+    "zh": {"十": 10, "百": 100, "千": 1000, "万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8},
+    "ja": {"十": 10, "百": 100, "千": 1000, "万": 10**4, "億": 10**8},
+    "ko": {"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8},
+}
+_KANA_NUMBERS = {
+    "さんびゃく": [3, 100], "ろっぴゃく": [6, 100], "はっぴゃく": [8, 100], "さんぜん": [3, 1000], "はっせん": [8, 1000],
+    "ひゃく": [100], "せん": [1000], "まん": [10**4], "じゅう": [10], "いち": [1], "に": [2], "さん": [3], "よん": [4],
+    "し": [4], "ご": [5], "ろく": [6], "なな": [7], "しち": [7], "はち": [8], "きゅう": [9], "く": [9], "れい": [0],
+}  # fmt: skip
+_KANA_WORDS = sorted(_KANA_NUMBERS, key=len, reverse=True)
+_KANA_NUMBER = re.compile("(?:" + "|".join(_KANA_WORDS) + ")+")
+# what may stand beside a single numeral that is a number ("是一。", "三分の", "又二分之一"), not a part of a word ("一下")
+_NUMBER_NEIGHBOURS = "分之又倍点根号负約约是为は：:「」『』（）“”"
+
+
+def _positional(values: list[int]) -> int | None:
+    """The number East Asian numerals write, each digit before the unit it multiplies ([2, 100, 0, 4]: 204; [2,
+    1000, 2, 100, 2, 10]: 2220), or `None` where they write none (two digits with no unit between: "一一")."""
+    total, section, digit = 0, 0, None
+    for value in values:
+        if value == 0:  # 零 holds an empty place: 二百零四
+            continue
+        if value < 10:
+            if digit is not None:
+                return None
+            digit = value
+        elif value >= 10**4:
+            total += (section + (digit or 0) or 1) * value
+            section, digit = 0, None
+        else:
+            section += (1 if digit is None else digit) * value
+            digit = None
+    return total + section + (digit or 0)
+
+
+def _cjk_values(characters: str, name: str) -> list[int]:
+    return [_CJK_DIGITS[name].get(character, _CJK_UNITS[name].get(character)) for character in characters]
+
+
+def _kana_number(kana: str) -> int | None:
+    values, position = [], 0
+    while position < len(kana):
+        word = next(word for word in _KANA_WORDS if kana.startswith(word, position))
+        values += _KANA_NUMBERS[word]
+        position += len(word)
+    return _positional(values) if len(kana) > 1 else None
+
+
+def _cjk_pieces(text: str, name: str) -> list[tuple[int, int, str]]:
+    """Numbers in CJK numerals as digits, with a decimal point ("一点二五", "영점일오"), where they stand as a number:
+    more numerals than one, or one beside what `_NUMBER_NEIGHBOURS` holds (Chinese, Japanese) or a fraction's
+    "분의" (Korean: "이" is "this" too); kana numbers apart from other kana ("よんじゅうに")."""
+    digits, units = _CJK_DIGITS[name], _CJK_UNITS[name]
+    point = "점" if name == "ko" else "点"
+    digit_characters, numerals = "".join(digits), "".join(digits) + "".join(units)
+    number = re.compile(
+        rf"(?:(?P<sign>负|負|マイナス|마이너스)\s*)?(?P<numerals>[{numerals}]+(?:{point}[{digit_characters}]+)?)"
+    )
+    pieces = []
+    for match in number.finditer(text):
+        whole, _, decimals = match["numerals"].partition(point)
+        if len(match["numerals"]) == 1 and not match["sign"]:
+            before, after = text[match.start() - 1 : match.start()], text[match.end() : match.end() + 2]
+            if name == "ko":
+                if not (
+                    after.startswith("분의")
+                    or text[max(0, match.start() - 3) : match.start()].rstrip().endswith("분의")
+                ):
+                    continue
+            elif any(
+                _HAN.match(neighbour) and neighbour not in _NUMBER_NEIGHBOURS for neighbour in (before, after[:1])
+            ):
+                continue
+        value = _positional(_cjk_values(whole, name))
+        if value is None:
+            continue
+        written = f"{value}.{''.join(str(digits[character]) for character in decimals)}" if decimals else str(value)
+        # apart from the characters around it, which run on without spaces: "是七（7）" is 7 said twice, not 7(7)
+        pieces.append((match.start(), match.end(), f" {'-' if match['sign'] else ''}{written} "))
+    if name == "ja":
+        for match in _KANA_NUMBER.finditer(text):
+            before, after = text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
+            if any(re.match(r"[\u3040-\u309f]", neighbour) for neighbour in (before, after)):
+                continue  # a part of a word: に, さん and し are particles and suffixes too
+            value = _kana_number(match.group())
+            if value is not None:
+                pieces.append((match.start(), match.end(), f" {value} "))
+    return pieces
+
+
+def _turkish_pieces(text: str) -> list[tuple[int, int, str]]:
+    pieces = []
+    for match in _TURKISH_NUMBER.finditer(text):
+        words = [word.lower() for word in _TURKISH_WORD.findall(match["number"])]
+        if "".join(words) != re.sub(r"\s+", "", match["number"].lower()):
+            continue  # a longer word that starts like a number ("ondan", "birim")
+        signed = text[: match.start()].rstrip().lower().endswith("eksi")
+        if words == ["bir"] and not signed and re.match(r"\s+[^\W\d_]", text[match.end() :]):
+            continue  # "bir" is "a" as well as "one": "bir hata" is a mistake, "eksi bir olur" is -1
+        value = _sum_of_scales([_TURKISH_NUMBERS[word] for word in words])
+        if value is not None:
+            pieces.append((*match.span("number"), str(value)))
+    return pieces
+
+
+def number_word_pieces(text: str, name: str) -> list[tuple[int, int, str]]:
+    """The pieces that write the numbers of a critique in `name` (one `language` tells, other than the
+    `ALPHA2DIGIT_LANGUAGES`) in digits."""
+    if name == "ru":
+        return _russian_pieces(text)
+    if name == "tr":
+        return _turkish_pieces(text)
+    if name in _CJK_DIGITS:
+        return _cjk_pieces(text, name)
+    return []
+
+
+# --- what the numbers are said with: fractions, signs, roots, pi, and the words around them
+
+# a denominator in words after a numerator in digits: "14 tercios", "4 5èmes" (alpha2digit's ordinal), "3 Viertel"
+_DENOMINATOR_WORDS = {
+    "fr": {"demi": 2, "demis": 2, "tiers": 3, "quart": 4, "quarts": 4},
+    "es": {"medio": 2, "medios": 2, "tercio": 3, "tercios": 3, "cuarto": 4, "cuartos": 4},
+    "pt": {"meio": 2, "meios": 2, "terço": 3, "terços": 3, "quarto": 4, "quartos": 4},
+    "it": {"mezzo": 2, "mezzi": 2, "terzo": 3, "terzi": 3, "quarto": 4, "quarti": 4},
+    "de": {
+        "halb": 2, "halbe": 2, "halben": 2, "drittel": 3, "viertel": 4, "fünftel": 5, "sechstel": 6, "siebtel": 7,
+        "achtel": 8, "neuntel": 9, "zehntel": 10, "elftel": 11, "zwölftel": 12, "zwanzigstel": 20,
+        "hundertstel": 100, "tausendstel": 1000,
+    },
+}  # fmt: skip
+_ONE_ARTICLES = r"un|une|una|um|uma|uno|ein|eine|einen"  # "un tiers", "ein Drittel": one, as the article says it
+_ORDINAL_MARK = r"(?:i?èmes?|ᵒˢ?|ᵃˢ?|ºs?|ªs?|\s+avos\b)"
+
+# the words of each language the rest of the guard reads in English; "/" only between two values ("pi sur six",
+# not "sur la ligne"), and the East Asian "and" and "or" only between two values too (と and 과 are particles)
+_WORDS = {
+    "fr": {
+        r"(?:la\s+)?racine carrée de|(?:la\s+)?racine de": "square root of", "moins": "minus", "fois": "times",
+        "sur": "/", "pi": "π", "et": "and", "ou": "or", "environ|à peu près|approximativement": "about",
+    },
+    "es": {
+        r"(?:la\s+)?raíz cuadrada de|(?:la\s+)?raíz de": "square root of", "menos": "minus", "veces": "times",
+        "entre|sobre": "/", "pi": "π", "y": "and", "o": "or", "uno": "1",
+        "aproximadamente|alrededor de|cerca de|unos|unas": "about",
+    },
+    "pt": {
+        r"(?:a\s+)?raiz quadrada de|(?:a\s+)?raiz de": "square root of", "menos": "minus", "vezes": "times",
+        "sobre": "/", "pi": "π", "e": "and", "ou": "or", "aproximadamente|cerca de|mais ou menos": "about",
+    },
+    "de": {
+        r"(?:die\s+)?(?:Quadrat)?wurzel\s+aus": "square root of", "minus|negativ": "minus", "mal": "times",
+        r"(?:geteilt\s+)?durch": "/", "pi": "π", "und": "and", "oder": "or", "etwa|ungefähr|circa|rund": "about",
+        "eins": "1",
+    },
+    "it": {
+        r"(?:la\s+)?radice quadrata di|(?:la\s+)?radice di": "square root of", "meno": "minus", "volte": "times",
+        "fratto|diviso": "/", "pi greco|pi": "π", "e": "and", "o": "or", "uno": "1",
+        "circa|all'incirca|approssimativamente": "about",
+    },
+    "ru": {
+        r"(?:квадратный\s+)?корень\s+из|корн(?:я|ей)\s+из": "square root of", "минус": "minus",
+        r"\\operatorname\s*\{ctg\}|ctg": "\\cot", r"\\operatorname\s*\{tg\}|tg": "\\tan",
+        "на|делённое на|деленное на": "/", "пи": "π", "и": "and", "или": "or",
+        "примерно|около|приблизительно": "about",
+    },
+    "tr": {
+        "karekök|kök": "√", "eksi": "minus", "bölü": "/", "pi": "π", "ve": "and", "veya|ya da": "or",
+        r"yaklaşık(?:\s+olarak)?|aşağı\s+yukarı": "about",
+    },
+    "zh": {
+        "负": " minus ", "根号": "√", "倍": " times ", "和|与|及": " and ", "或": " or ",
+        "约等于|大约|约为|约": " about ",
+    },
+    "ja": {
+        "マイナス": " minus ", "ルート": "√", "倍": " times ", "と": " and ", "または": " or ", "約|およそ": " about ",
+    },
+    "ko": {
+        "마이너스": " minus ", "루트": "√", "그리고|와|과": " and ", "또는": " or ", "약": " about ", "파이": "π",
+    },
+}  # fmt: skip
+_ZERO = {"fr": "zéro", "es": "cero", "pt": "zero", "de": "null", "it": "zero"}
+_ONE = {"fr": "un|une", "es": "un|una", "pt": "um|uma", "de": "ein|eine", "it": "un|una"}
+# a choice by its letter: "la proposition E", "el inciso E", "ответ C", "选 E", "C の選択肢", "C şıkkı"
+_OPTION = {
+    "fr": r"(?:la\s+)?(?:proposition|réponse|option)\s+\(?(?P<letter>[A-E])\)?",
+    "es": r"(?:el\s+inciso|la\s+opción|la\s+alternativa)\s+\(?(?P<letter>[A-E])\)?",
+    "pt": r"(?:a\s+)?(?:alternativa|opção)\s+\(?(?P<letter>[A-E])\)?",
+    "de": r"(?:Antwort|Option|Auswahlmöglichkeit)\s+\(?(?P<letter>[A-E])\)?",
+    "it": r"(?:la\s+)?(?:risposta|opzione|alternativa)\s+\(?(?P<letter>[A-E])\)?",
+    "ru": r"(?:ответ|вариант)\s+\(?(?P<letter>[A-E])\)?",
+    "tr": r"\(?(?P<letter>[A-E])\)?\s+(?:şıkkı|seçeneği)",
+    "zh": r"选(?:项)?\s*\(?(?P<letter>[A-E])\)?",
+    "ja": r"\(?(?P<letter>[A-E])\)?\s*の選択肢|選択肢\s*\(?(?P<later>[A-E])\)?",
+    "ko": r"\(?(?P<letter>[A-E])\)?\s*번",
+}
+# the words of MATH's text answers (a parity, a direction, a conic), where the language has one no common word
+# shares (French "est" is "is", Spanish "este" is "this")
+_TEXT_ANSWERS = {
+    "fr": {
+        "even": "paire?", "odd": "impaire?", "west": "ouest", "north": "nord", "south": "sud", "ellipse": "ellipse",
+        "parabola": "parabole", "hyperbola": "hyperbole", "circle": "cercle",
+    },
+    "es": {
+        "even": "par", "odd": "impar", "west": "oeste", "north": "norte", "south": "sur", "ellipse": "elipse",
+        "parabola": "parábola", "hyperbola": "hipérbola", "circle": "círculo|circunferencia",
+    },
+    "pt": {
+        "even": "par", "odd": "ímpar", "east": "leste", "west": "oeste", "north": "norte", "south": "sul",
+        "ellipse": "elipse", "parabola": "parábola", "hyperbola": "hipérbole", "circle": "círculo|circunferência",
+    },
+    "de": {
+        "even": "gerade", "odd": "ungerade", "east": "osten", "west": "westen", "north": "norden", "south": "süden",
+        "ellipse": "ellipse", "parabola": "parabel", "hyperbola": "hyperbel", "circle": "kreis",
+    },
+    "it": {
+        "even": "pari", "odd": "dispari", "east": "est", "west": "ovest", "north": "nord", "south": "sud",
+        "ellipse": "ellisse", "parabola": "parabola", "hyperbola": "iperbole", "circle": "cerchio|circonferenza",
+    },
+    "ru": {
+        "even": r"чётн\w*|четн\w*", "odd": r"нечётн\w*|нечетн\w*", "east": r"восток\w*", "west": r"запад\w*",
+        "north": r"север\w*", "south": r"юг\w*", "ellipse": r"эллипс\w*", "parabola": r"парабол\w*",
+        "hyperbola": r"гипербол\w*", "circle": r"окружност\w*",
+    },
+    "tr": {
+        "even": "çift", "east": "doğu", "west": "batı", "north": "kuzey", "south": "güney", "ellipse": "elips",
+        "parabola": "parabol", "hyperbola": "hiperbol", "circle": "çember",
+    },
+    "zh": {
+        "even": "偶函数|偶数", "odd": "奇函数|奇数", "east": "东方?", "west": "西方?", "north": "北方?",
+        "south": "南方?", "ellipse": "椭圆", "parabola": "抛物线", "hyperbola": "双曲线",
+    },
+    "ja": {
+        "even": "偶関数|偶数", "odd": "奇関数|奇数", "east": "東", "west": "西", "north": "北", "south": "南",
+        "ellipse": "楕円", "parabola": "放物線", "hyperbola": "双曲線",
+    },
+    "ko": {
+        "even": "짝함수|우함수|짝수", "odd": "홀함수|기함수|홀수", "east": "동쪽", "west": "서쪽", "north": "북쪽",
+        "south": "남쪽", "ellipse": "타원", "parabola": "포물선", "hyperbola": "쌍곡선",
+    },
+}  # fmt: skip
+_BETWEEN_VALUES = {"/", " and ", " or "}
+_VALUE_BEFORE, _VALUE_AFTER = r"(?<=[\dπiи)\]}]\s)", r"(?=\s[-\d(π√]|\s*pi\b)"  # "pi"/"пи" before their π
+_EAST_ASIAN = ("zh", "ja", "ko")
+
+
+def _word_pattern(name: str, words: str, replacement: str) -> str:
+    if name in _EAST_ASIAN:
+        return rf"(?<=[\d)\]])\s*(?:{words})\s*(?=[-\d(√])" if replacement in _BETWEEN_VALUES else f"(?:{words})"
+    if replacement in _BETWEEN_VALUES - {" and ", " or "}:
+        return rf"{_VALUE_BEFORE}(?:{words}){_VALUE_AFTER}"
+    return rf"(?<![\w\\])(?:{words})(?!\w)"  # `\pi` is TeX's already
+
+
+_WORD_PATTERNS = {
+    name: [(re.compile(_word_pattern(name, words, new), re.IGNORECASE), new) for words, new in table.items()]
+    for name, table in _WORDS.items()
+}
+
+# a fraction in East Asian order, its denominator first: "36分之11", "56分の3", "3분의 14"; a whole number before it
+# ("137又2分之1", "137と2分の1", "137과 2분의 1"); Turkish's "3'te 14" ("üçte on dört" once its words are digits)
+_ROOT_NUMERATOR = r"(?P<root>ルート|루트|根号|√)?\s*(?P<numerator>\d+)"
+_DENOMINATOR_FIRST = {
+    "zh": re.compile(rf"(?:(?P<whole>\d+)\s*又\s*)?(?P<denominator>\d+)\s*分之\s*{_ROOT_NUMERATOR}"),
+    "ja": re.compile(rf"(?:(?P<whole>\d+)\s*と\s*)?(?P<denominator>\d+)\s*分の\s*{_ROOT_NUMERATOR}"),
+    "ko": re.compile(rf"(?:(?P<whole>\d+)\s*[과와]\s*)?(?P<denominator>\d+)\s*분의\s*{_ROOT_NUMERATOR}"),
+    "tr": re.compile(r"(?P<denominator>\d+)\s*'?(?:te|ta|de|da)\s+(?P<numerator>\d+)"),
+}
+_AND_A_HALF = re.compile(r"(?<![\d.])(?P<whole>\d+)\s+(?:et|e|y)\s+(?:demi|meio|medio|mezzo)\b", re.IGNORECASE)
+_GERMAN_POINT = re.compile(r"\((?:\s*-?[\d.,/√π]+\s*\|){1,2}\s*-?[\d.,/√π]+\s*\)")
+# a bracket's two items parted by a semicolon, each one value: (3; 4], ]−√3 ; √3[ (not a matrix's rows, [-1 0; 0 -1])
+_BRACKETED_PAIR = re.compile(r"[(\[\]]\s*[^;()\[\]\s]{1,30}(?P<separator>\s*;\s*)[^;()\[\]\s]{1,30}\s*[)\]\[]")
+_PERCENT_FIRST = re.compile(r"百分之\s*(?P<value>\d+(?:\.\d+)?)")
+# a decimal comma, not between a bracket's items (`(3,4]`), with three digits or more after it or a whole part of 0:
+# "4,6667", "0,25" ("5,5" may be a list as much as a decimal; the rest of the guard reads it both ways); grouping
+# dots, "2.220"
+_COMMA_DECIMAL = re.compile(r"(?<![\d.,(\[{/])(?P<whole>0|\d+(?=,\d{3}))(?:,(?P<decimals>\d+))(?![\d,/]|\s*[)\]}])")
+_GROUPING_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
+_APOSTROPHE_GROUPS = re.compile(r"(?<![\d.,’'])\d{1,3}(?:[’']\d{3})+(?![\d’'])")  # Swiss: 13’535
+
+
+def language_pieces(text: str, name: str | None) -> list[tuple[int, int, str]]:
+    """The pieces that write a critique in `name` (after `number_word_pieces` or alpha2digit) as the rest of the
+    guard reads English: its decimal commas and grouping, its fractions, and its words for signs, roots, pi,
+    products, quotients, "and", "or" and approximations; Swiss grouping in any language."""
+    pieces = [(m.start(), m.end(), re.sub(r"[’']", "", m.group())) for m in _APOSTROPHE_GROUPS.finditer(text)]
+    if name is None:
+        return pieces
+    if name in COMMA_DECIMAL_LANGUAGES:
+        pieces += [(m.start(), m.end(), m.group().replace(".", "")) for m in _GROUPING_DOTS.finditer(text)]
+        pieces += [(m.start(), m.end(), f"{m['whole']}.{m['decimals']}") for m in _COMMA_DECIMAL.finditer(text)]
+    if name in _DENOMINATOR_WORDS:
+        words = "|".join(sorted(_DENOMINATOR_WORDS[name], key=len, reverse=True))
+        pattern = re.compile(
+            rf"(?<![\d.])(?P<numerator>\d+|{_ONE_ARTICLES})\s+"
+            rf"(?:(?P<word>{words})\b|(?P<ordinal>\d+)\s*{_ORDINAL_MARK}"
+            r"|(?P<compound>[^\W\d_]+?)s?tel\b)",
+            re.IGNORECASE,
+        )
+        for match in pattern.finditer(text):
+            if match["compound"]:  # German's "Vierundsechzigstel": a number word and "-stel"
+                spelled = alpha2digit(match["compound"].lower(), "de")
+                denominator = int(spelled) if spelled.isdigit() else 0
+            else:
+                denominator = (
+                    _DENOMINATOR_WORDS[name][match["word"].lower()] if match["word"] else int(match["ordinal"])
+                )
+            numerator = match["numerator"] if match["numerator"].isdigit() else "1"
+            if denominator > 1:
+                pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    pieces += [(*m.span(), f"{2 * int(m['whole']) + 1}/2") for m in _AND_A_HALF.finditer(text)]
+    if name in _DENOMINATOR_FIRST:
+        for match in _DENOMINATOR_FIRST[name].finditer(text):
+            if match.groupdict().get("root"):
+                pieces.append((*match.span(), f"√{match['numerator']}/{match['denominator']}"))
+            elif int(match["denominator"]):
+                whole = int(match.groupdict().get("whole") or 0)
+                value = whole + Fraction(int(match["numerator"]), int(match["denominator"]))
+                pieces.append((*match.span(), f"{value.numerator}/{value.denominator}"))
+    if name == "zh":
+        pieces += [(m.start(), m.end(), f"{m['value']}%") for m in _PERCENT_FIRST.finditer(text)]
+    if name in _OPTION:
+        pieces += [(*m.span(), f" option {m['letter'] or m['later']} ") for m in re.finditer(_OPTION[name], text)]
+    if name == "de":  # a point as German schools write it: (15 | -29)
+        pieces += [(*m.span(), m.group().replace("|", ",")) for m in _GERMAN_POINT.finditer(text)]
+    if name in COMMA_DECIMAL_LANGUAGES:  # (3; 4], (2; ∞): a semicolon parts a bracket's two items
+        pieces += [(*m.span("separator"), ", ") for m in _BRACKETED_PAIR.finditer(text)]
+    if name in _ZERO:
+        pieces += [(*m.span(), "0") for m in re.finditer(rf"(?<!\w)(?:{_ZERO[name]})(?!\w)", text, re.IGNORECASE)]
+    if name in _ONE:  # one as the article says it, where no noun follows: "o valor certo é um."
+        after_one = r"(?=\s*(?:[.,;:!?)*\"'»”]|$))"
+        pieces += [(*m.span(), "1") for m in re.finditer(rf"(?<!\w)(?:{_ONE[name]}){after_one}", text, re.IGNORECASE)]
+    before, after = ("", "") if name in _EAST_ASIAN else (r"(?<!\w)", r"(?!\w)")
+    for english, words in _TEXT_ANSWERS[name].items():
+        pieces += [(*m.span(), f" {english} ") for m in re.finditer(f"{before}(?:{words}){after}", text, re.I)]
+    pieces += [(*match.span(), new) for pattern, new in _WORD_PATTERNS[name] for match in pattern.finditer(text)]
+    return first_of_overlapping(pieces)
