@@ -492,7 +492,7 @@ _EAST_ASIAN = ("zh", "ja", "ko")
 def _word_pattern(name: str, words: str, replacement: str) -> str:
     if name in _EAST_ASIAN:
         return rf"(?<=[\d)\]])\s*(?:{words})\s*(?=[-\d(√])" if replacement in _BETWEEN_VALUES else f"(?:{words})"
-    if replacement in _BETWEEN_VALUES - {" and ", " or "}:
+    if replacement == "/":
         return rf"{_VALUE_BEFORE}(?:{words}){_VALUE_AFTER}"
     return rf"(?<![\w\\])(?:{words})(?!\w)"  # `\pi` is TeX's already
 

@@ -223,19 +223,8 @@ _MATHML_LEAF = re.compile(r"<(m[ino])>\s*([^<>]{0,40}?)\s*</\1>")
 _MATHML_INNERMOST = re.compile(r"<(mrow|mfrac|msqrt|msup|mtd|mtr|mtable)>((?:(?!</?m)[^<>])*)</\1>")
 # an operator that is a bracket stands apart from the groups `_mathml_children` splits, until the end
 _MATHML_BRACKETS = dict(zip("()[]", "\ue000\ue001\ue002\ue003", strict=True))
-# by name, or as the characters HTML's references stand for (`markup_pieces` writes those first)
-_MATHML_ENTITIES = {
-    "&InvisibleTimes;": "*",
-    "&ImaginaryI;": "i",
-    "&pi;": "pi",
-    "&minus;": "-",
-    "&times;": "*",
-    "\u2062": "*",
-    "ⅈ": "i",
-    "π": "pi",
-    "−": "-",
-    "×": "*",
-}
+# the characters MathML's references stand for (`markup_pieces` wrote `&InvisibleTimes;` and the like as them)
+_MATHML_ENTITIES = {"\u2062": "*", "ⅈ": "i", "π": "pi", "−": "-", "×": "*"}
 
 
 def _mathml(body: str) -> str | None:
@@ -258,7 +247,11 @@ def _mathml(body: str) -> str | None:
             return f"({children[0]}/{children[1]})"
         if tag == "msup" and len(children) == 2:
             return f"({children[0]}^{children[1]})"
-        if tag == "mrow" and match.group(2)[:1] in "\ue000\ue002" and match.group(2)[-1:] in "\ue001\ue003":
+        if (
+            tag == "mrow"
+            and match.group(2)[:1] in ("\ue000", "\ue002")
+            and match.group(2)[-1:] in ("\ue001", "\ue003")
+        ):
             return match.group(2)  # its own brackets group it: `(3, 4]`
         return ("(sqrt" if tag == "msqrt" else "") + "(" + "".join(children) + ")" + (")" if tag == "msqrt" else "")
 
