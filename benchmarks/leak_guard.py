@@ -20,14 +20,15 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-- independent critiques (`CORPORA`: fourteen corpora, each written by its own writer and method without reading the
+- independent critiques (`CORPORA`: nineteen corpora, each written by its own writer and method without reading the
   guard, its tests or the corpora before it: `benchmarks/leak_corpus.py`, `leak_corpus_second.py`,
   `leak_corpus_third.py`, also over the other benchmarks, `leak_corpus_fourth.py`, `_fifth.py`, `_sixth.py`,
   `_seventh.py`, also over the other benchmarks, `_eighth.py`, `_ninth.py`, `_tenth.py`, `_eleventh.py`, `_twelfth.py`,
-  `_thirteenth.py`, and `_given.py` over the problems whose answer is a number they state; each round of the rule reads the ones before it
-  and is measured on the next): recall of `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the default
-  `max_feedback_length` and `feedback_reference_column`, the problem) under each `feedback_leak_guard` setting, per
-  answer type, for
+  `_thirteenth.py`, `_fourteenth.py`, `_fifteenth.py`, `_sixteenth.py`, `_seventeenth.py`, `_eighteenth.py`, and
+  `_given.py` over the problems whose answer is a number they state; each round of the rule reads the ones before it
+  and is measured on the next): recall of `prepare_feedback`, called as the trainer calls it (SmolLM2's tokenizer, the
+  default `max_feedback_length` and `feedback_reference_column`, the problem) under each `feedback_leak_guard`
+  setting, per answer type, for
   all renderings and for written-out ones, per split; of arithmetic-derived statements and of decimal
   approximations; the clean critiques it changes and the quoted wrong attempts it touches; and its worst CPU time on
   adversarial texts within `max_feedback_length` (best of 3 per text, the slowest text).
@@ -424,6 +425,11 @@ CORPORA = {
     "eleventh": "leak_corpus_eleventh",
     "twelfth": "leak_corpus_twelfth",
     "thirteenth": "leak_corpus_thirteenth",
+    "fourteenth": "leak_corpus_fourteenth",
+    "fifteenth": "leak_corpus_fifteenth",
+    "sixteenth": "leak_corpus_sixteenth",
+    "seventeenth": "leak_corpus_seventeenth",
+    "eighteenth": "leak_corpus_eighteenth",
     "given": "leak_corpus_given",
 }
 
@@ -717,8 +723,9 @@ def print_independent(result: dict):
                 if (by_split[split]["written_out"]["recall"] or 1) < 0.95
             ]
             clean = scored["clean"][split]
+            recall = "-" if rates["recall"] is None else format(rates["recall"], ".3f")  # a corpus of no renderings
             print(
-                f"    {name:<8} {split:<12} renderings {rates['recall']:.3f}, clean {clean['flagged']} of "
+                f"    {name:<8} {split:<12} renderings {recall}, clean {clean['flagged']} of "
                 f"{clean['texts']} redacted; written out below 0.95: {', '.join(below) or 'none'}"
             )
     timing = result["worst_case_time"]

@@ -119,6 +119,11 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "eleventh",
             "twelfth",
             "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
         )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.

@@ -2503,3 +2503,216 @@ def test_round_fifteen_other_languages_state_it(feedback, reference, expected):
 )
 def test_round_fifteen_other_languages_leave_the_rest(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+_MINUS_IDENTITY = "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # rich text: MathML's whole-formula row and a unit in `mtext`, AsciiMath's mixed number, Markdown's emphasis
+        (
+            "It is <math><mrow><mi>y</mi><mo>=</mo><mn>2</mn><mi>x</mi><mo>+</mo><mn>3</mn></mrow></math> here.",
+            "y = 2x + 3",
+            "It is [redacted] here.",
+        ),
+        (
+            "It is <math><mrow><mfrac><mn>270</mn><mn>7</mn></mfrac><mtext>degrees</mtext></mrow></math> here.",
+            "\\frac{270}7\\text{ degrees}",
+            "It is [redacted] here.",
+        ),
+        ("It is `1 frac(4)(5)` here.", "1\\frac{4}{5}", "It is `[redacted]` here."),
+        ("It should come out to *1, −2*. Start again.", "1,-2", "It should come out to *[redacted]*. Start again."),
+        # number words in quotes, with a comma after a scale; a number after a sentence that ends in "problem."
+        ("The key says 'three' here.", "3", "The key says '[redacted]' here."),
+        ("It gives two thousand, two hundred and twenty.", "2220", "It gives [redacted]."),
+        (
+            "It matches the problem. 27 is what the key gets.",
+            "27",
+            "It matches the problem. [redacted] is what the key gets.",
+        ),
+        # arithmetic in words
+        ("Reference: 50% of 88.", "44", "Reference: [redacted]."),
+        ("The target is twenty-five percent of negative twelve.", "-3", "The target is [redacted]."),
+        ("Hint: quadruple 16.", "64", "Hint: [redacted]."),
+        ("Hint: four times $16$.", "64", "Hint: [redacted]."),
+        ("Hint: the cube of 4.", "64", "Hint: the [redacted]."),
+        ("Hint: the square root of 4/9.", "\\frac{2}{3}", "Hint: the [redacted]."),
+        ("Hint: the quotient of 20 and 5.", "4", "Hint: [redacted]."),
+        ("Hint: the difference of 17 and 5.", "12", "Hint: [redacted]."),
+        ("Hint: the product of 4 and 1/12.", "\\frac13", "Hint: [redacted]."),
+        ("Hint: take your 9 and add one.", "10", "Hint: [redacted]."),
+        ("Hint: 20 more than your -12.", "8", "Hint: [redacted]."),
+        ("I get your 30, minus 20, not 30.", "10", "I get your [redacted], not 30."),
+        ("Hint: the sum of 22 degrees and 68 degrees.", "90^\\circ", "Hint: [redacted]."),
+        ("Hint: 121 degrees minus 1 degree.", "120^\\circ", "Hint: [redacted] degree."),
+        ("Hint: 216 cents ÷ 40.", "5.4 \\text{ cents}", "Hint: [redacted]."),
+        # approximations: scientific notation, worked out numerically, to the digits shown, stated as the result, in a unit
+        ("The target is nearly 2.199115e1, not 70pi.", "7\\pi", "The target is nearly [redacted], not 70pi."),
+        (
+            "It comes to about $1.329 \\times 10^{1}$ here.",
+            "\\frac{3840}{289}",
+            "It comes to about $[redacted]$ here.",
+        ),
+        ("Numerically the answer is 4.6667.", "\\frac{14}{3}", "Numerically the answer is [redacted]."),
+        ("Key: 13.29 (to the digits shown).", "\\frac{3840}{289}", "Key: [redacted] (to the digits shown)."),
+        (
+            "It is 0.810 to three significant figures.",
+            "\\frac{17}{21}",
+            "It is [redacted] to three significant figures.",
+        ),
+        (
+            "Done carefully, the computation gives 0.09524.",
+            "\\frac{2}{21}",
+            "Done carefully, the computation gives [redacted].",
+        ),
+        (
+            "Write $\\approx 38.6°$ as your result.",
+            "\\frac{270}7\\text{ degrees}",
+            "Write $\\approx [redacted]$ as your result.",
+        ),
+        # an equation in one variable rearranged; a variable or `i` after "times"
+        ("The correct equation is x - 5 = 0.", "x=5", "The correct equation is [redacted]."),
+        ("The target is $-x = -5$.", "x=5", "The target is $[redacted]$."),
+        ("Getting six minus five times i here means it works.", "6 - 5i", "Getting [redacted] here means it works."),
+        ("Answer key: two times k.", "2k", "Answer key: [redacted]."),
+        # intervals: one in brackets less a point, two "strictly between", the line outside one
+        ("It is every x in (0, 36) except 9.", "(0,9) \\cup (9,36)", "It is every x in [redacted]."),
+        (
+            "It is all x strictly between 0 and 9 or strictly between 9 and 36.",
+            "(0,9) \\cup (9,36)",
+            "It is all x strictly [redacted].",
+        ),
+        ("It is all real x outside [2, 3].", "(-\\infty, 2) \\cup (3, \\infty)", "It is all real x [redacted]."),
+        # a choice in square brackets; another unit of money or area; the identity matrix by name
+        ("The correct value is [C].", "\\text{(C)}", "The correct value is [redacted]."),
+        ("Write 3600 cents as your result.", "\\$36", "Write [redacted] cents as your result."),
+        ("The area is 1500 square millimeters.", "15\\mbox{ cm}^2", "The area is [redacted] square millimeters."),
+        ("The area is 6 square feet.", "864 \\mbox{ inches}^2", "The area is [redacted] square feet."),
+        ("The cost is $0.054 in all.", "5.4 \\text{ cents}", "The cost is $[redacted] in all."),
+        ("Close, but the target is $-I$.", _MINUS_IDENTITY, "Close, but the target is $[redacted]$."),
+        ("Report the negative of the identity matrix.", _MINUS_IDENTITY, "Report [redacted]."),
+        ("$$ \\boxed{-I_2} $$ is it.", _MINUS_IDENTITY, "$$ \\boxed{[redacted]} $$ is it."),
+        # what the units and operators above must leave as they were: a unit squared is an area, `u(t)` no union,
+        # the `}` of `\\begin{equation}` no coefficient
+        ("The answer is 15 cm squared.", "15\\mbox{ cm}^2", "The answer is [redacted] cm squared."),
+        ("calc: 864 inches ** 2 there", "864 \\mbox{ inches}^2", "calc: [redacted] inches ** 2 there"),
+        ("Expected: $(1-3e^{-2t}+2e^{-5t})u(t)$.", "(1 - 3e^{-2t} + 2e^{-5t}) u(t)", "Expected: $[redacted]$."),
+        (
+            "We get \\begin{equation} \\frac{dM}{dt}=\\frac{5}{c^{2}} M^{6} \\end{equation}",
+            "\\frac{dM}{dt}=\\frac{5}{c^{2}} M^{6}",
+            "We get \\begin{equation} [redacted] \\end{equation}",
+        ),
+    ],
+)
+def test_round_sixteen_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        # a sign and a space opening a math span, a coefficient before a root: another value
+        ("Attempt 4: $- 5$ (a sign error).", "5"),
+        ("Attempt 4 → \\(- \\cot x\\) (a sign error).", "\\cot x"),
+        ("Attempt 1 landed on \\(- p - q\\) there.", "p - q"),
+        ("Attempt 3: $2 \\sqrt{51}$ (counted twice).", "\\sqrt{51}"),
+        ("Attempt 3: 2 √51 (counted twice).", "\\sqrt{51}"),
+        # how many attempts the feedback reads
+        ("I went through the 3 attempts. They share an error.", "3"),
+        ("## Feedback on the 5 failed attempts", "5"),
+        # a quote of a near decimal with no result cue; a wrong equation; a point not the answer's
+        ("You wrote 0.3333 here.", "\\frac13"),
+        ("You wrote x - 6 = 0.", "x=5"),
+        ("You wrote (0, 36) except 8.", "(0,9) \\cup (9,36)"),
+        ("See [C](https://example.com) first.", "\\text{(C)}"),
+        ("You wrote 1600 cents.", "\\$18.90"),
+        ("I think the identity matrix helps here.", _MINUS_IDENTITY),
+        ("Recheck eq. 27 and problem 27.", "27"),
+        ("It took 3 times a week.", "3a"),
+        ("the square root of 3 over 3 is not it", "1"),
+    ],
+)
+def test_round_sixteen_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+_COLUMN = "\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a value opening a line after one that ends in a word: "no" ends a reply there, it numbers nothing
+        (
+            "ok so ur 12 looks fine\nwait no\nsix sorry lol",
+            "6",
+            "ok so ur 12 looks fine\nwait no\n[redacted] sorry lol",
+        ),
+        ("hmm no\nx=2, y=4 sorry", "(2,4)", "hmm no\n[redacted] sorry"),
+        ("ur setup looks fine\nx=2, y=4 it is", "(2,4)", "ur setup looks fine\n[redacted] it is"),
+        # chat's own spellings: "neg", a glued root, a lower-case union, a transposed row, a choice named in lower case
+        ("i get neg 2 when i plug in 1", "-2", "i get [redacted] when i plug in 1"),
+        ("ans = 3sqrt13", "3\\sqrt{13}", "ans = [redacted]"),
+        ("should be (2, 12) u (12, 102) if", "(2,12) \\cup (12,102)", "should be [redacted] if"),
+        ("should be [-7 16 5]^T if", _COLUMN, "should be [redacted] if"),
+        ("pretty sure the ans is option e, not B.", "\\text{(E)}", "pretty sure the ans is option [redacted], not B."),
+        ("final ans: b lol", "\\text{(B)}", "final ans: [redacted] lol"),
+        # an approximation said to come from a calculator
+        ("like 1.3333 on my calc", "\\frac43", "like [redacted] on my calc"),
+    ],
+)
+def test_round_seventeen_chat_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("See No. 6 there", "6"),
+        ("the answer is a bit off", "\\text{(A)}"),
+        ("u had [-8 16 5]^T", _COLUMN),
+        ("Attempt 7\n-42 here", "42"),
+        ("i used my calc for 1.33 there", "\\frac43"),
+    ],
+)
+def test_round_seventeen_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # MathJax's box with an option, an equation's tag, a relation `\to` spaced by `\;`
+        (
+            "Plugging in $240$ gives $\\bbox[yellow]{900}$; check your $899$ again.",
+            "900",
+            "Plugging in $240$ gives $[redacted]$; check your $899$ again.",
+        ),
+        (
+            "Hence $$6 + 9 i \\tag{$\\ast$}$$ which contradicts yours.",
+            "6+9i",
+            "Hence $$[redacted] \\tag{$\\ast$}$$ which contradicts yours.",
+        ),
+        (
+            "$$6 \\;\\to\\; \\color{red}{(-1, 6)}$$ (you wrote $(6, -1)$)",
+            "(-1,6)",
+            "$$6 \\;\\to\\; [redacted]$$ (you wrote $(6, -1)$)",
+        ),
+        ("$$1 \\;\\to\\; \\color{red}{\\dfrac{6}{5}}$$ here", "\\frac65", "$$1 \\;\\to\\; [redacted]$$ here"),
+    ],
+)
+def test_round_eighteen_mathjax_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("the limit $\\lim_{x \\to 0} f(x) = 3$ is fine", "0"),
+        ("$$6 \\;\\to\\; \\color{red}{(-1, 7)}$$ is yours", "(-1,6)"),
+    ],
+)
+def test_round_eighteen_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

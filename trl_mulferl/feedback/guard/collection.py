@@ -185,7 +185,10 @@ def _collection(text: str) -> _Collection | None:
     """`text` read as a collection of values, or `None` when it is none (one value, an item we cannot evaluate,
     more than `_MAX_ITEMS` items)."""
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
+    transposed = _TRANSPOSE.search(text)
     text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
+    if transposed and ";" not in text and "," not in text:
+        return _matrix_in_rows(text)  # its values apart by spaces: "[-7 16 5]^T"
     set_builder = _SET_BUILDER.fullmatch(text)
     if set_builder:  # {x | 3 < x <= 4}: the interval its condition states, or the union of its conditions
         conditions = _OR.split(set_builder.group("condition"))

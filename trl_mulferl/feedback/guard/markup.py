@@ -45,6 +45,9 @@ _ROW = re.compile(r"<tr\b[^<>]*>(.*?)</tr>", re.IGNORECASE | re.DOTALL)
 _CELL = re.compile(r"<td\b[^<>]*>(.*?)</td>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
+# Markdown's emphasis, whose stars are no operator: "it should come out to *1, −2*", "**Answer:** 7"
+_EMPHASIS = re.compile(r"(?<![\w*\\])(?P<mark>\*{1,3})(?=[^\s*])[^*\n]{1,200}?(?<=[^\s*])(?P=mark)(?![\w*])")
+
 # TeX with its backslash doubled, as Markdown needs it: `18 + 2 \\pi` (only before a command's name: `\\` also
 # ends a matrix's row); AsciiMath's and plain text's `+-` for ±; a program's literal in another base, `0o52`
 _DOUBLED_BACKSLASH = re.compile(
@@ -110,7 +113,10 @@ def markup_pieces(text: str) -> list[tuple[int, int, str]]:
         denominator = match["denominator"].translate(str.maketrans(_SUBSCRIPT_DIGITS, "0123456789"))
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     for match in _ASCIIMATH_FRACTION.finditer(text):
-        pieces.append((match.start(), match.end(), f"({match['numerator']}/{match['denominator']})"))
+        numerator, denominator = match["numerator"][1:-1].strip(), match["denominator"][1:-1].strip()
+        # digits over digits as a plain fraction, which a mixed number may hold: `1 frac(4)(5)`
+        fraction = f"{numerator}/{denominator}" if numerator.isdigit() and denominator.isdigit() else None
+        pieces.append((*match.span(), fraction or f"({match['numerator']}/{match['denominator']})"))
     pieces += [(*m.span(), "±") for m in _ASCII_PLUS_MINUS.finditer(text)]
     pieces += [
         (*m.span(), f"{m['digits']}_{{{_LITERAL_BASES[m['prefix'].lower()]}}}") for m in _BASE_LITERAL.finditer(text)
@@ -120,6 +126,8 @@ def markup_pieces(text: str) -> list[tuple[int, int, str]]:
         pieces.append((match.start(), match.end(), f"\\{match['command']}{arguments}"))
     pieces += [(*m.span(), "\\") for m in _DOUBLED_BACKSLASH.finditer(text)]
     pieces += [(m.start(), m.end(), "") for m in _INLINE_TAG.finditer(text)]
+    for match in _EMPHASIS.finditer(text):
+        pieces += [(*match.span("mark"), ""), (match.end() - len(match["mark"]), match.end(), "")]
     pieces += [(m.start(), m.end(), " ") for m in _BLOCK_TAG.finditer(text)]
     pieces += [
         (m.start(), m.end(), "}" if m["closing"] else "^{" if m["kind"].lower() == "sup" else "_{")

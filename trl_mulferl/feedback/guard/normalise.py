@@ -5,6 +5,7 @@ the original characters so that a redaction cuts the text the provider wrote.
 
 import difflib
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -105,6 +106,14 @@ _RESTATED = re.compile(r"(?<![\w.])(?P<value>-?\d+(?:\.\d+)?)\s*\(\s*(?P=value)\
 _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 
 _CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
+# a comma after a scale word, inside one number: "two thousand, two hundred and twenty"
+_SCALE_COMMA = re.compile(
+    r"(?:(?<=\bthousand)|(?<=\bmillion)|(?<=\bbillion)),(?=[ ]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty"
+    r"|ninety|a[ ]+hundred)\b)",
+    re.IGNORECASE,
+)
+_QUOTE_MARK = re.compile(r"(?<![^\W\d_])['‘’]|['‘’](?![^\W\d_])")
 
 _CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
 
@@ -115,10 +124,15 @@ _FRACTION_WORDS = re.compile(
 )  # "2 first" is no fraction
 
 _SIGN_WORD = re.compile(
-    r"\b(?:negative|minus)[ ]+(?:the[ ]+(?=(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d))?"
+    r"\b(?:negative|minus|neg)[ ]+(?:the[ ]+(?=(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d))?"
     r"(?=\.?\d|π|pi\b|√|\(|(?![aI]\b)[A-Za-z]\b|[a-z]{2,5}\(|an?[ ]+(?:half|quarter)\b"
     r"|(?:square[ ]+)?root[ ]+(?:of[ ]+)?\d)",
     re.IGNORECASE,
+)
+
+# An attempt's value corrected after a comma, no list: "your 30, minus 20"
+_CORRECTED_ATTEMPT = re.compile(
+    r"\byour[ ]+-?\d+(?:\.\d+)?(?:/\d+)?(?P<comma>,)(?=[ ]+(?:minus|plus)\b)", re.IGNORECASE
 )
 
 _MAX_SPOKEN_NESTING = 4  # a fraction of roots in a fraction
@@ -219,7 +233,8 @@ def _cas_interval_pieces(match: re.Match) -> list:
 
 # Presentation MathML, read as the linear math it draws: `<mfrac><mn>3</mn><mn>56</mn></mfrac>` is "((3)/(56))"
 _MATHML = re.compile(r"<math\b[^<>]{0,200}>(?P<body>.{1,2000}?)</math>", re.DOTALL)
-_MATHML_LEAF = re.compile(r"<(m[ino])>\s*([^<>]{0,40}?)\s*</\1>")
+_MATHML_LEAF = re.compile(r"<(m[ino]|mtext)>\s*([^<>]{0,40}?)\s*</\1>")
+_MATHML_ROOT_ROW = re.compile(r"\s*<mrow>(?P<body>.*)</mrow>\s*", re.DOTALL)
 _MATHML_INNERMOST = re.compile(r"<(mrow|mfrac|msqrt|msup|mtd|mtr|mtable)>((?:(?!</?m)[^<>])*)</\1>")
 # an operator that is a bracket stands apart from the groups `_mathml_children` splits, until the end
 _MATHML_BRACKETS = dict(zip("()[]", "\ue000\ue001\ue002\ue003", strict=True))
@@ -232,6 +247,8 @@ def _mathml(body: str) -> str | None:
 
     def leaf(match: re.Match) -> str:
         text = _MATHML_ENTITIES.get(match.group(2), match.group(2))
+        if match.group(1) == "mtext":  # a unit or a word: `<mtext>degrees</mtext>`
+            return f" {text} "
         return _MATHML_BRACKETS.get(text, text) if match.group(1) == "mo" else f"({text})"
 
     def element(match: re.Match) -> str:
@@ -255,6 +272,9 @@ def _mathml(body: str) -> str | None:
             return match.group(2)  # its own brackets group it: `(3, 4]`
         return ("(sqrt" if tag == "msqrt" else "") + "(" + "".join(children) + ")" + (")" if tag == "msqrt" else "")
 
+    # the row that holds the whole formula groups nothing: `<mrow>y = 2x + 3</mrow>` is an equation, not a factor
+    if (root := _MATHML_ROOT_ROW.fullmatch(body)) and _balanced_rows(root["body"]):
+        body = root["body"]
     text = _MATHML_LEAF.sub(leaf, body)
     for _ in range(20):  # innermost first; a deeper nesting is not read
         text, count = _MATHML_INNERMOST.subn(element, text)
@@ -267,6 +287,16 @@ def _mathml(body: str) -> str | None:
         text = text[1:-1]
     # a matrix's brackets are its environment's: `(\begin{pmatrix}...\end{pmatrix})` is the matrix
     return re.sub(r"^\((\\begin\{pmatrix\}.*\\end\{pmatrix\})\)$", r"\1", text)
+
+
+def _balanced_rows(body: str) -> bool:
+    """Whether every `</mrow>` in `body` closes an `<mrow>` of it (the first and last tags are one row's)."""
+    depth = 0
+    for tag in re.findall(r"</?mrow>", body):
+        depth += 1 if tag == "<mrow>" else -1
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _mathml_children(text: str) -> list[str]:
@@ -343,7 +373,8 @@ _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 _DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
 
 # "(0,9) U (9,36)", AsciiMath's `uu`, "(0, 9) union (9, 36)"
-_UNION_LETTER = re.compile(r"(?<=[)\]])[ ]*(?:U|uu|union)[ ]*(?=[(\[])")
+# (a lower-case u only between spaces, as typed in a chat: "(2, 12) u (12, 102)", not "(1 - 3e^{-2t}) u(t)")
+_UNION_LETTER = re.compile(r"(?<=[)\]])(?:[ ]*(?:U|uu|union)[ ]*|[ ]+u[ ]+)(?=[(\[])")
 
 # A dash that punctuates prose, not a minus sign: a spaced double or triple hyphen ("the area is 24 -- I checked"),
 # or a spaced hyphen before the pronoun "I" and a word ("it is 24 - I checked"; "I" is no variable there)
@@ -401,7 +432,9 @@ _MONEY_WORDS = re.compile(
 
 # "4.2 x 10^5", "12 times pi", "6 times 7": a product written out
 _TIMES_WORD = re.compile(
-    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=-?[\d(√\\]|pi\b|π)",
+    r"(?<=[\d)])[ ]*(?:\b(?:times|multiplied[ ]+by)\b(?:[ ]+the\b)?|[xX](?=[ ]*10[ ]*\^))[ ]*(?=-?[\d(√\\]|pi\b|π"
+    # a variable or the imaginary unit: "5 times k", "six minus five times i" (not the article of "3 times a week")
+    r"|(?-i:[b-zA-HJ-Z]|a(?=[ ]+(?:plus|minus|times|over|squared|cubed)\b))\b(?!')|(?-i:i)\b(?!'))",
     re.IGNORECASE,
 )
 
@@ -409,10 +442,15 @@ _OTHER_BOX = re.compile(r"\\(?:framebox|fbox)(?![A-Za-z])")
 
 # After number words are digits: "one and a half" -> "1 and 1/2", "square root of two" -> "square root of 2".
 # a whole number that ends no fraction and a proper fraction: "2/3 and 5/3" is a list
-_MIXED_NUMBER = re.compile(r"(?<![\d./])(\d+)[ ]+and[ ]+(\d+)[ ]*/[ ]*(\d+)\b(?!/)")  # "1 and 4 / 5" said "over"
+# (not two operands: "the product of 4 and 1/12")
+_MIXED_NUMBER = re.compile(
+    r"(?<![\d./])(?<!\bof )(?<!\bbetween )(\d+)[ ]+and[ ]+(\d+)[ ]*/[ ]*(\d+)\b(?!/)"
+)  # "1 and 4 / 5" said "over"
 
 # "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
 # root 2", "a double root 3").
+_GLUED_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt(?=\d)")  # typed in a chat: "3sqrt13", "sqrt2"
+_ROOT_OF_FRACTION = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(\d{1,8})[ ]*/[ ]*(\d{1,8})(?![\d/]|\.\d)", re.IGNORECASE)
 _ROOT_WORDS = re.compile(
     r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)"
     r"|(?<!\bthe )(?<!\ba )(?<!\bone )(?<!\b1 )(?<!\beach )(?<!\bother )(?<!\bthat )(?<!\bthis )(?<!\bits )"
@@ -437,25 +475,80 @@ _OPERAND_BEFORE = rf"(?<![\d.])({_TERM}(?:\^\(?-?\d+\)?)?|\))"
 
 _OPERAND_AFTER = rf"(?=(?:{_TERM})(?!\w)|\(|√)"
 
+# A unit an operand in words carries, which the expression it states leaves out: "the sum of 22 degrees and 68
+# degrees", "75% of 7.2 cents"
+_OPERAND_UNIT = (
+    r"[ ]+(?:degrees?|cents?|dollars?|units?|(?:square|cubic)[ ]+(?:inches|feet|units|meters|centimeters|cm|m)"
+    r"|inches|feet|meters|centimeters|cm)\b"
+    r"(?![ ]+(?:squared|cubed)\b|[ ]*(?:\^|\*\*|²|³))"  # "15 cm squared" is an area, not 15^2
+)
+_OPERAND_UNIT_PATTERN = re.compile(_OPERAND_UNIT, re.IGNORECASE)
+
+# A unit between an operand and an operator: "121 degrees minus 1 degree", "216 cents ÷ 40"
+_UNIT_BEFORE_OPERATOR = re.compile(
+    rf"(?<=\d){_OPERAND_UNIT}(?=[ ]+(?:minus|plus|times|divided|over)\b|[ ]*[-+−×÷*/])", re.IGNORECASE
+)
+
 # An operand of an operation in words: a number or a LaTeX fraction (in degrees: "the sum of 60° and 30°", "twice
 # \frac{55}{2}°"), or any math span ("one more than $\frac{7}{6}$"), whose dollars the rewriting drops
-_OPERAND = rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER}|\\[dt]?frac\{{[^{{}}]{{1,20}}\}}\{{[^{{}}]{{1,20}}\}})°?"
+_OPERAND = (
+    rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER}|\\[dt]?frac\{{[^{{}}]{{1,20}}\}}\{{[^{{}}]{{1,20}}\}})(?:°|{_OPERAND_UNIT})?"
+)
+
+_OPERATION_SIGNS = {"sum": "+", "total": "+", "difference": "-", "quotient": "/", "product": "*"}
+
+# An attempt's value an operation corrects: "20 more than your -12", "take your 9 and add 1"
+_YOUR = r"(?:your[ ]+)?"
 
 # Arithmetic in words on stated numbers, after the number words are digits, rewritten as the expression it states;
 # each rule (the words it needs, its pattern, the expression) is applied once, in this order, so "twice 3 plus 1" is
 # read as 2*(3) + 1.
 _ARITHMETIC_WORDS = [
-    ((" of ",), re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)/2"),
+    (
+        (" of ",),
+        re.compile(rf"\b(?:half|1/2)[ ]+of[ ]+{_YOUR}(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)/2",
+    ),
+    (
+        ("%",),
+        re.compile(rf"(?<![\d.])(-?\d+(?:\.\d+)?)[ ]*%[ ]+of[ ]+{_YOUR}(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)/100*(\2)",
+    ),
     (
         (" of ",),
         re.compile(rf"(?<![\d.])(\d+/\d+)[ ]+of[ ]+(?:the[ ]+)?({_OPERAND})(?!\w)", re.IGNORECASE),
         r"(\1)*(\2)",
     ),
-    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"2*(\1)"),
-    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"3*(\1)"),
+    (("twice", "double"), re.compile(rf"\b(?:twice|double)[ ]+{_YOUR}({_OPERAND})(?!\w)", re.IGNORECASE), r"2*(\1)"),
+    (("triple", "thrice"), re.compile(rf"\b(?:triple|thrice)[ ]+{_YOUR}({_OPERAND})(?!\w)", re.IGNORECASE), r"3*(\1)"),
+    (("quadruple",), re.compile(rf"\bquadruple[ ]+{_YOUR}({_OPERAND})(?!\w)", re.IGNORECASE), r"4*(\1)"),
+    # a math span times a number: "four times $16$" (`_TIMES_WORD` wrote the others as `\times`)
+    (
+        ("times", "multiplied"),
+        re.compile(rf"(?<![\d.])({_OPERAND})[ ]+(?:times|multiplied[ ]+by)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
+        r"(\1)*(\2)",
+    ),
+    # an attempt's value taken and corrected: "take your 9 and add 1", "take 12 and halve it"
+    (
+        ("take",),
+        re.compile(
+            rf"\btake[ ]+{_YOUR}({_OPERAND})[ ]+and[ ]+(add|subtract|multiply[ ]+(?:it[ ]+)?by"
+            rf"|divide[ ]+(?:it[ ]+)?by)[ ]+({_OPERAND})(?!\w)",
+            re.IGNORECASE,
+        ),
+        lambda match: (
+            f"({match[1]})" + {"a": "+", "s": "-", "m": "*", "d": "/"}[match[2][0].lower()] + f"({match[3]})"
+        ),
+    ),
+    (
+        ("take",),
+        re.compile(rf"\btake[ ]+{_YOUR}({_OPERAND})[ ]+and[ ]+(double|halve|triple)[ ]+it\b", re.IGNORECASE),
+        lambda match: {"d": f"2*({match[1]})", "h": f"({match[1]})/2", "t": f"3*({match[1]})"}[match[2][0].lower()],
+    ),
     (("doubled",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
     (("halved",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),
     (("square",), re.compile(rf"(?<=\bthe )\bsquare[ ]+of[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)^2"),
+    (("cube",), re.compile(rf"(?<=\bthe )\bcube[ ]+of[ ]+({_OPERAND})(?!\w)", re.IGNORECASE), r"(\1)^3"),
     (("squared",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+squared\b", re.IGNORECASE), r"(\1)^2"),
     (("cubed",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+cubed\b", re.IGNORECASE), r"(\1)^3"),
     # a variable's power binds before its coefficient: "3 R squared" is 3R^2
@@ -479,7 +572,7 @@ _ARITHMETIC_WORDS = [
     (
         ("than",),
         re.compile(
-            rf"(?<![\d.])({_OPERAND})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+({_OPERAND})(?!\w)",
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:more|greater|larger|bigger|higher)[ ]+than[ ]+{_YOUR}({_OPERAND})(?!\w)",
             re.IGNORECASE,
         ),
         r"(\2)+(\1)",
@@ -487,24 +580,20 @@ _ARITHMETIC_WORDS = [
     (
         ("than",),
         re.compile(
-            rf"(?<![\d.])({_OPERAND})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+({_OPERAND})(?!\w)", re.IGNORECASE
+            rf"(?<![\d.])({_OPERAND})[ ]+(?:less|fewer|smaller|lower)[ ]+than[ ]+{_YOUR}({_OPERAND})(?!\w)",
+            re.IGNORECASE,
         ),
         r"(\2)-(\1)",
     ),
+    # "the sum of 20 and 22", "the difference between 10 and 3", "the quotient of 20 and 5", "the product of 6 and 7"
     (
-        ("sum", "total"),
-        re.compile(rf"\bthe[ ]+(?:sum|total)[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
-        r"(\1)+(\2)",
-    ),
-    (
-        ("difference",),
-        re.compile(rf"\bthe[ ]+difference[ ]+between[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
-        r"(\1)-(\2)",
-    ),
-    (
-        ("product",),
-        re.compile(rf"\bthe[ ]+product[ ]+of[ ]+({_OPERAND})[ ]+and[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
-        r"(\1)*(\2)",
+        ("sum", "total", "difference", "quotient", "product"),
+        re.compile(
+            rf"\bthe[ ]+(?P<operation>sum|total|difference|quotient|product)[ ]+(?:of|between)[ ]+({_OPERAND})[ ]+"
+            rf"(?:and|by)[ ]+({_OPERAND})(?!\w)",
+            re.IGNORECASE,
+        ),
+        lambda match: f"({match[2]}){_OPERATION_SIGNS[match['operation'].lower()]}({match[3]})",
     ),
     (
         ("added",),
@@ -512,7 +601,7 @@ _ARITHMETIC_WORDS = [
         r"(\2)+(\1)",
     ),
     (("plus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+plus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 + "),
-    (("minus",), re.compile(rf"{_OPERAND_BEFORE}[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
+    (("minus",), re.compile(rf"{_OPERAND_BEFORE},?[ ]+minus[ ]+{_OPERAND_AFTER}", re.IGNORECASE), r"\1 - "),
     (
         ("divided", "over"),
         re.compile(rf"(?<![\d.])({_OPERAND})[ ]+(?:divided[ ]+by|over)[ ]+({_OPERAND})(?!\w)", re.IGNORECASE),
@@ -681,13 +770,25 @@ def _normalised(text: str) -> _Normalised:
         if match.group("numerator") or int(match.group("part")) <= int(match.group("whole")):
             pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
+    pieces += [(*match.span("comma"), "") for match in _CORRECTED_ATTEMPT.finditer(normalised.text)]
     pieces += [
         (match.start(), match.end(), (match["whole"] or "") + "." + "".join(match["digits"].split()))
         for match in _POINT_WORDS.finditer(normalised.text)
         if match["whole"] or len("".join(match["digits"].split())) >= 2  # "point 3" is a point's label
     ]
     normalised = normalised.rewritten(sorted(pieces))
-    pieces = [(match.start(), match.end(), "√") for match in _ROOT_WORDS.finditer(normalised.text)]
+    # a root of a fraction of squares is the fraction's: "the square root of 4/9" is 2/3, while "the square root
+    # of 3 over 3" is √3/3
+    pieces = [
+        (*match.span(), f"√({match[1]}/{match[2]})")
+        for match in _ROOT_OF_FRACTION.finditer(normalised.text)
+        if all(math.isqrt(int(number)) ** 2 == int(number) for number in match.groups())
+    ]
+    pieces += [
+        (match.start(), match.end(), "√")
+        for match in [*_ROOT_WORDS.finditer(normalised.text), *_GLUED_ROOT.finditer(normalised.text)]
+        if not any(start <= match.start() < end for start, end, _ in pieces)
+    ]
     for match in _MIXED_NUMBER.finditer(normalised.text):
         if len(match.group()) > MAX_CANDIDATE_LENGTH:
             continue
@@ -731,12 +832,21 @@ def _normalised(text: str) -> _Normalised:
             for match in _COMPLEX_PARTS.finditer(normalised.text)
         ]
     )
+    normalised = normalised.rewritten(
+        [(*match.span(), "") for match in _UNIT_BEFORE_OPERATOR.finditer(normalised.text)]
+    )
     lowered = normalised.text.lower()
     for words, pattern, replacement in _ARITHMETIC_WORDS:  # "one more than 41" -> "(41)+(1)"
         if not any(word in lowered for word in words):
             continue  # a quick test that spares the pattern's scan of the whole text
         pieces = [
-            (match.start(), match.end(), match.expand(replacement).replace("$", ""))
+            (
+                match.start(),
+                match.end(),
+                _OPERAND_UNIT_PATTERN.sub(
+                    "", (replacement(match) if callable(replacement) else match.expand(replacement)).replace("$", "")
+                ),
+            )
             for match in pattern.finditer(normalised.text)
         ]
         normalised = normalised.rewritten(pieces)
@@ -872,9 +982,11 @@ def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str
         for first in range(0, len(tokens), _CLAUSE_TOKENS):
             chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
             threshold = 0 if written_in == "en" else 2
-            digits = alpha2digit(chunk, written_in, threshold=threshold) if re.search("[A-Za-z]", chunk) else chunk
-            if digits != chunk:
-                pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(chunk, digits)]
+            # a quote mark that is no apostrophe hides the word from alpha2digit: "the key says 'three'"
+            plain = _SCALE_COMMA.sub(" ", _QUOTE_MARK.sub(" ", chunk))
+            digits = alpha2digit(plain, written_in, threshold=threshold) if re.search("[A-Za-z]", plain) else plain
+            if digits != plain:
+                pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(plain, digits)]
             offset += len(chunk)
     return pieces
 

@@ -43,7 +43,8 @@ def redact_answer_leak(
     - every other standalone number or expression equivalent to the reference (`42`, `0.5` for `\frac{1}{2}`,
       `\sqrt{12}` for `2\sqrt{3}`, "it works out to 7"), whatever words surround it: the guard judges the value, not
       the wording. Step numbers ("Step 2", "response 3") and list markers ("1. ... 2. ...": a number in a marker's
-      place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value.
+      place next to its neighbour's marker; "Final: 204. Now verify it." states 204) are not statements of a value,
+      nor is a count of the attempts the feedback reads ("All 3 attempts failed", "the 4 responses").
       When the problem statement states the value itself (a number anywhere in it, a literal such as `\frac12`, or
       the reference as written; a computation it asks for states nothing), feedback may quote it, and it is
       redacted only as a result statement: after "is", "equals", "gives", any form of a result verb ("gotten",
@@ -54,7 +55,7 @@ def redact_answer_leak(
       and the value a step works with ("Dividing by 7 was right") are quotes.
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
-    - a multiple-choice letter written as a choice ("(C)", "(c)", `\textbf{(C)}`, not "part (c)") or a bare letter
+    - a multiple-choice letter written as a choice ("(C)", "(c)", "[C]", `\textbf{(C)}`, not "part (c)") or a bare letter
       stated as the result or picked ("choose C", "try C"), and its option's words in the problem ("Plane") stated
       as the result; a text answer (`\text{even}`) stated as the result ("Direction: east"), not among alternatives
       ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
@@ -67,11 +68,21 @@ def redact_answer_leak(
       of rows, in rows ("-1 0; 0 -1") or its rows in prose ("rows (-1, 0) and (0, -1)", "first row -1, 0; second
       row 0, -1"), unions, set-builder conditions joined by "or"; an equation answer
       (`5x - 7y + 11z + 4 = 0`) as a whole equation, up to a factor; a line (`y = 2x + 3`) as its right side or
-      rearranged; a line or plane named by all of its parameters ("slope 2 and y-intercept 3");
+      rearranged, and `x = 5` as 5 or rearranged (`x - 5 = 0`); a line or plane named by all of its parameters
+      ("slope 2 and y-intercept 3"); an interval in brackets less a point ("(0, 36) except 9") or the line outside
+      one ("outside [2, 3]"); the identity matrix or its negative by name ("-I", "the negative of the identity
+      matrix");
     - arithmetic on stated numbers in words ("one more than 41", "6 times 7", "half of 84", "the difference between
-      10 and 3"), on math spans ("twice $\frac{45}{2}$") and angles ("the sum of 60° and 30°") whose result is the
-      reference, and a decimal approximation of an irrational reference to `MIN_APPROXIMATION_DIGITS` or more
-      significant digits ("about 4.472" for `2\sqrt{5}`, `$\approx 4.472$`);
+      10 and 3", "50% of 88", "quadruple 16", "the cube of 4", "the quotient of 20 and 5", "the square root of
+      4/9"), on an attempt's value ("20 more than your -12", "take your 9 and add 1", "your 30, minus 20"), on math
+      spans ("twice $\frac{45}{2}$") and on values with units ("the sum of 22 degrees and 68 degrees", "216 cents ÷
+      40") whose result is the reference, and a decimal approximation of an irrational reference to
+      `MIN_APPROXIMATION_DIGITS` or more significant digits ("about 4.472" for `2\sqrt{5}`, `$\approx 4.472$`,
+      `4.472 \times 10^{0}`, "2.199e1" for `7\pi`; of a rational one whose decimal does not end, marked ("about",
+      "numerically", "to 3 significant figures", "(to the digits shown)") or with `MIN_STATED_DIGITS` digits stated
+      as the result ("the computation gives 0.09524" for 2/21));
+    - a value in another unit of the reference's money, length or area ("1890 cents" for `\$18.90`, "$0.054" for
+      `5.4 cents`, "1500 square millimeters" for `15 cm^2`, "6 square feet" for `864 inches^2`);
     - all of these in other shapes: spelled out ("forty-two", "three quarters", "negative five", "one and a half",
       "square root of two", "3 million", "75 percent"; English number words read by `text2num`'s `alpha2digit`), in
       the digits of another script or full-width (Unicode decimal digits and NFKC forms), with invisible characters

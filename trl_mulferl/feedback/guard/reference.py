@@ -19,7 +19,7 @@ from ..protocol import warn_once
 from .collection import _INFINITY, _Collection, _collection, _is_collection
 from .normalise import _Normalised, _program_notation
 from .text import _compact, _sides
-from .values import _BASE_NUMBER, _FRACTION, _gold, _is_real, _lost_variables, _value, _variables
+from .values import _BASE_NUMBER, _FRACTION, _gold, _is_real, _lost_variables, _unit_size, _value, _variables
 
 
 # A multiple-choice reference (MATH's `\text{(C)}`), and a half-line one (`(-\infty, 0]`, `(2, \infty)`).
@@ -48,6 +48,9 @@ class _Reference:
     text_answer: str | None = None  # the words of an answer in words (`\text{even}`, `\text{Evelyn}`)
     collection: "_Collection | None" = None  # a tuple, vector, interval, set or list of answers, read item by item
     degrees: bool = False  # an angle in degrees (`30^\circ`), which a value in radians states too ("pi/6 radians")
+    # its unit of money, length or area (`\$18.90`, `15 cm^2`): the dimension, power and size, which a value in
+    # another unit of the dimension states too ("1890 cents")
+    unit: tuple[str, int, Fraction] | None = None
     # An equation in variables we do not evaluate whose right side is zero or in variables (`m \frac{dv}{dt} + bv = f`,
     # `y' + ry = 0`): only the whole equation states it; its right side alone is also that of a wrong one.
     whole_equation: bool = False
@@ -114,8 +117,10 @@ def _reference(text: str) -> _Reference:
         return _Reference(text, None, _variables(text), False, equation=equation)
     if _whole_equation(text, sides) and not solved:
         return _Reference(text, None, _variables(text), False, whole_equation=True)
-    if not (solved and _variables(text[slice(*sides[-1])])):
-        equation = None  # `x = 5` is its value; `y = 2x + 3` its right side (as math-verify compares) or the line
+    if not solved:
+        equation = None
+    # `x = 5` is its value or the equation rearranged (`x - 5 = 0`); `y = 2x + 3` its right side (as math-verify
+    # compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
     base = _BASE_NUMBER.fullmatch(answer.strip())
@@ -147,7 +152,20 @@ def _reference(text: str) -> _Reference:
         else None,
         base=answer.strip() if base and value is not None else None,
         degrees=value is not None and _DEGREES.search(answer) is not None,
+        unit=None if value is None else _reference_unit(answer),
     )
+
+
+_REFERENCE_UNIT = re.compile(r"[\d}][ ]*(?P<name>[A-Za-z¢][A-Za-z ]*(?:\^[ ]*\{?[23]\}?|[²³])?)[ ]*$")
+
+
+def _reference_unit(answer: str) -> tuple[str, int, Fraction] | None:
+    r"""The unit of money, length or area an answer is in (`\$18.90`, `864 \mbox{ inches}^2`, `5.4 \text{ cents}`)."""
+    if re.match(r"\s*-?\s*\\?\$", answer):
+        return _unit_size("dollars")
+    unwrapped = re.sub(r"\\(?:text|mbox|mathrm)\s*\{\s*([^{}]*?)\s*\}", r" \1", answer).replace("\\,", " ")
+    match = _REFERENCE_UNIT.search(unwrapped)
+    return _unit_size(match["name"].strip()) if match else None
 
 
 def _whole_equation(text: str, sides: list[tuple[int, int]]) -> bool:

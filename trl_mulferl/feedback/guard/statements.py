@@ -38,12 +38,14 @@ from .values import (
     _MATH_VERIFY_BUDGET,
     _PERCENT,
     _RELATIVE_TOLERANCE,
+    _UNIT,
     _UNIT_WORDS,
     _close,
     _decimal_ends,
     _is_whole_value,
     _marked_as_approximation,
     _math_verify_equal,
+    _unit_size,
     _value,
     _variables,
 )
@@ -79,6 +81,10 @@ DOUBLE_TOLERANCE = Fraction(1, 10**12)
 # A non-ending rational rounded or cut to this many significant digits states it unmarked (`1.333333` for 4/3), as a
 # program prints it and a wrong attempt rarely does.
 MIN_UNMARKED_DIGITS = 6
+
+# The significant digits of an unmarked decimal stated as the result that approximate a rational reference whose
+# decimal does not end: "the computation gives 0.09524" for 2/21
+MIN_STATED_DIGITS = 4
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 
@@ -171,9 +177,10 @@ _INSTRUCTION_AFTER = re.compile(
 # "step 3", "Case 2:", not "in this case 7": a label with a determiner before it is a plain noun
 _ENUMERATION_BEFORE = re.compile(
     r"(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bany )(?<!\bour )(?<!\byour )(?<!\bwhich )(?<!\bevery )"
-    r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|eq|problem|question|exercise|page|section|chapter"
+    r"(?<!\beither )(?:\b(?:step|line|case|part|item|equation|problem|question|exercise|page|section|chapter"
     r"|stage|round|attempt|response|completion|solution|draft|option|choice|hint|rule|figure|table|row|column"
-    r"|example|method|approach|no)s?\.?)[\s$*(]*$"
+    # "problem. 7" ends a sentence; "No. 7" is a number, "wait no\n7" a reply
+    r"|example|method|approach)s?|\b(?:eq|fig|ex|prob|sec|ch)s?\.?|\bnos?\.)[\s$*(]*$"
 )
 
 _CHOICE_CUE_BEFORE = re.compile(
@@ -262,7 +269,60 @@ def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Given
         spans += _collection_spans(text, reference, given.value)
         spans += _field_collection_spans(text, reference)
         spans += _parameter_spans(text, reference)
+        spans += _identity_spans(text, reference)
     return spans
+
+
+# The identity matrix by name: `-I`, `-\mathbf{I}`, `I_2`, "the negative of the identity matrix" (a bare "I" is
+# the pronoun)
+_IDENTITY = re.compile(
+    r"(?P<negative_words>\b(?:the[ ]+)?(?:negative|minus|opposite)[ ]+(?:of[ ]+)?(?:the[ ]+)?)?"
+    r"\b(?:2[ ]*(?:x|×|by)[ ]*2[ ]+)?identity(?:[ ]+matrix)?\b"
+    r"|(?P<sign>-[ ]*)?(?P<symbol>\\math(?:bf|bb|rm)\{I\}|(?<![\w\\])I)(?P<size>_(?:\{\d\}|\d))?(?![\w{])"
+)
+
+
+def _identity_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+    """An answer that is the identity matrix or its negative, named: "-I", `\\mathbf{I}`, "I_2", "the identity
+    matrix", "minus the identity matrix"."""
+    matrix = reference.collection
+    if matrix is None or matrix.kind != "matrix" or len(matrix.items) != len(matrix.items[0]):
+        return []
+    diagonal = {row[index] for index, row in enumerate(matrix.items)}
+    if (
+        len(diagonal) != 1
+        or diagonal - {1, -1}
+        or any(value for i, row in enumerate(matrix.items) for j, value in enumerate(row) if i != j)
+    ):
+        return []
+    negative = -1 in diagonal
+    return [
+        match.span()
+        for match in _IDENTITY.finditer(feedback)
+        if (bool(match["negative_words"] or match["sign"]) == negative)
+        and (match["symbol"] is None or match["sign"] or match["size"] or match["symbol"] != "I")
+    ]
+
+
+# Before a unit's name: `\text{` or a space (`864 \text{ inches}^2`, "1890 cents"), and a dollar sign before a value
+_UNIT_NAME_BEFORE = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)[ \t]*\{[ \t]*)?")
+_DOLLAR_BEFORE = re.compile(r"(?:\\?\$|\bUSD)[ \t]*-?\Z")
+
+
+def _in_another_unit(feedback: str, start: int, end: int, reference: _Reference) -> bool:
+    """Whether the value at `feedback[start:end]` states the reference in another unit of its dimension: "1890
+    cents" for `\\$18.90`, "$0.054" for `5.4 cents`, "6 square feet" for `864 \\mbox{ inches}^2`."""
+    if reference.unit is None or not isinstance(reference.value, Fraction):
+        return False
+    position = _UNIT_NAME_BEFORE.match(feedback, end).end()
+    if _DOLLAR_BEFORE.search(feedback, max(0, start - 5), start):
+        unit = _unit_size("dollars")  # "$0.054 in all": no inches
+    else:
+        unit = _unit_size(feedback[position : position + 40])
+    if unit is None or unit[:2] != reference.unit[:2] or unit == reference.unit:
+        return False
+    value = _value(feedback[start:end])
+    return isinstance(value, Fraction) and value * unit[2] == reference.value * reference.unit[2]
 
 
 _DEGREES_AFTER = re.compile(r"[ \t]*(?:°|\^\s*\{?\s*\\circ|degrees?\b|deg\b)", re.IGNORECASE)
@@ -277,6 +337,12 @@ _DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
 
 _WHOLE = re.compile(r"-?(?P<digits>\d+)")
 
+# A number in scientific notation, its mantissa's digits counted: `4.667 \times 10^{0}`, "2.199e1", "1.3 x 10^-1"
+_SCIENTIFIC = re.compile(
+    r"(?P<sign>-?)(?P<mantissa>\d+(?:\.\d+)?)[ \t]*(?:[eE]|(?:\\times|\\cdot|[×x*·])[ \t]*10[ \t]*\^)[ \t]*"
+    r"\{?[ \t]*(?P<exponent>[-−+]?\d+)[ \t]*\}?"
+)
+
 
 def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
     """Digits split by whitespace ("the answer is 4 2") that read as the reference once joined, next to a result
@@ -290,22 +356,26 @@ def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, 
 
 
 def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
-    """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", `\\textbf{(C)}`) wherever it is
-    not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a bare
-    capital is as often a point or a set."""
+    """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", "[C]", `\\textbf{(C)}`) wherever
+    it is not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a
+    bare capital is as often a point or a set."""
     if reference.choice is None:
         return []
     letter = reference.choice
     as_choice = re.compile(
-        rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z]))",
+        rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z])"
+        rf"|\[\s*{letter}\s*\](?![A-Za-z(]))",  # "[C]", not a link's text "[C](...)"
         re.IGNORECASE,
     )
     bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
+    # lower case only where a choice is named: "option c", "final ans: b"
+    named = re.compile(rf"\b(?:option|choice|ans(?:wer)?[ \t]*[:=])[ \t]*{letter.lower()}(?![A-Za-z])")
     spans = [
         match.span()
         for match in as_choice.finditer(feedback)
         if not _ENUMERATION_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
     ]
+    spans += [(match.end() - 1, match.end()) for match in named.finditer(feedback)]
     return spans + [
         match.span()
         for match in bare.finditer(feedback)
@@ -373,6 +443,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
     if reference.collection.kind == "matrix" or reference.collection.vector:
         candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
+        candidates += [match.span() for match in _TRANSPOSED_ROW.finditer(feedback)]
         candidates += [_trim(feedback, *match.span()) for match in _MATRIX_LINES.finditer(feedback)]
     runs = _math_runs(feedback)
     group, labelled, bulleted, lists = runs[:1], [], [], set()
@@ -475,6 +546,15 @@ def _intervals_in_words(feedback: str) -> dict[tuple[int, int], _Collection | No
         gap = _UNION_GAP.fullmatch(feedback, first.end(), second.start())
         if gap and (gap.group("either") or _UNION_OF.search(feedback, max(0, first.start() - 40), first.start())):
             worded[(first.start(), second.end())] = _union([worded[first.span()], worded[second.span()]])
+    # an interval in brackets less a point or taken from the line: "every x in (0, 36) except 9", "outside [2, 3]"
+    for match in _BRACKETED_INTERVAL.finditer(feedback):
+        interval = _collection(match["interval"])
+        puncture = _PUNCTURE.match(feedback, match.end())
+        point = puncture and _value(puncture.group("point"))
+        if point is not None:
+            worded[(match.start("interval"), puncture.end())] = _without(interval, (point,))
+        if match["outside"]:
+            worded[match.span()] = _without(_Collection("bracketed", (-math.inf, math.inf), "()"), interval)
     return worded
 
 
@@ -754,7 +834,9 @@ def _leak_spans(
                 continue  # its own `=` is no result cue
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
-            if _states(text, reference, approximate=_marked_as_approximation(feedback, start, end)):
+            approximate = _marked_as_approximation(feedback, start, end)
+            stated_as_result = approximate or _stated_as_result(feedback, start, end, given=True)
+            if _states(text, reference, approximate, stated_as_result):
                 spans.append((start, end))
             elif (
                 reference.degrees
@@ -763,6 +845,8 @@ def _leak_spans(
             ):  # "pi/6 radians", `\frac{\pi}{6}`: the angle in radians
                 spans.append((start, end))
             elif (_DEGREES_AFTER.match(feedback, end) or text.endswith("°")) and _in_radians(text, reference):
+                spans.append((start, end))
+            elif _in_another_unit(feedback, start, end, reference):
                 spans.append((start, end))
         if reference.equation is not None and is_equation and len(spans) == stated_before:
             whole = _trim(feedback, run_start, run_end)  # a line rearranged: `2x - y + 3 = 0` for `y = 2x + 3`
@@ -831,6 +915,13 @@ _QUOTED_FIELD_BEFORE = re.compile(
 )
 
 
+# A count of the attempts a feedback model was shown (the group's size), no value: "the 3 attempts", "4 failed tries"
+_COUNT_OF_ATTEMPTS_AFTER = re.compile(
+    r"[ \t]+(?:(?:failed|incorrect|wrong|previous|earlier|sampled|other|unsuccessful)[ \t]+)?"
+    r"(?:attempts|responses|rollouts|samples|completions|solutions|tries|drafts|submissions|generations)\b"
+)
+
+
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     """Whether a standalone number or expression at `text[start:end]` would state the answer if it equals it: always,
     unless it numbers a step or a list item, when the problem does not state the value (`given`); else only with a
@@ -841,6 +932,8 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     after = text[end : end + _CONTEXT_CHARS].lower()
     if given and _QUOTED_FIELD_BEFORE.search(before):
         return False
+    if _COUNT_OF_ATTEMPTS_AFTER.match(after):
+        return False  # how many attempts the feedback reads: "All 3 attempts failed", "the 4 responses"
     if _RESULT_CUE_BEFORE.search(before):
         return True
     if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
@@ -874,9 +967,10 @@ def _list_markers(text: str) -> frozenset[int]:
     )
 
 
-def _states(candidate: str, reference: _Reference, approximate: bool = False) -> bool:
+def _states(candidate: str, reference: _Reference, approximate: bool = False, stated_as_result: bool = False) -> bool:
     """Whether `candidate`, an expression or an equation (its last side counts, as in math-verify), equals the reference
-    (or, when it is `approximate`, rounds it: see `_approximates`)."""
+    (or rounds it: see `_approximates`, which it tells whether the candidate is marked as `approximate` or
+    `stated_as_result`)."""
     if reference.equation is not None and reference.value is None:
         return _states_equation(candidate, reference)
     if reference.whole_equation:
@@ -899,7 +993,7 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
             and (
                 any(_close(equal, reference.value) for equal in _percent_readings(value, candidate, reference))
                 or (value == reference.digits and not _BASE_NUMBER.search(candidate))  # `40_{10}` is not `40_9`
-                or _approximates(candidate, reference, approximate)
+                or _approximates(candidate, reference, approximate, stated_as_result)
             )
         )
     if reference.collection is not None or reference.value is not None:
@@ -934,6 +1028,11 @@ def _states(candidate: str, reference: _Reference, approximate: bool = False) ->
 _ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
 
 _ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bounded: a scan stays linear
+
+# A vector typed as a transposed row of values: "[-7 16 5]^T"
+_TRANSPOSED_ROW = re.compile(
+    rf"\[[ \t]*{_ROW}[ \t]*\][ \t]*\^[ \t]*(?:\{{[ \t]*(?:T|\\top)[ \t]*\}}|T|\\top)(?![A-Za-z])"
+)
 
 _MATRIX_ROWS = re.compile(
     rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
@@ -983,8 +1082,18 @@ _PUNCTURE = re.compile(
     rf",?[ ]+(?:but[ ]+not|except(?:[ ]+for)?|excluding[ ]+only)[ ]+(?P<point>{_BOUND})(?!\w)", re.I
 )
 
-# Between two intervals in words of a union: "... and the open interval from 9 to 36", "... or from 3 to infinity"
-_UNION_GAP = re.compile(r",?[ ]+(?:and|(?P<either>or))[ ]+(?:the[ ]+)?(?:(?:half-)?(?:line|interval)[ ]+)?", re.I)
+# Between two intervals in words of a union: "... and the open interval from 9 to 36", "... or from 3 to infinity",
+# "... or strictly between 9 and 36"
+_UNION_GAP = re.compile(
+    r",?[ ]+(?:and|(?P<either>or))[ ]+(?:the[ ]+)?(?:(?:half-)?(?:line|interval)[ ]+)?(?:(?:strictly|x)[ ]+)?", re.I
+)
+
+# An interval in brackets, less a point after it or what lies outside it: "(0, 36) except 9", "outside [2, 3]"
+_BRACKETED_INTERVAL = re.compile(
+    r"(?P<outside>\boutside[ ]+(?:of[ ]+)?(?:the[ ]+)?(?:(?:closed|open)[ ]+)?(?:interval[ ]+)?)?"
+    rf"(?P<interval>[(\[][ ]*{_BOUND}[ ]*,[ ]*{_BOUND}[ ]*[)\]])",
+    re.I,
+)
 _UNION_OF = re.compile(r"\bunion[ ]+of[ ]+(?:the[ ]+)?(?:(?:half-)?(?:line|interval)[ ]+)?$", re.I)
 
 # Between two items of a list: a comma, "and", "or" (a semicolon between rows), the math delimiters that close one
@@ -1021,21 +1130,26 @@ def _percent_readings(value: Fraction | float, candidate: str, reference: _Refer
     return readings
 
 
-def _approximates(candidate: str, reference: _Reference, marked: bool = False) -> bool:
+def _approximates(candidate: str, reference: _Reference, marked: bool = False, stated_as_result: bool = False) -> bool:
     """Whether `candidate` is a decimal approximation, to at least `MIN_APPROXIMATION_DIGITS` significant digits, of
     an irrational reference (4.472 or 4.4721 for `2\\sqrt{5}`, 3.14 for `\\pi`): rounded or cut at its last digit.
     A rational reference is stated exactly, or approximately only where its decimal does not end and the decimal is
-    `marked` as an approximation ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3) or has `MIN_UNMARKED_DIGITS`
-    (a program's 4.666667): a wrong attempt's 0.333 is no statement of 1/3. A marked whole number approximates too
-    ("≈ 905" for `288\\pi`), and a program's float states any value (`4.999999999` for 5, `0.47368421052631576`
-    for 9/19)."""
+    `marked` as an approximation ("about 4.667", "4.667...", "4.67 (rounded)" for 14/3), has `MIN_UNMARKED_DIGITS`
+    (a program's 4.666667) or, `stated_as_result` ("the computation gives 4.6667"), `MIN_STATED_DIGITS`: a wrong
+    attempt's 0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`), and a
+    program's float states any value (`4.999999999` for 5, `0.47368421052631576` for 9/19). In scientific notation
+    (`4.667 \\times 10^{0}`, `2.199e1`) the mantissa's digits count."""
     if reference.variables or not isinstance(reference.value, Fraction | float):
         return False
-    text = candidate.strip()
-    decimal = _DECIMAL.fullmatch(text) or (marked and _WHOLE.fullmatch(text))
+    text = _UNIT.sub("", candidate).strip()  # "≈ 38.6°" for `\frac{270}{7}` degrees
+    scientific = _SCIENTIFIC.fullmatch(text)
+    exponent = int(scientific["exponent"].replace("−", "-")) if scientific else 0
+    if scientific:
+        text = scientific["sign"] + scientific["mantissa"]
+    decimal = _DECIMAL.fullmatch(text) or ((marked or scientific) and _WHOLE.fullmatch(text))
     if not decimal:
         return False
-    value, exact = Fraction(text), Fraction(reference.value)
+    value, exact = Fraction(text) * Fraction(10) ** exponent, Fraction(reference.value)
     significant = len(decimal.group("digits").replace(".", "").lstrip("0"))
     error = abs(value - exact) / max(1, abs(exact))
     if (_FLOAT_NOISE.search(text) and error <= MACHINE_TOLERANCE) or (
@@ -1043,11 +1157,14 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False) -
     ):
         return True
     if isinstance(reference.value, Fraction) and (
-        _decimal_ends(reference.value) or not (marked or significant >= MIN_UNMARKED_DIGITS)
+        _decimal_ends(reference.value)
+        or not (
+            marked or significant >= MIN_UNMARKED_DIGITS or (stated_as_result and significant >= MIN_STATED_DIGITS)
+        )
     ):
         return False
     if significant < MIN_APPROXIMATION_DIGITS:
         return False
-    places = len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0
-    scale = 10**places
-    return value in (Fraction(round(exact * scale), scale), Fraction(math.trunc(exact * scale), scale))
+    places = (len(decimal.group("digits").split(".")[1]) if "." in decimal.group("digits") else 0) - exponent
+    scale = Fraction(10) ** places
+    return value in (round(exact * scale) / scale, math.trunc(exact * scale) / scale)

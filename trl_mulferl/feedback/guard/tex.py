@@ -17,7 +17,7 @@ from .pieces import first_of_overlapping, free
 _ARGUMENT = r"(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*"
 _TYPESETTING = re.compile(
     r"\\(?:num|numprint|oldstylenums|textbf|mathbf|boldsymbol|bm|textup|textsf|textsc|textit"
-    rf"|textnormal|emph|underline|mathit|mbox|hbox|ensuremath|mathopen|mathclose|mathord)\s*(?:\[[^\]\n]*\])?"
+    rf"|textnormal|emph|underline|mathit|mbox|hbox|ensuremath|mathopen|mathclose|mathord|bbox)\s*(?:\[[^\]\n]*\])?"
     rf"\s*\{{(?P<body>{_ARGUMENT})\}}"
     r"|\\(?:text|mathrm|mathtt|texttt|mathsf)\s*\{(?P<number>\s*[-+]?\s*(?:[\d.,]+|\(?[\d.,]+\)?|i|T)\s*)\}"
     rf"|\\(?:textcolor|colorbox|color)\s*\{{[^{{}}]*\}}\s*\{{(?P<colored>{_ARGUMENT})\}}"
@@ -35,7 +35,11 @@ _BASE_IN_BRACKETS = re.compile(r"_\{\((?P<base>\d+)\)\}")
 _FORUM_TAG = re.compile(r"\[/?(?:hide|quote|spoiler|b|i|u|code|tex|math)(?:=[^\]\n]{0,30})?\]", re.IGNORECASE)
 # a tie or a thin space between a whole number and its fraction: `137~\frac{1}{2}`
 _TIE_BEFORE_A_FRACTION = re.compile(r"(?<=\d)(?:~|\\,|\\ )(?=\\[dtc]?frac)")
-_STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle)(?![A-Za-z])[ \t]*|\\color\s*\{[^{}]*\}[ \t]*")
+# (and an equation's tag or label: `6 + 9i \tag{$\ast$}`)
+_STYLE = re.compile(
+    r"\\(?:displaystyle|textstyle|scriptstyle|nonumber|notag)(?![A-Za-z])[ \t]*|\\color\s*\{[^{}]*\}[ \t]*"
+    r"|[ \t]*\\(?:tag\*?|label)\s*\{[^{}\n]*\}"
+)
 
 # siunitx's quantities: the value, and an angle's degree
 _QUANTITY = re.compile(

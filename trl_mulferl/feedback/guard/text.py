@@ -34,6 +34,8 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
+# where math opens, a dash and a space are a sign: `$- 5$`, `\(- \cot x\)` as sympy prints them
+_MATH_OPENS_BEFORE = re.compile(r"(?:(?<!\\)\$|\\[(\[])[ \t]*\Z")
 
 # `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx`
 # (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an
@@ -41,13 +43,16 @@ _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 # x = 3`)
 _SIDE_SEPARATOR_OR_BRACKET = re.compile(
     r"(?P<equals>(?<![<>=])(?<!(?<![\d)}])!)==?(?!=)|\\(?:in|approx|equiv|simeq|sim|cong)(?![A-Za-z]))"
-    r"|(?P<relation>\\(?:le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore)(?![A-Za-z])|[<>]=?|[≤≥])"
+    r"|(?P<relation>\\(?:le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore|to|mapsto|longrightarrow|rightarrow)"
+    r"(?![A-Za-z])|[<>]=?|[≤≥→])"
     r"|[()\[\]{}]"
 )
 
 _LEADING_JUNK = frozenset(" \t*/^_=<>!,")
 
 _TRAILING_JUNK = frozenset(" \t-+*/^_=<>!,·×÷−")
+
+_TEX_SPACES = ("\\;", "\\,", "\\:", "\\!")
 
 
 def _compact(expression: str) -> str:
@@ -78,14 +83,21 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             # a letter after an operator, glued to a number or an `i` after one is a variable, whatever follows:
             # "-80 + 15x when", "p - q rather than", "6 - 5 i when"
             joined = start is not None and (
-                last_kind == "operator" or (last_kind == "number" and (end == position or match.group() == "i"))
+                last_kind in ("operator", "command")  # `\times` too: "6 - 5 \times i here"
+                or (last_kind == "number" and (end == position or match.group() == "i"))
             )
             is_math = joined or not (english_word_ahead and english_word_ahead.group(1).lower() not in _MATH_WORDS)
             if not joined and match.group() == "a" and _ARTICLE_BEFORE_NUMBER.match(text, stop):
                 is_math = False  # the article of "a 25% chance", "a 3 by 3 grid", not a variable a
         elif kind == "word":
             is_math = match.group().lower() in _MATH_WORDS
-        elif kind == "operator" and start is None and match.group() in "-−*" and text[stop : stop + 1].isspace():
+        elif (
+            kind == "operator"
+            and start is None
+            and match.group() in "-−*"
+            and text[stop : stop + 1].isspace()
+            and not _MATH_OPENS_BEFORE.search(text, max(0, position - 8), position)
+        ):
             is_math = False  # a dash between words ("Hint - 7") or a bullet ("* 7"), not a minus or times sign
         else:
             is_math = kind in ("number", "open", "close", "command", "operator") or (kind == "comma" and depth > 0)
@@ -124,7 +136,11 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     """Drop spaces, dangling operators (`42-` of "42-gon", the `**` of Markdown bold) and unmatched brackets."""
     while start < end:
         unmatched = _unmatched_brackets(text[start:end])
-        if text[end - 1] in _TRAILING_JUNK or (text[end - 1] in "([{" and unmatched > 0):
+        if text.startswith(_TEX_SPACES, start) and start + 2 <= end:
+            start += 2  # TeX's spacing around a relation: `\frac{121}{25} \;\to\; 11`
+        elif text[end - 2 : end] in _TEX_SPACES and end - 2 >= start:
+            end -= 2
+        elif text[end - 1] in _TRAILING_JUNK or (text[end - 1] in "([{" and unmatched > 0):
             end -= 1  # first: "(-3) (you had -4)" opens a bracket after the value
         elif text[start] in _LEADING_JUNK or (text[start] in "([{" and unmatched > 0):
             start += 1

@@ -26,7 +26,8 @@ _CONTEXT_CHARS = 60
 # What joins a value to a larger one: a digit, letter, decimal point, sign or operator, a subscript or a command.
 _OPERATOR_NEARBY = r"(?:(?<!\*)\*(?!\*)|[-+/^_×·÷−±]|\\(?:cdot|times|div|pm|mp))"  # `**` is Markdown bold
 
-_PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)$")
+# (`\Z`, not `$`, which also matches before a line break: "foo\nx=2, y=4" opens its line)
+_PART_OF_VALUE_BEFORE = re.compile(rf"(?:[\w.\\^_]|(?<!\\)\{{|{_OPERATOR_NEARBY}[ \t]*)\Z")
 
 _PART_OF_VALUE_AFTER = re.compile(
     rf"[\w(\[{{^_%]|\.\d|,\d|\\(?!text|mbox|mathrm|q?quad|right|end|rangle|[,;:! )\]}}$])|[ \t]*{_OPERATOR_NEARBY}"
@@ -40,6 +41,8 @@ _UNIT_WORDS = (
     r"|nm|μm|um|mol|J|kJ|MJ|eV|keV|MeV|GeV|ergs?|V|mV|kV|W|kW|MW|N|kN|Pa|kPa|atm|Hz|kHz|MHz|GHz|K|pc|kpc|Mpc|AU"
     r"|rad|radians?|arcsecs?|arcmin|\\AA|Å)"
 )
+
+_COEFFICIENT_BEFORE = re.compile(r"[\d)][ \t]+\Z")  # not `}`: `\begin{equation} \frac{dM}{dt}`
 
 _BULLET_BEFORE = re.compile(r"(?:^|(?<=\n))[ \t]*[-*•][ \t]+$")
 
@@ -69,6 +72,40 @@ _UNIT = re.compile(
 )
 
 _PERCENT = re.compile(r"\\?%")  # 35% is 0.35
+
+# Units a value may be converted between, each with its dimension and its size in that dimension's smallest unit:
+# "3600 cents" states `\$36`, "1500 square millimeters" states `15 cm^2`, "6 square feet" states `864 inches^2`
+_UNIT_SIZES = {
+    "cent": ("money", Fraction(1)),
+    "dollar": ("money", Fraction(100)),
+    "mm": ("length", Fraction(1)),
+    "cm": ("length", Fraction(10)),
+    "m": ("length", Fraction(1000)),
+    "km": ("length", Fraction(10**6)),
+    "in": ("length", Fraction("25.4")),
+    "ft": ("length", Fraction("304.8")),
+    "yd": ("length", Fraction("914.4")),
+}
+_UNIT_NAME = re.compile(
+    r"(?P<power>square[ ]+|sq\.?[ ]*|cubic[ ]+)?(?:(?P<cent>cents?|¢)|(?P<dollar>dollars?)|(?P<mm>millimet(?:er|re)s?|mm)"
+    r"|(?P<cm>centimet(?:er|re)s?|cm)|(?P<km>kilomet(?:er|re)s?|km)|(?P<m>met(?:er|re)s?|m)|(?P<in>inch(?:es)?|in)"
+    r"|(?P<ft>f(?:oo|ee)t|ft)|(?P<yd>yards?|yd))\b(?:[ ]*(?:\^[ ]*\{?[ ]*(?P<exponent>[23])[ ]*\}?|(?P<script>[²³])))?",
+    re.IGNORECASE,
+)
+
+
+def _unit_size(name: str) -> tuple[str, int, Fraction] | None:
+    """The dimension, power and size of a unit's name (`inches}^2`, "square feet", "cents"), or `None`."""
+    match = _UNIT_NAME.match(name)
+    if match is None:
+        return None
+    unit = next(unit for unit in _UNIT_SIZES if match.group(unit))
+    power = {"²": 2, "³": 3}.get(match["script"] or "", int(match["exponent"] or 1))
+    if match["power"]:
+        power = 3 if match["power"].lower().startswith("cubic") else 2
+    dimension, size = _UNIT_SIZES[unit]
+    return dimension, power, size**power
+
 
 _BASE_NUMBER = re.compile(r"(?<![\w.])(?P<digits>\d[0-9A-Za-z]*)_\{?(?P<base>\d+)\}?")
 
@@ -146,10 +183,18 @@ _VARIABLE = re.compile(r"[A-Za-z](?:_\{[^{}]*\}|_\w)?")
 # What marks a number as an approximation: a word or sign before it, an ellipsis or "(rounded)" after it.
 _APPROXIMATION_BEFORE = re.compile(
     r"(?:\b(?:about|approximately|approx\.?|roughly|around|nearly|circa|close\s+to)|≈|~|\\approx)[\s$*(]*$"
+    # a value worked out in decimals: "numerically the answer is 4.6667", "on a calculator it comes to 4.67"
+    r"|\b(?:numerically|numerical\s+value|decimal\s+(?:value|form|expansion|approximation)|calculator)\b[^.;\n]{0,40}$"
+)
+
+# after a value: "1.3333 on my calc", "0.333 (calculator)"
+_CALCULATOR_AFTER = re.compile(
+    r"[\s(]*(?:on|from|by|per|with)?\s*(?:my|a|the)?\s*(?:calc|calculator)\b", re.IGNORECASE
 )
 
 _APPROXIMATION_AFTER = re.compile(
-    r"[\s$*]*(?:\.\.\.|…|\(?\s*(?:rounded|approx(?:imately|\.)?|to\s+\d+\s+(?:decimal\s+)?(?:places|digits))\b)",
+    r"[\s$*]*(?:\.\.\.|…|\(?\s*(?:rounded|truncated|approx(?:imately|\.)?|to\s+(?:\d+|the)\s+(?:decimal\s+)?"
+    r"(?:places|digits(?:\s+shown)?)|to\s+\d+\s+(?:significant\s+(?:figures|digits)|sig\.?\s*figs?|s\.?f\.?))\b)",
     re.IGNORECASE,
 )
 
@@ -168,7 +213,11 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
     part_of_value_before = _PART_OF_VALUE_BEFORE.search(text, window, start) and not _BULLET_BEFORE.search(
         text, window, start
     )  # "- 3" opening a line is a bullet, no minus sign
-    return not (part_of_value_before or _PART_OF_VALUE_AFTER.match(text, end))
+    # a number before a root or a constant multiplies it: `2 \sqrt{51}`, "3 π"
+    coefficient_before = text[start : start + 1] in ("\\", "√", "π") and _COEFFICIENT_BEFORE.search(
+        text, window, start
+    )
+    return not (part_of_value_before or coefficient_before or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 @dataclass
@@ -199,7 +248,11 @@ def _marked_as_approximation(text: str, start: int, end: int) -> bool:
     """Whether the number at `text[start:end]` is marked as an approximation: "about 4.667", "≈ 4.667", "4.667...",
     "4.67 (rounded)"."""
     window = max(0, start - _CONTEXT_CHARS)
-    return bool(_APPROXIMATION_BEFORE.search(text.lower(), window, start) or _APPROXIMATION_AFTER.match(text, end))
+    return bool(
+        _APPROXIMATION_BEFORE.search(text.lower(), window, start)
+        or _APPROXIMATION_AFTER.match(text, end)
+        or _CALCULATOR_AFTER.match(text, end)
+    )
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
