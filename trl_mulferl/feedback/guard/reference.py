@@ -117,10 +117,10 @@ def _reference(text: str) -> _Reference:
         return _Reference(text, None, _variables(text), False, equation=equation)
     if _whole_equation(text, sides) and not solved:
         return _Reference(text, None, _variables(text), False, whole_equation=True)
+    # a solved equation keeps its difference of sides: `x = 5` is its value or the equation rearranged (`x - 5 = 0`);
+    # `y = 2x + 3` its right side (as math-verify compares) or the line
     if not solved:
         equation = None
-    # `x = 5` is its value or the equation rearranged (`x - 5 = 0`); `y = 2x + 3` its right side (as math-verify
-    # compares) or the line
     answer = text[slice(*sides[-1])] if sides else text  # "x = 5": the right-hand side, as math-verify compares
     value = _value(answer)
     base = _BASE_NUMBER.fullmatch(answer.strip())
