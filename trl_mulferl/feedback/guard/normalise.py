@@ -108,7 +108,8 @@ _WORD_OR_SPACE = re.compile(r"\s+|\w+|[^\w\s]")
 _CLAUSE = re.compile(r"[^.;:!?\n]+|[.;:!?\n]+")
 # a comma after a scale word, inside one number: "two thousand, two hundred and twenty"
 _SCALE_COMMA = re.compile(
-    r"(?:(?<=\bthousand)|(?<=\bmillion)|(?<=\bbillion)),(?=[ ]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"(?:(?<=\bthousand)|(?<=\bmillion)|(?<=\bbillion)),"
+    r"(?=[ ]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty"
     r"|ninety|a[ ]+hundred)\b)",
     re.IGNORECASE,

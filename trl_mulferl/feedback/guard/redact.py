@@ -55,8 +55,8 @@ def redact_answer_leak(
       and the value a step works with ("Dividing by 7 was right") are quotes.
       The cost: a value the problem does not state is redacted where it is no result ("one half of the radius" for
       1/2, "the error is one of sign" for 1);
-    - a multiple-choice letter written as a choice ("(C)", "(c)", "[C]", `\textbf{(C)}`, not "part (c)") or a bare letter
-      stated as the result or picked ("choose C", "try C"), and its option's words in the problem ("Plane") stated
+    - a multiple-choice letter written as a choice ("(C)", "(c)", "[C]", `\textbf{(C)}`, not "part (c)") or a bare
+      letter stated as the result or picked ("choose C", "try C"), and its option's words in the problem ("Plane") stated
       as the result; a text answer (`\text{even}`) stated as the result ("Direction: east"), not among alternatives
       ("even or odd"); a half-line (`(-\infty, 0]`) stated as its inequality ("x ≤ 0");
     - a collection read item by item in any notation (`_collection`): a prose list ("3, 5 and 7"), assignments

@@ -87,9 +87,10 @@ _UNIT_SIZES = {
     "yd": ("length", Fraction("914.4")),
 }
 _UNIT_NAME = re.compile(
-    r"(?P<power>square[ ]+|sq\.?[ ]*|cubic[ ]+)?(?:(?P<cent>cents?|¢)|(?P<dollar>dollars?)|(?P<mm>millimet(?:er|re)s?|mm)"
-    r"|(?P<cm>centimet(?:er|re)s?|cm)|(?P<km>kilomet(?:er|re)s?|km)|(?P<m>met(?:er|re)s?|m)|(?P<in>inch(?:es)?|in)"
-    r"|(?P<ft>f(?:oo|ee)t|ft)|(?P<yd>yards?|yd))\b(?:[ ]*(?:\^[ ]*\{?[ ]*(?P<exponent>[23])[ ]*\}?|(?P<script>[²³])))?",
+    r"(?P<power>square[ ]+|sq\.?[ ]*|cubic[ ]+)?"
+    r"(?:(?P<cent>cents?|¢)|(?P<dollar>dollars?)|(?P<mm>millimet(?:er|re)s?|mm)|(?P<cm>centimet(?:er|re)s?|cm)"
+    r"|(?P<km>kilomet(?:er|re)s?|km)|(?P<m>met(?:er|re)s?|m)|(?P<in>inch(?:es)?|in)|(?P<ft>f(?:oo|ee)t|ft)"
+    r"|(?P<yd>yards?|yd))\b(?:[ ]*(?:\^[ ]*\{?[ ]*(?P<exponent>[23])[ ]*\}?|(?P<script>[²³])))?",
     re.IGNORECASE,
 )
 
