@@ -496,7 +496,21 @@ _OPERAND = (
     rf"\$[^$\n]{{1,60}}\$|(?:{_NUMBER}|\\[dt]?frac\{{[^{{}}]{{1,20}}\}}\{{[^{{}}]{{1,20}}\}})(?:°|{_OPERAND_UNIT})?"
 )
 
-_OPERATION_SIGNS = {"sum": "+", "total": "+", "difference": "-", "quotient": "/", "product": "*"}
+# The sign of an operation by its noun or verb: "the sum of 20 and 22", "take your 9 and add 1"
+_OPERATION_SIGNS = {
+    "sum": "+",
+    "total": "+",
+    "add": "+",
+    "difference": "-",
+    "subtract": "-",
+    "product": "*",
+    "multiply": "*",
+    "quotient": "/",
+    "divide": "/",
+}
+
+# An attempt's value scaled: "take 12 and halve it"
+_SCALINGS = {"double": "*2", "halve": "/2", "triple": "*3"}
 
 # An attempt's value an operation corrects: "20 more than your -12", "take your 9 and add 1"
 _YOUR = r"(?:your[ ]+)?"
@@ -537,14 +551,12 @@ _ARITHMETIC_WORDS = [
             rf"|divide[ ]+(?:it[ ]+)?by)[ ]+({_OPERAND})(?!\w)",
             re.IGNORECASE,
         ),
-        lambda match: (
-            f"({match[1]})" + {"a": "+", "s": "-", "m": "*", "d": "/"}[match[2][0].lower()] + f"({match[3]})"
-        ),
+        lambda match: f"({match[1]}){_OPERATION_SIGNS[match[2].split()[0].lower()]}({match[3]})",
     ),
     (
         ("take",),
         re.compile(rf"\btake[ ]+{_YOUR}({_OPERAND})[ ]+and[ ]+(double|halve|triple)[ ]+it\b", re.IGNORECASE),
-        lambda match: {"d": f"2*({match[1]})", "h": f"({match[1]})/2", "t": f"3*({match[1]})"}[match[2][0].lower()],
+        lambda match: f"({match[1]}){_SCALINGS[match[2].lower()]}",
     ),
     (("doubled",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+doubled\b", re.IGNORECASE), r"2*(\1)"),
     (("halved",), re.compile(rf"(?<![\d.])({_OPERAND})[ ]+halved\b", re.IGNORECASE), r"(\1)/2"),

@@ -17,6 +17,7 @@ from ...core.schema import boxed_spans
 from .collection import (
     _INEQUALITY_OPERATORS,
     _MATRIX,
+    _REAL_LINE,
     _Collection,
     _collection,
     _is_collection,
@@ -338,7 +339,7 @@ _DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
 _WHOLE = re.compile(r"-?(?P<digits>\d+)")
 
 # A number in scientific notation, its mantissa's digits counted: `4.667 \times 10^{0}`, "2.199e1", "1.3 x 10^-1"
-_SCIENTIFIC = re.compile(
+_MANTISSA_AND_EXPONENT = re.compile(
     r"(?P<sign>-?)(?P<mantissa>\d+(?:\.\d+)?)[ \t]*(?:[eE]|(?:\\times|\\cdot|[×x*·])[ \t]*10[ \t]*\^)[ \t]*"
     r"\{?[ \t]*(?P<exponent>[-−+]?\d+)[ \t]*\}?"
 )
@@ -554,7 +555,7 @@ def _intervals_in_words(feedback: str) -> dict[tuple[int, int], _Collection | No
         if point is not None:
             worded[(match.start("interval"), puncture.end())] = _without(interval, (point,))
         if match["outside"]:
-            worded[match.span()] = _without(_Collection("bracketed", (-math.inf, math.inf), "()"), interval)
+            worded[match.span()] = _without(_REAL_LINE, interval)
     return worded
 
 
@@ -835,7 +836,13 @@ def _leak_spans(
             if not is_equation and not _stated_as_result(feedback, start, end, side_given):
                 continue
             approximate = _marked_as_approximation(feedback, start, end)
-            stated_as_result = approximate or _stated_as_result(feedback, start, end, given=True)
+            # a result cue matters only to a rational reference whose decimal does not end: "gives 0.09524" for 2/21
+            stated_as_result = (
+                not approximate
+                and isinstance(reference.value, Fraction)
+                and not _decimal_ends(reference.value)
+                and _stated_as_result(feedback, start, end, given=True)
+            )
             if _states(text, reference, approximate, stated_as_result):
                 spans.append((start, end))
             elif (
@@ -1142,7 +1149,7 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False, s
     if reference.variables or not isinstance(reference.value, Fraction | float):
         return False
     text = _UNIT.sub("", candidate).strip()  # "≈ 38.6°" for `\frac{270}{7}` degrees
-    scientific = _SCIENTIFIC.fullmatch(text)
+    scientific = _MANTISSA_AND_EXPONENT.fullmatch(text)
     exponent = int(scientific["exponent"].replace("−", "-")) if scientific else 0
     if scientific:
         text = scientific["sign"] + scientific["mantissa"]

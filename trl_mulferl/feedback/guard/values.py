@@ -188,14 +188,10 @@ _APPROXIMATION_BEFORE = re.compile(
     r"|\b(?:numerically|numerical\s+value|decimal\s+(?:value|form|expansion|approximation)|calculator)\b[^.;\n]{0,40}$"
 )
 
-# after a value: "1.3333 on my calc", "0.333 (calculator)"
-_CALCULATOR_AFTER = re.compile(
-    r"[\s(]*(?:on|from|by|per|with)?\s*(?:my|a|the)?\s*(?:calc|calculator)\b", re.IGNORECASE
-)
-
 _APPROXIMATION_AFTER = re.compile(
     r"[\s$*]*(?:\.\.\.|…|\(?\s*(?:rounded|truncated|approx(?:imately|\.)?|to\s+(?:\d+|the)\s+(?:decimal\s+)?"
-    r"(?:places|digits(?:\s+shown)?)|to\s+\d+\s+(?:significant\s+(?:figures|digits)|sig\.?\s*figs?|s\.?f\.?))\b)",
+    r"(?:places|digits(?:\s+shown)?)|to\s+\d+\s+(?:significant\s+(?:figures|digits)|sig\.?\s*figs?|s\.?f\.?)"
+    r"|(?:on|from|with)?\s*(?:my|a|the)?\s*calc(?:ulator)?)\b)",  # "1.3333 on my calc"
     re.IGNORECASE,
 )
 
@@ -249,11 +245,7 @@ def _marked_as_approximation(text: str, start: int, end: int) -> bool:
     """Whether the number at `text[start:end]` is marked as an approximation: "about 4.667", "≈ 4.667", "4.667...",
     "4.67 (rounded)"."""
     window = max(0, start - _CONTEXT_CHARS)
-    return bool(
-        _APPROXIMATION_BEFORE.search(text.lower(), window, start)
-        or _APPROXIMATION_AFTER.match(text, end)
-        or _CALCULATOR_AFTER.match(text, end)
-    )
+    return bool(_APPROXIMATION_BEFORE.search(text.lower(), window, start) or _APPROXIMATION_AFTER.match(text, end))
 
 
 def _close(value: Fraction | float, reference: Fraction | float) -> bool:
