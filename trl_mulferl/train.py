@@ -10,6 +10,7 @@ becomes a conversational prompt asking for the MulFeRL schema, and the answer co
 answer (`solution`) that the reward functions receive (`make_math_dataset`).
 """
 
+import atexit
 import enum
 import importlib
 import logging
@@ -18,11 +19,13 @@ import re
 import shutil
 import sys
 import textwrap
+import threading
 import types
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+import torch
 import yaml
 from datasets import Value, load_dataset
 from trl import (
@@ -513,9 +516,32 @@ def main(argv=None):
     trainer.create_model_card(dataset_name=script_args.dataset_name)  # README.md next to the weights, Hub-ready
     if training_args.push_to_hub:
         trainer.push_to_hub(dataset_name=script_args.dataset_name)
-    # As TRL's scripts: finish the trackers and destroy the process group, without which a rank can abort at exit.
-    trainer.end()
+    launched = torch.distributed.is_available() and torch.distributed.is_initialized()
+    trainer.end()  # as TRL's scripts: finish the trackers and destroy the process group
+    if launched:
+        exit_launched_process()
     return trainer
+
+
+def exit_launched_process():
+    """Ends a process of a distributed run as the interpreter would, less its teardown: destroys the process group,
+    joins the threads that are not daemons, runs the exit handlers (trackers, logging), then exits with status 0.
+
+    gloo's worker threads outlive `destroy_process_group` (DDP, DeepSpeed and `torch.distributed.nn.functional`'s
+    default arguments keep the group), and one that still has a tensor or a callback to release when the interpreter
+    finalises takes the GIL and aborts the rank ("terminate called without an active exception", SIGABRT) after a run
+    that succeeded. Releasing the group before the teardown instead deadlocks: its destructor joins a worker that waits
+    for the GIL the releasing thread holds.
+    """
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

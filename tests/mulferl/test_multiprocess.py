@@ -137,6 +137,17 @@ def test_every_launched_script_exits_without_the_interpreters_teardown(script):
     assert "\n    exit_launched_process()\n" in script.read_text(), f"{script.name} leaves its end to the teardown"
 
 
+def test_a_rank_whose_gloo_worker_runs_past_the_script_exits_cleanly_through_exit_launched_process():
+    """The abort above, made certain: a completion callback that gloo's worker runs after the main thread is done.
+    Ended by the interpreter, the rank aborts; ended as `trl_mulferl.train` ends a launched run, both exit 0."""
+    script = SCRIPT.parent / "two_process_late_release.py"
+    assert launch_pair(script, "ddp", ["exit_launched_process"], {}, timeout=120) == ""
+    outcome = launch_pair(script, "ddp", ["teardown"], {}, timeout=120)
+    # The worker finds the interpreter finalising: std::terminate, or CPython's own fatal error, by where it stops.
+    aborted = "terminate called without an active exception" in outcome or "Fatal Python error" in outcome
+    assert outcome.startswith("exit status") and aborted, f"the teardown no longer aborts (torch fixed?): {outcome}"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_launch_finishes(launches, engine):

@@ -14,10 +14,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from tests.helpers.agentic import AGENT_TRAINING, LockEnv, ScriptedPolicy, lock_dataset, lock_script  # noqa: E402
-from tests.helpers.launched import exit_launched_process  # noqa: E402
 from tests.helpers.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
 from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider  # noqa: E402
+from trl_mulferl.train import exit_launched_process  # noqa: E402
 
 
 def main(output_dir: Path):

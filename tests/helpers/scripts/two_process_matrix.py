@@ -62,7 +62,6 @@ from tests.helpers.agentic import (  # noqa: E402
     user,
 )
 from tests.helpers.fault_server import FaultServer  # noqa: E402
-from tests.helpers.launched import exit_launched_process  # noqa: E402
 from tests.helpers.scripts.stopping_policy import build_stopping_model  # noqa: E402
 from tests.helpers.scripts.two_process_training import TIMEOUT, engine_facts, full_parameters, set_up_engine  # noqa: E402
 from tests.helpers.scripts.two_process_training import igrpo as igrpo_training  # noqa: E402
@@ -83,6 +82,7 @@ from trl_mulferl.feedback import self_feedback as self_feedback_module  # noqa: 
 from trl_mulferl.feedback.environment import EnvironmentFeedbackProvider  # noqa: E402
 from trl_mulferl.mulferl import fco_rows as fco_rows_module  # noqa: E402
 from trl_mulferl.tiny import build_qwen2  # noqa: E402
+from trl_mulferl.train import exit_launched_process  # noqa: E402
 
 
 VLLM = "--vllm" in sys.argv

@@ -20,11 +20,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.helpers.launched import exit_launched_process  # noqa: E402
 from tests.helpers.self_feedback import injected_feedback_reward  # noqa: E402
 from tests.helpers.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from tests.helpers.trainer import TINY_TRAINING, make_dataset  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
+from trl_mulferl.train import exit_launched_process  # noqa: E402
 
 
 def main(output_dir: Path, engine: str):

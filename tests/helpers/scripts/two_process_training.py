@@ -29,10 +29,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.helpers.launched import exit_launched_process  # noqa: E402
 from tests.helpers.tiny import build_tiny_model, build_tiny_tokenizer  # noqa: E402
 from tests.helpers.trainer import MARKER, TINY_TRAINING, completion_texts, make_dataset  # noqa: E402
 from trl_mulferl import IGRPOConfig, IGRPOTrainer, MulFeRLConfig, MulFeRLTrainer  # noqa: E402
+from trl_mulferl.train import exit_launched_process  # noqa: E402
 
 
 STEPS = 2

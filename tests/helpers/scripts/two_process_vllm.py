@@ -15,13 +15,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.helpers.launched import exit_launched_process  # noqa: E402
 from tests.helpers.scripts.two_process_training import FCO, STEPS, engine_facts, full_parameters, set_up_engine  # noqa: E402
 from tests.helpers.tiny import build_tiny_tokenizer  # noqa: E402
 from tests.helpers.trainer import MARKER, TINY_TRAINING, completion_texts, make_dataset  # noqa: E402
 from tests.helpers.vllm_cpu import SharedEngines, colocate_on_cpu  # noqa: E402
 from trl_mulferl import MulFeRLConfig, MulFeRLTrainer  # noqa: E402
 from trl_mulferl.tiny import build_qwen2  # noqa: E402
+from trl_mulferl.train import exit_launched_process  # noqa: E402
 
 
 def train(output_dir: Path, run: str, engines: SharedEngines, engine_kwargs: dict):
