@@ -2716,3 +2716,46 @@ def test_round_eighteen_mathjax_states_it(feedback, reference, expected):
 )
 def test_round_eighteen_leaves_other_values(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# A bound with its direction after it ("0 or less"), a modal before the relation ("must be at least"), the relations
+# of informal writing ("bigger than", "above", "under", "exceeds") and thousands as "28.8k": the seventeenth corpus's.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("So x is 0 or less.", "(-\\infty, 0]", "So [redacted]."),
+        ("Here x must be 4 or more.", "[4,\\infty)", "Here [redacted]."),
+        ("So x should be -1/2 or greater.", "[-1/2,\\infty)", "So [redacted]."),
+        ("It holds when x < 2 or x is 5 or more.", "(-\\infty,2)\\cup[5,\\infty)", "It holds when [redacted]."),
+        ("Here x must be at least 4.", "[4,\\infty)", "Here [redacted]."),
+        ("So x has to be at most -3.", "(-\\infty,-3]", "So [redacted]."),
+        ("It works when x is bigger than 3.", "(3,\\infty)", "It works when [redacted]."),
+        ("It works when x is smaller than 3.", "(-\\infty,3)", "It works when [redacted]."),
+        ("It works for any x above 3.", "(3,\\infty)", "It works for any [redacted]."),
+        ("It works for any x below 3.", "(-\\infty,3)", "It works for any [redacted]."),
+        ("It works when x is under 3.", "(-\\infty,3)", "It works when [redacted]."),
+        ("It works when x exceeds 3.", "(3,\\infty)", "It works when [redacted]."),
+        ("ngl its 0 or less", "(-\\infty, 0]", "ngl its [redacted]"),  # no variable
+        ("but its 28.8k sorry", "28800", "but its [redacted] sorry"),  # thousands as a chat writes them
+        ("nah\n26k\nu had sixty-two", "26000", "nah\n[redacted]\nu had sixty-two"),
+    ],
+)
+def test_bounds_before_their_direction_informal_relations_and_thousands_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM, strict=False)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("So x is 0 or more.", "(-\\infty, 0]"),  # the other direction
+        ("Here x must be 5 or more.", "[4,\\infty)"),
+        ("It works when x is bigger than 4.", "(3,\\infty)"),
+        ("It works for any x above 3.", "[3,\\infty)"),  # the bound excluded, not included
+        ("Read the line above 3 times before you start.", "(3,\\infty)"),  # no variable before the relation
+        ("You tried 3 or more cases; try one.", "[2,\\infty)"),
+        ("So n = 2k here, and 2k+1 is odd.", "2000"),  # a coefficient, not thousands
+        ("You wrote $2k$ for the count.", "2000"),
+    ],
+)
+def test_other_bounds_relations_and_coefficients_of_k_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM, strict=False) == (feedback, False)

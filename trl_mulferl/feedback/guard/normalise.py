@@ -405,14 +405,33 @@ _INEQUALITY_WORDS = {
     "greater than or equal to": ">=",
     "more than or equal to": ">=",
     "less than": "<",
+    "smaller than": "<",
+    "fewer than": "<",
+    "below": "<",
+    "under": "<",
     "greater than": ">",
     "more than": ">",
+    "bigger than": ">",
+    "larger than": ">",
+    "above": ">",
+    "exceeds": ">",
 }
 
+# what may stand between the variable and the relation: "x is at most 0", "x must be at least 4"
+_COPULA = r"(?:is|must[ ]+be|should[ ]+be|has[ ]+to[ ]+be|needs[ ]+to[ ]+be|can[ ]+be)"
+
 _INEQUALITY_WORD = re.compile(
-    r"(?:(?<=(?<![A-Za-z])[A-Za-z])[ ]+(?:is[ ]+)?|(?<=[\d)])[ ]+is[ ]+)(?P<relation>"
+    rf"(?:(?<=(?<![A-Za-z])[A-Za-z])[ ]+(?:{_COPULA}[ ]+)?|(?<=[\d)])[ ]+is[ ]+)(?P<relation>"
     + "|".join(word.replace(" ", "[ ]+") for word in _INEQUALITY_WORDS)
     + r")[ ]+(?=[-\w(√\\])",
+    re.IGNORECASE,
+)
+
+# The bound before its direction: "x is 0 or less" is `x <= 0`, "x must be 4 or more" `x >= 4`, "its 0 or less"
+_BOUND_OR_BEYOND = re.compile(
+    rf"(?:(?<![A-Za-z])(?P<variable>[A-Za-z])[ ]+(?:{_COPULA}[ ]+)?|(?<![\w.,/-]))"
+    r"(?P<bound>-?\d+(?:\.\d+)?(?:[ ]*/[ ]*\d+)?)[ ]+or[ ]+"
+    r"(?:(?P<up>more|greater|higher|larger|bigger|above)|less|fewer|lower|smaller|below)\b(?![ ]+than\b)",
     re.IGNORECASE,
 )
 
@@ -648,6 +667,9 @@ _SCALE_ORDINALS = {"hundred": "100th", "thousand": "1000th"}
 # Thousands grouped by spaces, as SI writes them ("8 000", "11 111 111 100"; a thin space is one after NFKC).
 _SPACED_THOUSANDS = re.compile(r"(?<![\w.,])(?<!\d )\d{1,3}(?: \d{3})+(?!\w|[.,]\d| \d)")
 
+# Thousands as a chat writes them: "26k", "28.8k" (not a coefficient: "2k+1", "n = 2k", `$2k$`)
+_THOUSANDS_SUFFIX = re.compile(r"(?<![\w.,$\\^=+*/-])(?<![=+*/^-][ ])(\d{1,12}(?:\.\d{1,6})?)k\b(?![ ]*[-+*/^=(]|')")
+
 # A function glued to its variable: "cotx", "sinx", "lnx"
 # A complex number by its parts, in either order: "real part 6, imaginary part -5", "imaginary part 9 and real part 6"
 _PART_LINK = r"[ ]*(?:(?:is|of|equals|equal[ ]+to|=|:)[ ]*)?"
@@ -667,14 +689,14 @@ _COMPLEX_PARTS = re.compile(
 _GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
-def _normalised(text: str) -> _Normalised:
+def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
     bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
     (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
-    by its parts as one ("real part 6, imaginary part -5" as `6-5i`)."""
+    by its parts as one ("real part 6, imaginary part -5" as `6-5i`); with `k_is_thousands`, "28.8k" as 28800."""
     if (
         not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
     ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
@@ -763,6 +785,11 @@ def _normalised(text: str) -> _Normalised:
         (match.start(), match.end(), match.group().replace(" ", ""))
         for match in _SPACED_THOUSANDS.finditer(normalised.text)
     ]
+    if k_is_thousands:
+        pieces += [
+            (*match.span(), str(Fraction(match[1]) * 1000).removesuffix("/1"))
+            for match in _THOUSANDS_SUFFIX.finditer(normalised.text)
+        ]
     pieces += [(match.end(), match.end(), " ") for match in _GLUED_FUNCTION.finditer(normalised.text)]
     pieces += [(*match.span(), match["value"]) for match in _RESTATED.finditer(normalised.text)]
     pieces += [
@@ -815,7 +842,7 @@ def _normalised(text: str) -> _Normalised:
         [(match.start(), match.end(), " \\times ") for match in _TIMES_WORD.finditer(normalised.text)]
     )
     # before the arithmetic words: "x is less than 3" is an inequality, "1 less than 3" a difference
-    if re.search(r"\bthan\b|\bat[ ]+(?:most|least)\b", normalised.text, re.IGNORECASE):
+    if re.search(r"\bthan\b|\bat[ ]+(?:most|least)\b|\b(?:below|under|above|exceeds)\b", normalised.text, re.I):
         normalised = normalised.rewritten(
             [
                 (
@@ -826,6 +853,12 @@ def _normalised(text: str) -> _Normalised:
                 for match in _INEQUALITY_WORD.finditer(normalised.text)
             ]
         )
+    normalised = normalised.rewritten(
+        [
+            (*match.span(), f"{match['variable'] or 'x'} {'>=' if match['up'] else '<='} {match['bound']}")
+            for match in _BOUND_OR_BEYOND.finditer(normalised.text)
+        ]
+    )
     for _ in range(_MAX_OMITTED_VARIABLES):  # each pass gives the next inequality of a chain its variable
         pieces = [
             (

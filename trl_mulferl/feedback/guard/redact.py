@@ -139,7 +139,8 @@ def redact_answer_leak(
     formulas = {_option_formula(problem, reference) for reference in references} - {None}
     references += [_reference(formula) for formula in sorted(formulas)]
     givens += [_Givens(False, False, False, frozenset(), None)] * len(formulas)
-    normalised = _normalised(feedback)
+    # "2k" is 2000 unless a reference is in k (`2k`, `k^2 + 1`)
+    normalised = _normalised(feedback, k_is_thousands=not any("k" in reference.variables for reference in references))
     budget = _Budget()
     token = _MATH_VERIFY_BUDGET.set(budget)
     try:
