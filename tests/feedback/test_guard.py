@@ -2759,3 +2759,123 @@ def test_bounds_before_their_direction_informal_relations_and_thousands_are_read
 )
 def test_other_bounds_relations_and_coefficients_of_k_are_left_intact(feedback, reference):
     assert redact_answer_leak(feedback, reference, problem=RESULT_PROBLEM, strict=False) == (feedback, False)
+
+
+# Amounts of money as operands ("$2400 + $800", "147 x $2"): the sums and products of GSM8K's worked solutions.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("For the seeds, Mrs. Rylan paid $2400 + $800", "3200", "For the seeds, Mrs. Rylan paid $[redacted]"),
+        ("Then add the costs: $12 + $120 + $150 + $200", "482", "Then add the costs: $[redacted]"),
+        ("So, Suzzane has $32 - $20 left.", "12", "So, Suzzane has $[redacted] left."),
+        ("So, Lloyd makes 147 x $2 on eggs.", "294", "So, Lloyd makes [redacted] on eggs."),
+        ("So, 8 pens cost $1.50 x 8.", "12", "So, 8 pens cost $[redacted]."),
+        ("Bentley paid 170*$65 to fill them.", "11050", "Bentley paid [redacted] to fill them."),
+    ],
+)
+def test_amounts_of_money_as_operands_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("For the seeds, Mrs. Rylan paid $2400 + $900", "3200"),
+        ("We have $2 + x$ here and $3$ there.", "5"),  # math spans, not money
+        ("The grid is 3 x 4 squares.", "12"),  # no amount: a size, not a product
+    ],
+)
+def test_other_sums_of_money_and_math_spans_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+POINT_PROBLEM = "Find the midpoint of the segment. Express your answer as an ordered pair, $(x,y)$."
+INTERVAL_PROBLEM = "Solve the inequality. Express your answer in interval notation."
+
+
+# A pair the problem asks for as a point or an ordered pair, written as a CAS's list or a JSON array.
+@pytest.mark.parametrize(
+    ("feedback", "expected"),
+    [
+        (
+            "Maple (solve, then simplify) answers [-1, 6]. Recheck.",
+            "Maple (solve, then simplify) answers [redacted]. Recheck.",
+        ),
+        ('{"final_answer": [-1, 6], "attempt": [-0, 6]}', '{"final_answer": [redacted], "attempt": [-0, 6]}'),
+    ],
+)
+def test_a_point_in_square_brackets_states_it(feedback, expected):
+    assert redact_answer_leak(feedback, "(-1,6)", problem=POINT_PROBLEM) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "problem"),
+    [
+        ("Maple answers [-1, 6]. Recheck.", INTERVAL_PROBLEM),  # a closed interval is another interval
+        ("Maple answers [-1, 6]. Recheck.", None),
+        ("Maple answers [-1, 7]. Recheck.", POINT_PROBLEM),
+    ],
+)
+def test_square_brackets_for_an_interval_or_another_point_are_left_intact(feedback, problem):
+    assert redact_answer_leak(feedback, "(-1,6)", problem=problem) == (feedback, False)
+
+
+# `\pm` without its backslash between a number and a value
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("doğru cevap 1 pm √19 olmalı.", "1 \\pm \\sqrt{19}", "doğru cevap [redacted] olmalı."),
+        ("o valor certo é 3 pm 2√2.", "3 \\pm 2 \\sqrt{2}", "o valor certo é [redacted]."),
+        ("sondern {1 pm√5,-2 }.", "\\{1\\pm\\sqrt{5},-2\\}", "sondern [redacted]."),
+    ],
+)
+def test_plus_minus_written_pm_is_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_a_time_in_pm_is_no_plus_minus():
+    feedback = "We meet at 3 pm 2 days later."
+    assert redact_answer_leak(feedback, "3 \\pm 2 \\sqrt{2}") == (feedback, False)
+
+
+CONIC_PROBLEM = (
+    "Find the curve defined by the equation\n\\[r^2 \\cos 2 \\theta = 4.\\](A) Line\n(B) Circle\n(C) Parabola\n"
+    "(D) Ellipse\n(E) Hyperbola\n\nEnter the letter of the correct option."
+)
+SHAPE_PROBLEM = (
+    "For a constant $c,$ in cylindrical coordinates $(r,\\theta,z),$ find the shape described by the equation\n"
+    "\\[z = c.\\](A) Line\n(B) Circle\n(C) Plane\n(D) Sphere\n(E) Cylinder\n(F) Cone\n\nEnter the letter of the "
+    "correct option."
+)
+
+
+# A choice letter as a chat states it: in lower case after a result cue, alone on a line, after "ans:", before its
+# option's words, after "the answer key says".
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem", "expected"),
+    [
+        ("i got e\nu had d?", "\\text{(E)}", CONIC_PROBLEM, "i got [redacted]\nu had d?"),
+        ("from there u should land on e", "\\text{(E)}", CONIC_PROBLEM, "from there u should land on [redacted]"),
+        ("nah\nb\nu had (A) lol", "\\text{(B)}", None, "nah\n[redacted]\nu had (A) lol"),
+        ("answer key says **B** fwiw\n> D", "\\text{(B)}", None, "answer key says **[redacted]** fwiw\n> D"),
+        ("final ans: C\nnot F", "\\text{(C)}", SHAPE_PROBLEM, "final ans: [redacted]\nnot F"),
+        ("its E, the hyperbola", "\\text{(E)}", CONIC_PROBLEM, "its [redacted], the [redacted]"),
+        ("C, the plane tbh", "\\text{(C)}", SHAPE_PROBLEM, "C, the [redacted] tbh"),
+    ],
+)
+def test_a_choice_letter_in_a_chat_is_read(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem"),
+    [
+        ("so z is c everywhere, and i got c as well", "\\text{(C)}", SHAPE_PROBLEM),  # the problem's variable c
+        ("> B\nthis is where it went wrong", "\\text{(B)}", None),  # a quote of the attempt's letter
+        ("the points A, B, C are collinear", "\\text{(C)}", None),
+        ("it is a line, then", "\\text{(A)}", None),  # "a" is the article
+        ("i got d\nu had b", "\\text{(E)}", CONIC_PROBLEM),
+    ],
+)
+def test_other_letters_variables_and_quotes_of_the_attempt_are_left_intact(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)

@@ -107,6 +107,7 @@ class _Collection:
     items: tuple
     brackets: str = ""
     vector: bool = False  # written as a matrix environment: a vector, whatever brackets a tuple stating it has
+    point: bool = False  # a point or ordered pair by the problem's words, whatever brackets a tuple stating it has
 
 
 _INFINITE = re.compile(rf"([-+]?)\s*{_INFINITY}")
@@ -434,8 +435,9 @@ def _sorted(items: tuple) -> tuple:
 
 def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
     """Whether a collection the feedback states is the reference: the same values, in order unless both are sets,
-    with the same brackets (an open interval and a point look alike; a vector, or a pair whose first value is not
-    below its second and so is no interval, may be a tuple in any brackets: `[8, -2]` states `(8,-2)`)."""
+    with the same brackets (an open interval and a point look alike; a vector, a point the problem asks for, or a pair
+    whose first value is not below its second and so is no interval, may be a tuple in any brackets: `[8, -2]` states
+    `(8,-2)`)."""
     if candidate.kind == "list":
         if reference.kind == "set":
             return _same_items(_sorted(candidate.items), reference.items)
@@ -466,7 +468,7 @@ def _same_collection(candidate: _Collection, reference: _Collection) -> bool:
         and not _same_brackets(candidate.brackets, reference.brackets)
     ):
         if not (
-            (reference.vector or len(reference.items) > 2 or not _increasing(reference.items))
+            (reference.vector or reference.point or len(reference.items) > 2 or not _increasing(reference.items))
             and {candidate.brackets, reference.brackets} <= {"()", "[]"}
         ):
             return False

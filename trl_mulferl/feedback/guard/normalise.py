@@ -150,6 +150,12 @@ _PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
 
 _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 
+# Amounts of money as operands ("$2400 + $800", "147 x $2", "$1.50 x 8"): a dollar after an operand and its operator is
+# a unit, not a math span's opening, and an "x" beside an amount is a times sign
+_MONEY_OPERATION = re.compile(
+    r"(?P<amount>\$)?\d[\d,]*(?:\.\d+)?(?P<operator>[ \t]*(?:[-−+×*/]|(?P<times>x))[ \t]*)(?P<unit>\$)?(?=\d)"
+)
+
 # A Markdown table's row, whose cells a `|` separates: "| expected | 11 sqrt(2) |" is a label and a value, no `|x|`
 _TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
 
@@ -335,13 +341,17 @@ _CODE_MARK = re.compile(r"`+")  # Markdown code, "the total is `4`", read as its
 _BRACED_DECIMAL_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d)")  # `1{.}25`: LaTeX's spacing-free decimal point
 
 # Symbols in words: "1 plus or minus √19", "(5, infinity)"
-# (and a programmer's "inf", "(-inf, 0]", never LaTeX's `\inf`)
+# (and a programmer's "inf", "(-inf, 0]", never LaTeX's `\inf`; `\pm` without its backslash between a number and a
+# value, "1 pm √19", not a time, "3 pm")
 _SYMBOL_WORD = re.compile(
-    r"(?<!\\)\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity|inf)\b(?!\()", re.IGNORECASE
+    r"(?<!\\)\b(?:plus[ ]+or[ ]+minus|(?:negative|minus)[ ]+infinity|infinity|inf)\b(?!\()"
+    r"|(?<=\d)[ ]*\bpm(?=[ ]*(?:\d|√|\\sqrt|sqrt))",
+    re.IGNORECASE,
 )
 
 _SYMBOL_WORDS = {
     "plus or minus": " \\pm ",
+    "pm": " \\pm ",
     "negative infinity": "-\\infty ",
     "minus infinity": "-\\infty ",
     "infinity": "\\infty ",
@@ -736,6 +746,15 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
     # `10,\!080` is 10,080
     pieces += [(match.start(), match.end(), "") for match in _SPACING_IN_NUMBER.finditer(text)]
+    pieces += [
+        piece
+        for match in _MONEY_OPERATION.finditer(text)
+        if match["amount"] or match["unit"]
+        for piece in [
+            *([(*match.span("unit"), "")] if match["unit"] else []),
+            *([(*match.span("times"), "×")] if match["times"] else []),
+        ]
+    ]
     pieces += [(match.start(), match.end(), ".") for match in _BRACED_DECIMAL_POINT.finditer(text)]
     pieces += [(match.start(), match.end(), " ") for match in _CODE_MARK.finditer(text)]
     pieces += [

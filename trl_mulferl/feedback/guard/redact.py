@@ -2,6 +2,7 @@
 the problem itself states, replaced by `[redacted]`.
 """
 
+import dataclasses
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -123,8 +124,11 @@ def redact_answer_leak(
     if not references:
         return feedback, False
     feedback, problem = _without_lone_surrogates(feedback), _without_lone_surrogates(problem)
+    references = [_as_point(reference, problem) for reference in references]
     givens = [
-        _Givens(False, False, False, frozenset(), _option_text(problem, reference))
+        _Givens(
+            False, False, False, frozenset(), _option_text(problem, reference), _variable_letter(problem, reference)
+        )
         if strict
         else _Givens(
             _given(problem, reference),
@@ -132,13 +136,14 @@ def redact_answer_leak(
             _given_text(problem, reference),
             _given_expressions(problem, reference),
             _option_text(problem, reference),
+            _variable_letter(problem, reference),
         )
         for reference in references
     ]
     # a choice whose option is a formula is stated by that formula too, whatever the problem states
     formulas = {_option_formula(problem, reference) for reference in references} - {None}
     references += [_reference(formula) for formula in sorted(formulas)]
-    givens += [_Givens(False, False, False, frozenset(), None)] * len(formulas)
+    givens += [_Givens(False, False, False, frozenset(), None, False)] * len(formulas)
     # "2k" is 2000 unless a reference is in k (`2k`, `k^2 + 1`)
     normalised = _normalised(feedback, k_is_thousands=not any("k" in reference.variables for reference in references))
     budget = _Budget()
@@ -156,6 +161,28 @@ def redact_answer_leak(
     if not spans:
         return feedback, False
     return _replace_spans(feedback, [normalised.original_span(*span) for span in spans]), True
+
+
+# A problem that asks for a point or an ordered tuple ("Enter the ordered pair $(a,b)$", "Find the point"), and one
+# that asks for an interval, whose `(a, b)` would be one
+_ASKS_FOR_A_POINT = re.compile(r"\bordered\s+(?:pair|triple|quadruple)|\bpoints?\b|\bcoordinates\b", re.IGNORECASE)
+
+_ASKS_FOR_AN_INTERVAL = re.compile(r"\binterval|\brange\b|\bdomain\b|\bvalues\s+of\b", re.IGNORECASE)
+
+
+def _as_point(reference: _Reference, problem: str | None) -> _Reference:
+    """The reference as a point when the problem asks for one: its pair is no interval, and a tuple in any brackets
+    states it (`[-2, 1]`, a CAS's list or a JSON array, for `(-2,1)`)."""
+    collection = reference.collection
+    if (
+        collection is None
+        or collection.kind != "bracketed"
+        or not problem
+        or not _ASKS_FOR_A_POINT.search(problem)
+        or _ASKS_FOR_AN_INTERVAL.search(problem)
+    ):
+        return reference
+    return dataclasses.replace(reference, collection=dataclasses.replace(collection, point=True))
 
 
 @lru_cache(maxsize=1024)
@@ -210,6 +237,15 @@ _LITERAL = re.compile(
     rf"[-+]?(?:{_UNSIGNED}?{_ROOT_OR_PI}|{_UNSIGNED}|{_UNSIGNED}/{_UNSIGNED}"
     rf"|\\[dt]?frac(?:\{{{_UNSIGNED}?{_ROOT_OR_PI}?\}}|\d)(?:\{{{_UNSIGNED}\}}|\d))"
 )
+
+
+def _variable_letter(problem: str | None, reference: _Reference) -> bool:
+    """Whether a multiple-choice reference's letter, in lower case, stands alone in the problem: a variable there
+    ("For a constant $c$"), which feedback may name as one."""
+    return (
+        bool(problem and reference.choice)
+        and re.search(rf"(?<![A-Za-z\\]){reference.choice.lower()}(?![A-Za-z])", problem) is not None
+    )
 
 
 def _given_text(problem: str | None, reference: _Reference) -> bool:

@@ -111,6 +111,7 @@ _RESULT_CUE_BEFORE = re.compile(
     # (a record's key too: `"final_answer": "7"`, `<answer>7</answer>`)
     r"|(?<![A-Za-z])(?:answer|result|value|total|sum|solution|final|outcome|output|conclusion|target|spoiler|expected"
     r"|correct|key)s?[\"']?(?:\s+(?:here|now|then|instead|below))?\s*\**\s*(?:[:=>]|[-–—]{1,2}(?=\s))"
+    r"|\b(?:answer|key|solution|book|textbook)s?\s+says"  # "the answer key says 7"
     # where structure, not words, marks a result: the line a `>>>` prompt prints, the answer of a Q/A pair ("A: 7"),
     # a check mark ("✓ 7") and the new value of a correction ("replace 8 by 7"; an arrow is one above)
     r"|>>>[^\n]*\n[ \t]*|(?:^|\n)[ \t*]*a[ \t*]*:|[✓✔☑]|\breplac(?:e|es|ed|ing)\b[^.;!?\n]{0,60}?\b(?:by|with)"
@@ -189,6 +190,9 @@ _CHOICE_CUE_BEFORE = re.compile(
     r"|\(\s*[a-e]\s*\))[\s$*(\"'“‘]*$"  # an option's words after its letter: "(C) Plane"
 )
 
+# Before an option's words, its letter: "its E, the hyperbola", "C: plane"
+_OPTION_LETTER_BEFORE = re.compile(r"(?<![a-z\\])[a-e][ \t]*[,:—–][ \t\"'“‘]*$")
+
 # Before a text answer: an article or a word that does not change what is stated ("is an ellipse", "is due east").
 _FILLER_BEFORE = re.compile(r"(?:\b(?:a|an|the|due|purely|exactly|simply|toward|towards)\s+)+$")
 
@@ -254,6 +258,7 @@ class _Givens(NamedTuple):
     text: bool  # its words (`_given_text`)
     expressions: frozenset[str]  # its expressions equal to it (`_given_expressions`)
     option: str | None  # the words of its multiple-choice option (`_option_text`)
+    variable_letter: bool  # its choice's letter, in lower case, is a variable of the problem ("For a constant $c$")
 
 
 def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Givens]) -> list[tuple[int, int]]:
@@ -262,7 +267,7 @@ def _all_leak_spans(text: str, references: list[_Reference], givens: list[_Given
     for reference, given in zip(references, givens, strict=True):
         spans += _leak_spans(text, reference, given.value, given.digits, given.expressions)
         spans += _split_digit_spans(text, reference)
-        spans += _choice_spans(text, reference)
+        spans += _choice_spans(text, reference, given.variable_letter)
         spans += _text_answer_spans(text, reference.text_answer, given.text)
         spans += _text_answer_spans(text, given.option, given=True)  # "a plane" for (C) Plane
         spans += _half_line_spans(text, reference, given.value)
@@ -356,10 +361,11 @@ def _split_digit_spans(feedback: str, reference: _Reference) -> list[tuple[int, 
     ]
 
 
-def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]:
+def _choice_spans(feedback: str, reference: _Reference, variable_letter: bool) -> list[tuple[int, int]]:
     """The letter of a multiple-choice answer: written as a choice ("(C)", "(c)", "[C]", `\\textbf{(C)}`) wherever
-    it is not a part's label ("part (c)"), and a bare "C" stated as the result or picked ("choose C", "try C"): a
-    bare capital is as often a point or a set."""
+    it is not a part's label ("part (c)"), alone on a line, and a bare "C" stated as the result or picked ("choose C",
+    "try C"): a bare capital is as often a point or a set. A bare "c" is stated only where the problem has no
+    variable `c`."""
     if reference.choice is None:
         return []
     letter = reference.choice
@@ -369,14 +375,23 @@ def _choice_spans(feedback: str, reference: _Reference) -> list[tuple[int, int]]
         re.IGNORECASE,
     )
     bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
-    # lower case only where a choice is named: "option c", "final ans: b"
-    named = re.compile(rf"\b(?:option|choice|ans(?:wer)?[ \t]*[:=])[ \t]*{letter.lower()}(?![A-Za-z])")
+    # in lower case too where a choice is named ("option c", "final ans: b") or stated ("i got c"; "a" is the article)
+    named = re.compile(rf"\b(?:option|choice|ans(?:wer)?[ \t]*[:=])[ \t]*[{letter}{letter.lower()}](?![A-Za-z])")
+    # a letter alone on a line of its own, not a quote of the attempt's ("nah\nb\nu had (A)", not "> B")
+    alone = re.compile(rf"(?:^|(?<=\n))[ \t*_]*{letter}[ \t*_]*[.!]*[ \t]*(?=\n|$)", re.IGNORECASE)
     spans = [
         match.span()
         for match in as_choice.finditer(feedback)
         if not _ENUMERATION_BEFORE.search(feedback[max(0, match.start() - _CONTEXT_CHARS) : match.start()].lower())
     ]
     spans += [(match.end() - 1, match.end()) for match in named.finditer(feedback)]
+    spans += [match.span() for match in alone.finditer(feedback)]
+    if letter != "A" and not variable_letter:
+        spans += [
+            match.span()
+            for match in re.finditer(rf"(?<![A-Za-z\\]){letter.lower()}(?![A-Za-z])", feedback)
+            if _stated_as_result(feedback, *match.span(), given=True)
+        ]
     return spans + [
         match.span()
         for match in bare.finditer(feedback)
@@ -406,6 +421,7 @@ def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> l
             not given
             or _stated_as_result(view, len(before), len(before) + len(match.group()), given=True)
             or _CHOICE_CUE_BEFORE.search(before)
+            or _OPTION_LETTER_BEFORE.search(before)
             or _TEXT_CUE_BEFORE.search(before)
             or _SUPERLATIVE_AFTER.match(after)
             or _CONTRAST_AFTER.match(after)
