@@ -2879,3 +2879,136 @@ def test_a_choice_letter_in_a_chat_is_read(feedback, reference, problem, expecte
 )
 def test_other_letters_variables_and_quotes_of_the_attempt_are_left_intact(feedback, reference, problem):
     assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)
+
+
+# Raw output of small and reasoning models (the nineteenth corpus): a fraction's arguments on two lines, a fraction
+# whose last brace never closes, TeX's line break `\\` before the value on the next line.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("So the answer is **\\frac{14}\n{3}**. ok", "\\frac{14}{3}", "So the answer is **[redacted]**. ok"),
+        (
+            "the correct value is \\frac{14}{3. The mistake",
+            "\\frac{14}{3}",
+            "the correct value is [redacted]. The mistake",
+        ),
+        ("value is $\\frac{14}{3$ ok", "\\frac{14}{3}", "value is $[redacted]$ ok"),
+        ("1. The correct answer is \\\\\ntwo.\n2. The", "2", "1. The correct answer is \\\\\n[redacted].\n2. The"),
+        ("The correct answer is \\\\\n- \\frac{24}{25}", "-\\frac{24}{25}", "The correct answer is \\\\\n[redacted]"),
+        (  # a matrix's row break stays one
+            "$$\\begin{pmatrix} 1 \\\\\n 2 \\end{pmatrix}$$",
+            "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}",
+            "$$[redacted]$$",
+        ),
+    ],
+)
+def test_raw_model_output_line_breaks_and_unclosed_fractions_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("the attempt's \\frac{14}{5. The", "\\frac{14}{3}"),
+        ("we have \\frac{14}{3x} here", "\\frac{14}{3}"),  # a brace that closes later: no fraction of numbers
+        ("The attempt gives \\\\\n- \\frac{24}{23}", "-\\frac{24}{25}"),
+    ],
+)
+def test_other_fractions_and_a_matrix_row_break_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a denominator's brace that closes after a space or a separator is no unclosed fraction
+        (
+            "reads $A = \\frac{1}{4 - \\omega^{2}}$, whereas",
+            "\\frac{1}{4-\\omega^{2}}",
+            "reads $A = [redacted]$, whereas",
+        ),
+        ("should be \\(\\frac{448}{15{,}625}\\), not", "\\frac{448}{15625}", "should be \\([redacted]\\), not"),
+        ("is \\boxed{\\frac{7}{4 }}; the slip", "\\frac{7}{4}", "is [redacted]; the slip"),
+    ],
+)
+def test_a_fraction_whose_brace_closes_later_is_read_whole(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+# More of the raw output: a fraction left open before a math span's end, a box or a matrix environment never closed,
+# escaped dollars used as math delimiters.
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("I think it's \\(\\frac{243}{625\\).", "\\frac{243}{625}", "I think it's \\([redacted]\\)."),
+        ("The final answer is $-\\frac{\\pi}{6$", "-\\frac{\\pi}{6}", "The final answer is [redacted]"),
+        ("should be $\\frac{20000}{\\pi$. Let", "\\frac{20000}{\\pi}", "should be $[redacted]$. Let"),
+        ("so the answer is \\boxed{3, 5 and 7. Wait", "3, 5, 7", "so the answer is \\boxed{[redacted]. Wait"),
+        (
+            "correct value is \\(\\begin{pmatrix} -1 & 0 \\\\ 0 & -1\\). The",
+            "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}",
+            "correct value is \\([redacted]\\). The",
+        ),
+        (
+            "So the answer is \\begin{pmatrix} -7 \\\\ 16 \\\\ 5. No wait",
+            "\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}",
+            "So the answer is [redacted]. No wait",
+        ),
+        ("so the value is \\$- \\dfrac{\\pi}{6}\\$.", "-\\frac{\\pi}{6}", "so the value is \\$[redacted]\\$."),
+        ("The final answer is \\$\\frac{7}{2\\$", "\\frac{7}{2}", "The final answer is [redacted]"),
+    ],
+)
+def test_raw_model_output_unclosed_boxes_matrices_and_escaped_delimiters_are_read(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        (
+            "you wrote \\begin{pmatrix} -7 \\\\ 17 \\\\ 5 \\end{pmatrix} here",
+            "\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}",
+        ),
+        ("So it is \\begin{pmatrix} -7 \\\\ 17 \\\\ 5. No wait", "\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}"),
+        ("It costs \\$5 and \\$7 in all.", "12"),  # money, whose sign comes before each amount
+        ("we get \\boxed{5} and \\boxed{7}", "12"),
+    ],
+)
+def test_closed_matrices_other_entries_and_money_are_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# A spaced sign where an attempt's value follows (the nineteenth's clean critiques): a quote of a negative value,
+# which holds the reference's text but is another value.
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("The attempt's - 70 \\sqrt{2} is wrong.", "70 \\sqrt{2}"),
+        ("The student used 10 and got - 2 \\sqrt{113}. Recheck.", "2\\sqrt{113}"),
+        ("The attempt writes - 2 \\sqrt{113}, but that is off.", "2\\sqrt{113}"),
+        ("The student found - 288 \\pi, but that is off.", "288 \\pi"),
+    ],
+)
+def test_a_quote_of_a_negative_attempt_with_a_spaced_sign_is_left_intact(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        ("Hint - 7 is the count.", "7", "Hint - [redacted] is the count."),  # a dash between words
+        ("The attempt's 70 \\sqrt{2} is right.", "70 \\sqrt{2}", "The attempt's [redacted] is right."),
+    ],
+)
+def test_a_dash_between_words_and_an_unsigned_quote_still_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+def test_a_matrix_whose_environment_ends_is_read_whole():
+    matrix = "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"
+    assert redact_answer_leak(f"you get ${matrix}$.", matrix) == ("you get $[redacted]$.", True)
+
+
+def test_a_negative_value_in_a_box_never_closed_is_a_quote_of_another_value():
+    feedback = "Actually the correct value is \\boxed{- 3 R^{2}; the slip is in the step that gives \\frac{1}{9}."
+    assert redact_answer_leak(feedback, "3R^2") == (feedback, False)

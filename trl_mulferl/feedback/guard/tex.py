@@ -88,6 +88,30 @@ _SHORT_FRACTION = re.compile(
     rf"\\(?P<kind>[dt]?frac)(?![A-Za-z])\s*(?P<numerator>{_FRACTION_ARGUMENT})\s*(?P<denominator>{_FRACTION_ARGUMENT})"
 )
 
+# A fraction whose last brace never closes, as small models write it: `\frac{14}{3.`, `$\frac{\sqrt{3}}{3$`
+_UNCLOSED_FRACTION = re.compile(
+    r"\\(?P<kind>[dt]?frac)\s*\{(?P<numerator>(?:[^{}]|\{[^{}]*\}){1,40})\}\s*\{(?P<denominator>\d+|\\pi)"
+    r"(?=[\s.,;:!?$*)<]|\\[)\]$]|$)"
+)
+
+# A box whose brace never closes (`\boxed{3, 5 and 7.`, `\boxed{- 3 R^{2};`): its opening reads as a math span's
+_BOX_OPENING = re.compile(r"\\boxed\s*\{")
+
+# A matrix of numbers whose environment never ends (`\begin{pmatrix} -7 \\ 16 \\ 5.`): it ends after its last entry
+_MATRIX_ENTRY = r"-?[ \t]*(?:\\[dt]?frac\s*\{\d+\}\s*\{\d+\}|\d+(?:\.\d+)?(?:/\d+)?)"
+_UNENDED_MATRIX = re.compile(
+    rf"\\begin\s*\{{(?P<kind>[pbBvV]?matrix)\}}\s*{_MATRIX_ENTRY}(?:\s*(?:\\\\|&)\s*{_MATRIX_ENTRY})+"
+    r"(?!\s*(?:\\\\|&|\\end\b|[\d/]|\.\d|\\[dt]?frac))"  # not part of an entry or of a matrix that ends
+)
+
+# An escaped dollar used as a math delimiter, not as money: before a command (`\$- \dfrac{\pi}{6}\$`) or after a
+# value, where money's sign would come before its amount; read as the delimiter
+_ESCAPED_DOLLAR_DELIMITER = re.compile(r"\\\$(?=[ \t]*-?[ \t]*\\[A-Za-z])|(?<=[\d}])\\\$(?=[\s.,;:!?)]|$)")
+
+# TeX's line break at the end of a line outside an environment, `is \\` then the value on the next line: a space
+_LINE_BREAK = re.compile(r"(?<!\\)\\\\[ \t]*(?=\r?\n)")
+_ENVIRONMENT_EDGE = re.compile(r"\\(?P<edge>begin|end)\s*\{")
+
 # A sign in braces, a thin space after a sign: `{-}5`, `-\,5`
 _BRACED_MARK = re.compile(r"\{(?P<mark>[-+])\}|(?<=[-+])\\,\s*(?=\d)")
 # A comma in braces, TeX's way to write a decimal comma or a thousands separator in math: a decimal one where its
@@ -135,12 +159,22 @@ def tex_pieces(text: str) -> list[tuple[int, int, str]]:
     pieces += [(m.start(), m.end(), f"_{{{m['base']}}}") for m in _BASE_IN_BRACKETS.finditer(text)]
     for match in _SHORT_FRACTION.finditer(text):
         arguments = [match[name] for name in ("numerator", "denominator")]
-        if not all(argument.startswith("{") for argument in arguments):
+        # unbraced, or its arguments on two lines: `\frac{14}` then `{3}`
+        if not all(argument.startswith("{") for argument in arguments) or "\n" in match.group():
             numerator, denominator = (
                 argument[1:-1] if argument.startswith("{") else argument for argument in arguments
             )
             pieces.append((match.start(), match.end(), f"\\{match['kind']}{{{numerator}}}{{{denominator}}}"))
     pieces += [(m.start(), m.end(), " ") for m in _TIE_BEFORE_A_FRACTION.finditer(text)]
+    pieces += [
+        (m.start(), m.end(), f"\\{m['kind']}{{{m['numerator']}}}{{{m['denominator']}}}")
+        for m in _UNCLOSED_FRACTION.finditer(text)
+        if _closing_brace(text, m.start("denominator")) is None
+    ]
+    pieces += [(m.start(), m.end(), "$") for m in _BOX_OPENING.finditer(text) if _closing_brace(text, m.end()) is None]
+    pieces += [(m.start(), m.end(), f"{m.group()}\\end{{{m['kind']}}}") for m in _UNENDED_MATRIX.finditer(text)]
+    pieces += [(m.start(), m.end(), "$") for m in _ESCAPED_DOLLAR_DELIMITER.finditer(text)]
+    pieces += [(m.start(), m.end(), " ") for m in _LINE_BREAK.finditer(text) if not _in_environment(text, m.start())]
     for match in _QUANTITY.finditer(text):
         if match["angle"] is not None:
             pieces += _unwrapped(match, "angle", "°")
@@ -196,6 +230,15 @@ def _unwrapped(match: re.Match, group: str, suffix: str = "") -> list[tuple[int,
     if end - start == 1:
         return [(match.start(), match.end(), match[group] + suffix)]
     return [(match.start(), start + 1, match[group][0]), (end - 1, match.end(), match[group][-1] + suffix)]
+
+
+def _in_environment(text: str, position: int) -> bool:
+    """Whether `text[position]` is inside a `\\begin{...}` that no `\\end{...}` has closed (a matrix's rows end
+    with `\\\\`)."""
+    depth = 0
+    for match in _ENVIRONMENT_EDGE.finditer(text, 0, position):
+        depth += 1 if match["edge"] == "begin" else -1
+    return depth > 0
 
 
 def _closing_brace(text: str, start: int, limit: int = 400) -> int | None:

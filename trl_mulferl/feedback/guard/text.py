@@ -34,8 +34,11 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
-# where math opens, a dash and a space are a sign: `$- 5$`, `\(- \cot x\)` as sympy prints them
-_MATH_OPENS_BEFORE = re.compile(r"(?:(?<!\\)\$|\\[(\[])[ \t]*\Z")
+# where math opens, a dash and a space are a sign (`$- 5$`, `\(- \cot x\)` as sympy prints them), and where an
+# attempt's value follows ("The attempt's - 70 \sqrt{2}", "got - 2 \sqrt{113}"), a quote of a negative value
+_SIGN_CONTEXT_BEFORE = re.compile(
+    r"(?:(?<!\\)\$|\\[(\[]|['’]s|\b(?:got|gets|wrote|writes|found|finds|obtained|obtains|gave|gives))[ \t]*\Z"
+)
 
 # `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx`
 # (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an
@@ -96,7 +99,7 @@ def _math_runs(text: str) -> list[tuple[int, int]]:
             and start is None
             and match.group() in "-−*"
             and text[stop : stop + 1].isspace()
-            and not _MATH_OPENS_BEFORE.search(text, max(0, position - 8), position)
+            and not _SIGN_CONTEXT_BEFORE.search(text, max(0, position - 12), position)
         ):
             is_math = False  # a dash between words ("Hint - 7") or a bullet ("* 7"), not a minus or times sign
         else:
