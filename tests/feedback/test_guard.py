@@ -3012,3 +3012,21 @@ def test_a_matrix_whose_environment_ends_is_read_whole():
 def test_a_negative_value_in_a_box_never_closed_is_a_quote_of_another_value():
     feedback = "Actually the correct value is \\boxed{- 3 R^{2}; the slip is in the step that gives \\frac{1}{9}."
     assert redact_answer_leak(feedback, "3R^2") == (feedback, False)
+
+
+# A count of some of the attempts (the eighth corpus's clean group critiques): no statement of the answer.
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("3 of the 8 attempts stop early without a final value; the others settle on 5.", "3"),
+        ("Of the 16 attempts, 12 never state a final value and the rest settle on 6.", "12"),
+        ("Of the 8 attempts, 6 never state a final value and the rest settle on five.", "6"),
+    ],
+)
+def test_a_count_of_some_of_the_attempts_is_no_statement(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_a_count_of_the_attempts_leaves_the_answer_stated_after_it():
+    feedback = "3 of the 8 attempts found 5, but the answer is 3."
+    assert redact_answer_leak(feedback, "3") == ("3 of the 8 attempts found 5, but the answer is [redacted].", True)

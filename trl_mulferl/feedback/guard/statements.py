@@ -938,10 +938,17 @@ _QUOTED_FIELD_BEFORE = re.compile(
 )
 
 
-# A count of the attempts a feedback model was shown (the group's size), no value: "the 3 attempts", "4 failed tries"
-_COUNT_OF_ATTEMPTS_AFTER = re.compile(
-    r"[ \t]+(?:(?:failed|incorrect|wrong|previous|earlier|sampled|other|unsuccessful)[ \t]+)?"
+# A count of the attempts a feedback model was shown (the group's size) or of some of them, no value: "the 3
+# attempts", "4 failed tries", "3 of the 8 attempts", "Of the 16 attempts, 12 never state a final value"
+_ATTEMPTS = (
+    r"(?:(?:failed|incorrect|wrong|previous|earlier|sampled|other|unsuccessful)[ \t]+)?"
     r"(?:attempts|responses|rollouts|samples|completions|solutions|tries|drafts|submissions|generations)\b"
+)
+_COUNT_OF_ATTEMPTS_AFTER = re.compile(
+    rf"[ \t]+(?:of[ \t]+(?:the|these|those|all|your)[ \t]+(?:\d+[ \t]+)?)?{_ATTEMPTS}"
+)
+_SOME_OF_THE_ATTEMPTS_BEFORE = re.compile(
+    rf"\bof[ \t]+(?:the|these|those|all|your)[ \t]+(?:\d+[ \t]+)?{_ATTEMPTS}[ \t]*,[ \t]*$"
 )
 
 
@@ -955,8 +962,8 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
     after = text[end : end + _CONTEXT_CHARS].lower()
     if given and _QUOTED_FIELD_BEFORE.search(before):
         return False
-    if _COUNT_OF_ATTEMPTS_AFTER.match(after):
-        return False  # how many attempts the feedback reads: "All 3 attempts failed", "the 4 responses"
+    if _COUNT_OF_ATTEMPTS_AFTER.match(after) or _SOME_OF_THE_ATTEMPTS_BEFORE.search(before):
+        return False  # how many attempts the feedback reads: "All 3 attempts failed", "3 of the 8 attempts"
     if _RESULT_CUE_BEFORE.search(before):
         return True
     if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
