@@ -3030,3 +3030,16 @@ def test_a_count_of_some_of_the_attempts_is_no_statement(feedback, reference):
 def test_a_count_of_the_attempts_leaves_the_answer_stated_after_it():
     feedback = "3 of the 8 attempts found 5, but the answer is 3."
     assert redact_answer_leak(feedback, "3") == ("3 of the 8 attempts found 5, but the answer is [redacted].", True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("3. The final answer - 3 \\sqrt{5} is wrong.", "3 \\sqrt{5}"),
+        ("Wait, actually the mistake: - 2 \\sqrt{113} should be fixed.", "2\\sqrt{113}"),
+        ("I think it is 140 \\sqrt{2} (or maybe - 70 \\sqrt{2}?).", "70 \\sqrt{2}"),
+        ("The attempt ended with - 3 R^{2}. Hmm.", "3R^2"),
+    ],
+)
+def test_a_negative_value_with_a_spaced_sign_where_a_value_is_expected_is_another_value(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
