@@ -35,8 +35,8 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt pi mod gcd lcm"
 _ENGLISH_WORD_AHEAD = re.compile(r"[ \t]+([A-Za-z]{2,})")
 _ARTICLE_BEFORE_NUMBER = re.compile(r"[ \t]+\d")
 # where math opens, a dash and a space are a sign (`$- 5$`, `\(- \cot x\)` as sympy prints them), and where a value
-# follows ("The attempt's - 70 \sqrt{2}", "got - 2 \sqrt{113}", "the final answer - 3 \sqrt{5} is wrong", "mistake: -
-# 2 \sqrt{113}"), a quote of a negative value
+# follows, a quote of a negative value: "The attempt's - 70 \sqrt{2}", "got - 2 \sqrt{113}", "the final answer
+# - 3 \sqrt{5} is wrong", "the mistake: - 8 \pi"
 _SIGN_CONTEXT_BEFORE = re.compile(
     r"(?:(?<!\\)\$|\\[(\[]|['’]s|:"
     r"|\b(?:got|gets|wrote|writes|found|finds|obtained|obtains|gave|gives|answer|value|result|with|maybe|is|was|be))"
