@@ -944,12 +944,9 @@ _ATTEMPTS = (
     r"(?:(?:failed|incorrect|wrong|previous|earlier|sampled|other|unsuccessful)[ \t]+)?"
     r"(?:attempts|responses|rollouts|samples|completions|solutions|tries|drafts|submissions|generations)\b"
 )
-_COUNT_OF_ATTEMPTS_AFTER = re.compile(
-    rf"[ \t]+(?:of[ \t]+(?:the|these|those|all|your)[ \t]+(?:\d+[ \t]+)?)?{_ATTEMPTS}"
-)
-_SOME_OF_THE_ATTEMPTS_BEFORE = re.compile(
-    rf"\bof[ \t]+(?:the|these|those|all|your)[ \t]+(?:\d+[ \t]+)?{_ATTEMPTS}[ \t]*,[ \t]*$"
-)
+_OF_THE = r"of[ \t]+(?:the|these|those|all|your)[ \t]+(?:\d+[ \t]+)?"  # "of the 8", "of these"
+_COUNT_OF_ATTEMPTS_AFTER = re.compile(rf"[ \t]+(?:{_OF_THE})?{_ATTEMPTS}")
+_SOME_OF_THE_ATTEMPTS_BEFORE = re.compile(rf"\b{_OF_THE}{_ATTEMPTS}[ \t]*,[ \t]*$")
 
 
 def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
