@@ -1415,7 +1415,8 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
     """Repeated units of text that make a redactor work hard, with the answer type of the reference each is timed
     against and what closes the text: many distinct radical pairs against a pair (alone, each in `$...$`, all in one
     `$...$`, closed or not), fraction and integer pairs, triples, intervals, fractions, a long list, deep nesting, a
-    wall of numbers. Each seed draws other numbers, so that no result cached from another seed's text applies."""
+    wall of numbers, fractions stacked over rules, an answer key in columns. Each seed draws other numbers, so that
+    no result cached from another seed's text applies."""
     rng = random.Random(seed)
     pairs = list({(rng.randint(2, 999), rng.randint(2, 999)) for _ in range(600)})
     rng.shuffle(pairs)
@@ -1460,6 +1461,12 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
         "number words": ("large integer", [int_words(draw(1, 9999)) + "," for _ in range(600)], ""),
         "intervals": ("interval", [f"({draw(-99, 0)}, {draw(1, 99)}] \\cup" for _ in range(600)], ""),
         "named values": ("tuple", [f"x_{{{k}}} = {draw(-50, 50)}," for k in range(800)], ""),
+        "stacked fractions": ("fraction", [f"{p}\n——\n{q}\n" for p, q in fractions], ""),
+        "answer key in columns": (
+            "small integer",
+            [f"{k}. {draw(0, 999)}        {k + 60}. forty-\n{int_words(draw(1, 9))}\n" for k in range(1, 600)],
+            "",
+        ),
     }
 
 

@@ -125,6 +125,8 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "seventeenth",
             "eighteenth",
             "nineteenth",
+            "twentieth",
+            "twentyfirst",
         )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.

@@ -3043,3 +3043,85 @@ def test_a_count_of_the_attempts_leaves_the_answer_stated_after_it():
 )
 def test_a_negative_value_with_a_spaced_sign_where_a_value_is_expected_is_another_value(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 22 (the twentieth corpus: text copied out of PDFs and scans)
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a fraction stacked over a rule of em dashes, hyphens or underscores, its numerator and denominator on lines
+        # of their own; the attempt's stacked value stays
+        (
+            "Hence the value is\n14\n——\n3\n. Your attempt arrives at\n14\n——\n4\ninstead",
+            "\\frac{14}{3}",
+            "Hence the value is\n[redacted]\n. Your attempt arrives at\n14\n——\n4\ninstead",
+        ),
+        (
+            "answer key:\n3.\n14\n--\n3\nYours:\n15\n--\n4\n, so",
+            "\\frac{14}{3}",
+            "answer key:\n3.\n[redacted]\nYours:\n15\n--\n4\n, so",
+        ),
+        ("the answer is\n−π\n——\n6\n.", "-\\frac{\\pi}{6}", "the answer is\n[redacted]\n."),
+        ("then gives\n3√3\n---\n4\n.", "\\frac{3\\sqrt{3}}{4}", "then gives\n[redacted]\n."),
+        ("then gives\n11+9a\n_____\n20\n.", "\\frac{11+9a}{20}", "then gives\n[redacted]\n."),
+        # a word hyphenated at a line's end, a number word's compound too
+        ("the answer is forty-\ntwo. Your", "42", "the answer is [redacted]. Your"),
+        ("Key: two hundred eighty-\nfour. Yours", "284", "Key: [redacted]. Yours"),
+        (
+            "answer key:\n16. Eve-\nlyn\nYours: Bri-\nana",
+            "\\text{Evelyn}",
+            "answer key:\n16. [redacted]\nYours: Bri-\nana",
+        ),
+        # an answer key in two columns read across, an entry's words broken over the line above
+        ("key:\n53. 720        10. 32\nYours is 719.", "720", "key:\n53. [redacted]        10. 32\nYours is 719."),
+        ("key:\n58. five\t26. 1⁄4\nnot six", "5", "key:\n58. [redacted]\t26. 1⁄4\nnot six"),
+        ("key:\n36. seventy-\neight        11. 3 √5", "78", "key:\n36. [redacted]        11. 3 √5"),
+        (
+            "key:\n1. ( 3⁄2, −13 )        60. 4",
+            "\\left( \\frac{3}{2}, -13 \\right)",
+            "key:\n1. [redacted]        60. 4",
+        ),
+        # a decimal that does not end, as an answer key's entry alone on its line
+        (
+            "The key only lists a decimal:\n52. 4.6667\nYour 41⁄3 is off.",
+            "\\frac{14}{3}",
+            "The key only lists a decimal:\n52. [redacted]\nYour 41⁄3 is off.",
+        ),
+        # OCR's "º" for a degree sign; an en dash before π as a minus sign; a choice in square brackets
+        (
+            "The key reads Answer: 90º, while you wrote 91º.",
+            "90^\\circ",
+            "The key reads Answer: [redacted], while you wrote 91º.",
+        ),
+        ("Key: –π⁄6. Yours: –π⁄7.", "-\\frac{\\pi}{6}", "Key: [redacted]. Yours: –π⁄7."),
+        ("Key: [B], yours [C]", "\\text{(B)}", "Key: [redacted], yours [C]"),
+        # a matrix drawn with bracket pieces, one row per line (a PDF's big parentheses, SymPy's pretty printer)
+        (
+            "the answer is\n⎛−1/3⎞\n⎜ 2/3⎟\n⎝ 5/3⎠\nYour\n⎛−2/3⎞\n⎜ 2/3⎟\n⎝ 5/3⎠\nis off.",
+            "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}",
+            "the answer is\n[redacted]\nYour\n⎛−2/3⎞\n⎜ 2/3⎟\n⎝ 5/3⎠\nis off.",
+        ),
+        # SymPy's bar goes on in prose after its denominator
+        ("simplify returns 243\n───\n625 for it.", "\\frac{243}{625}", "simplify returns [redacted] for it."),
+        ("Out[1]:\n⎡1  2⎤\n⎢    ⎥\n⎣3  4⎦", "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "Out[1]:\n[redacted]"),
+    ],
+)
+def test_round_twenty_two_extracted_text_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Total: 5\n---\nNext, 3 steps remain.", "\\frac{5}{3}"),  # a rule between lines of prose
+        ("| a | b |\n|---|---|\n| 14 | 3 |", "\\frac{14}{3}"),  # a Markdown table's rule
+        ("a well-\nknown trick gives 12.", "42"),
+        ("Your final line reads 2(−13x+3), so check", "-13x+3"),  # a factor of the attempt's product
+        ("you wrote \\boxed{2((a+5)(b+2))}, which fails", "(a+5)(b+2)"),
+        ("Your answer (-13x+3)/2 is off", "-13x+3"),
+        ("[b]Hint[/b]: try 7.", "\\text{(B)}"),  # a forum's bold tag, closed
+        ("Steps:\n(14) expand\n(15) divide", "14"),  # "(14)" before an item numbers it
+    ],
+)
+def test_round_twenty_two_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from text_to_num import alpha2digit
 
+from .extracted import extraction_pieces
 from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
 from .markup import json_string_pieces, markup_pieces
 from .pieces import first_of_overlapping, wrapper_pieces
@@ -214,11 +215,6 @@ _CAS_NESTED_LIST = re.compile(r"\{(?P<rows>\{[^{}\n]{1,80}\}(?:,[ \t]*\{[^{}\n]{
 _CAS_PROMPT = re.compile(r"\b(?P<kind>In|Out)\[\d+\]:?=")
 # Mathematica's `Or` of conditions: `x < 2 || 3 < x` (spaced: `||v||` is a norm)
 _CAS_OR = re.compile(r"(?<=\S)[ \t]+\|\|[ \t]+(?=\S)")
-# SymPy's 2-D fraction: the numerator ends the line above a bar of box-drawing dashes, the denominator starts the one
-# below (`3⋅√3` over `4`); the bar is as wide as the wider of them
-_PRETTY_FRACTION = re.compile(
-    r"(?P<numerator>[^\s─]{1,30})[ \t]*\n[ \t]*(?P<bar>─{2,})[ \t]*\n[ \t]*(?P<denominator>[^\s─]{1,30})"
-)
 
 
 def _cas_interval_pieces(match: re.Match) -> list:
@@ -381,7 +377,7 @@ _REPEATING_DECIMAL = re.compile(
 _VULGAR_FRACTION = re.compile(r"(\d+)\u2044(\d+)")  # NFKC writes ½ as 1⁄2
 
 # An en or em dash, or the minus sign, before a number and not between two values: "–5" (a range "3–5" stays)
-_DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√])")
+_DASH_MINUS = re.compile(r"(?<![\w)\]}])[–—](?=\s?[\d.(\\√π])")
 
 # "(0,9) U (9,36)", AsciiMath's `uu`, "(0, 9) union (9, 36)"
 # (a lower-case u only between spaces, as typed in a chat: "(2, 12) u (12, 102)", not "(1 - 3e^{-2t}) u(t)")
@@ -715,6 +711,7 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     unescaped = _Normalised(text).rewritten(json_string_pieces(text))
     marked = unescaped.rewritten(markup_pieces(unescaped.text))  # rich text's markup, around TeX and in it
     typeset = marked.rewritten_until_settled(tex_pieces, MAX_TEX_NESTING)  # what only typesets a value
+    typeset = typeset.rewritten(extraction_pieces(typeset.text))  # a 2-D layout flattened to lines
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]
@@ -962,10 +959,6 @@ def _program_notation(text: str) -> list[tuple[int, int, str]]:
         pieces += wrapper_pieces(match, ("argument",), (match["name"].lower() + "(", ")"))
     pieces += [(m.start(), m.end(), " or ") for m in _CAS_OR.finditer(text)]
     pieces += [(m.start(), m.end(), f"{m['kind']}put:") for m in _CAS_PROMPT.finditer(text)]
-    for match in _PRETTY_FRACTION.finditer(text):
-        numerator, denominator = match["numerator"], match["denominator"]
-        if len(match["bar"]) >= max(len(numerator), len(denominator)):
-            pieces.append((match.start(), match.end(), f"({numerator})/({denominator})"))
     pieces += [(m.start(), m.end(), "^") for m in _PROGRAM_POWER.finditer(text)]
     # a module's prefix on anything else: `math.sqrt`, `np.pi`
     pieces += [(m.start(), m.end(), m.group("name")) for m in _PROGRAM_MODULE.finditer(text)]

@@ -176,6 +176,9 @@ _INSTRUCTION_AFTER = re.compile(
     r"(?:\\[)\]])?[\s$*)\"'”’]*(?:[.;!?\n]|$|(?:in|into|inside)\s+(?:the|your)\s+(?:answer\s+)?box\b)"
 )
 
+# An answer key's entry: the problem's number, then the value alone on its line ("52. 4.6667")
+_ANSWER_KEY_ENTRY_BEFORE = re.compile(r"(?:^|\n)[ \t]*\(?\d{1,3}[.)][ \t]+$")
+
 # "step 3", "Case 2:", not "in this case 7": a label with a determiner before it is a plain noun
 _ENUMERATION_BEFORE = re.compile(
     r"(?<!\bthis )(?<!\bthat )(?<!\beach )(?<!\bany )(?<!\bour )(?<!\byour )(?<!\bwhich )(?<!\bevery )"
@@ -232,9 +235,10 @@ _LIST_OPENING = re.compile(
     r"(?:\n|\b(?:steps?|fix(?:es)?|to\s*do|plan|checklist|instructions?)\s*:)[ \t*-]*\(?$", re.I
 )
 
-# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause.
+# A list marker: "1." or "2)" before an item, or "(3)", at the start of the text, a line or a clause ("(14)/(3)" is
+# a fraction).
 _LIST_MARKER = re.compile(
-    r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\))"
+    r"(?:^|(?<=[\n:;.!?]))[\s*-]*(?:(?P<number>\d+)[.)](?=\s+[^\s.])|\((?P<parenthesised>\d+)\)(?=\s))"
 )
 
 _INEQUALITY = re.compile(
@@ -965,7 +969,9 @@ def _stated_as_result(text: str, start: int, end: int, given: bool) -> bool:
         return True
     if _RESULT_CUE_AFTER.match(after) and not _OPERAND_OF_A_STEP.search(before):
         return True
-    if _INSTRUCTION_BEFORE.search(before) and _INSTRUCTION_AFTER.match(after):
+    if _INSTRUCTION_AFTER.match(after) and (
+        _INSTRUCTION_BEFORE.search(before) or _ANSWER_KEY_ENTRY_BEFORE.search(before)
+    ):
         return True
     if _EXISTENTIAL_BEFORE.search(before) and _OF_THEM_AFTER.match(after):
         return True

@@ -31,8 +31,11 @@ _SPACING = re.compile(
 )
 _TEX_SEMICOLON = re.compile(r"(?:\\[,;:])?[ ]*;[ ]*(?:\\[ ,;:]|\\q?quad(?![A-Za-z]))[ ]*")
 _BASE_IN_BRACKETS = re.compile(r"_\{\((?P<base>\d+)\)\}")
-# A forum's markup around the value: `[hide=answer]42[/hide]`, `[quote]...[/quote]`
-_FORUM_TAG = re.compile(r"\[/?(?:hide|quote|spoiler|b|i|u|code|tex|math)(?:=[^\]\n]{0,30})?\]", re.IGNORECASE)
+# A forum's markup around the value: `[hide=answer]42[/hide]`, `[quote]...[/quote]`; a tag that the text never
+# closes is no markup ("Key: [B]" is a choice)
+_FORUM_TAG = re.compile(
+    r"\[(?P<closing>/?)(?P<name>hide|quote|spoiler|b|i|u|code|tex|math)(?:=[^\]\n]{0,30})?\]", re.IGNORECASE
+)
 # a tie or a thin space between a whole number and its fraction: `137~\frac{1}{2}`
 _TIE_BEFORE_A_FRACTION = re.compile(r"(?<=\d)(?:~|\\,|\\ )(?=\\[dtc]?frac)")
 # (and an equation's tag or label: `6 + 9i \tag{$\ast$}`)
@@ -153,7 +156,9 @@ def tex_pieces(text: str) -> list[tuple[int, int, str]]:
         body = next(name for name in ("body", "number", "colored", "color_group") if match.group(name) is not None)
         pieces += _unwrapped(match, body)
     pieces += [(m.start(), m.end(), "") for m in _STYLE.finditer(text)]
-    pieces += [(m.start(), m.end(), " ") for m in _FORUM_TAG.finditer(text)]
+    tags = list(_FORUM_TAG.finditer(text))
+    closed = {tag["name"].lower() for tag in tags if tag["closing"]}
+    pieces += [(tag.start(), tag.end(), " ") for tag in tags if tag["name"].lower() in closed]
     pieces += [(m.start(), m.end(), ", ") for m in _TEX_SEMICOLON.finditer(text)]
     pieces += [(m.start(), m.end(), " ") for m in _SPACING.finditer(text)]
     pieces += [(m.start(), m.end(), f"_{{{m['base']}}}") for m in _BASE_IN_BRACKETS.finditer(text)]

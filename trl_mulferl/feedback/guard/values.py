@@ -42,6 +42,9 @@ _UNIT_WORDS = (
     r"|rad|radians?|arcsecs?|arcmin|\\AA|Å)"
 )
 
+_FACTOR_BEFORE = re.compile(r"[\d)\]}][ \t]*\((?:[ \t]*\()*[ \t]*\Z")
+_FACTOR_AFTER = re.compile(rf"(?:[ \t]*\))+[ \t]*(?:\(|{_OPERATOR_NEARBY})")
+
 _COEFFICIENT_BEFORE = re.compile(r"[\d)][ \t]+\Z")  # not `}`: `\begin{equation} \frac{dM}{dt}`
 
 _BULLET_BEFORE = re.compile(r"(?:^|(?<=\n))[ \t]*[-*•][ \t]+$")
@@ -214,7 +217,9 @@ def _is_whole_value(text: str, start: int, end: int) -> bool:
     coefficient_before = text[start : start + 1] in ("\\", "√", "π") and _COEFFICIENT_BEFORE.search(
         text, window, start
     )
-    return not (part_of_value_before or coefficient_before or _PART_OF_VALUE_AFTER.match(text, end))
+    # a bracketed factor of a product or a quotient: `2(-13x+3)`, `2((a+5)(b+2))`, `(-13x+3)/2`
+    factor = _FACTOR_BEFORE.search(text, window, start) or _FACTOR_AFTER.match(text, end)
+    return not (part_of_value_before or coefficient_before or factor or _PART_OF_VALUE_AFTER.match(text, end))
 
 
 @dataclass
