@@ -127,6 +127,7 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "nineteenth",
             "twentieth",
             "twentyfirst",
+            "twentysecond",
         )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.

@@ -3125,3 +3125,118 @@ def test_round_twenty_two_extracted_text_states_it(feedback, reference, expected
 )
 def test_round_twenty_two_leaves_other_values(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 23 (the twenty-first corpus: feedback from checkers, proof assistants and numeric environments)
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # Lean with Mathlib: a type ascription, the square root, pi and i by name, an interval, a goal's conjunction
+        (
+            "but is expected to have type\n  ans = (14 : ℚ) / 3 : Prop",
+            "\\frac{14}{3}",
+            "but is expected to have type\n  ans = [redacted] : Prop",
+        ),
+        ("⊢ 6 * Real.sqrt 13 = 3 * Real.sqrt 13", "3\\sqrt{13}", "⊢ 6 * Real.sqrt 13 = [redacted]"),
+        ("it expects (3, Real.pi / 2), but", "\\left( 3, \\frac{\\pi}{2} \\right)", "it expects [redacted], but"),
+        ("theorem target : ans = 6 - 5 * Complex.I := by", "6 - 5i", "theorem target : ans = [redacted] := by"),
+        ("Set.Ioc 3 4 is the answer", "(3,4]", "[redacted] is the answer"),
+        ("- ⊢ a = -2 ∧ b = 1\n+ ⊢ a = -1 ∧ b = 1", "(-2,1)", "- ⊢ [redacted]\n+ ⊢ a = -1 ∧ b = 1"),
+        ("({3, 5, 7} : Finset ℤ) is it", "3, 5, 7", "[redacted] is it"),
+        # Isabelle's intervals, Coq's scopes
+        ("  1. ans = {2..4} ⟹ ans = {3<..4}\n", "(3,4]", "  1. ans = {2..4} ⟹ ans = [redacted]\n"),
+        ("it expects {2<..}, but you have {1<..}.", "(2,\\infty)", "it expects [redacted], but you have {1<..}."),
+        ('Coq: Unable to unify "42%Z" with "43%Z".', "42", 'Coq: Unable to unify "[redacted]%Z" with "43%Z".'),
+        # Julia's and Haskell's rationals, Julia's `im` and set, Maxima's constants, labels and matrix, R's vectors
+        ("Expected: 14//3, got: 7//2", "\\frac{14}{3}", "Expected: [redacted], got: 7//2"),
+        ("  expected: 35 % 64\n   but got: 7 % 13", "\\frac{35}{64}", "  expected: [redacted]\n   but got: 7 % 13"),
+        ("  Evaluated: 7 - 5im == 6 - 5im", "6 - 5i", "  Evaluated: 7 - 5im == [redacted]"),
+        ("Set([3, 5, 7]) is it", "3, 5, 7", "[redacted] is it"),
+        (
+            "(%i1) reference;\n(%o1) 14/3\n(%i2) attempt;",
+            "\\frac{14}{3}",
+            "(%i1) reference;\n(%o1) [redacted]\n(%i2) attempt;",
+        ),
+        ("- [3, %pi/2]\n+ [3, %pi/4]", "\\left( 3, \\frac{\\pi}{2} \\right)", "- [redacted]\n+ [3, %pi/4]"),
+        (
+            "it expects matrix([-2], [-14], [-7]), not",
+            "\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}",
+            "it expects [redacted], not",
+        ),
+        ("> key\n[1] 9\n> answer\n[1] 8", "9", "> key\n[1] [redacted]\n> answer\n[1] 8"),
+        (
+            "Expected: c(-18, -49, 96), got: c(-17, -49, 96)",
+            "\\begin{pmatrix} -18 \\\\ -49 \\\\ 96 \\end{pmatrix}",
+            "Expected: [redacted], got: c(-17, -49, 96)",
+        ),
+        (
+            "> key\nmatrix(c(-1, 0, 0, -1), nrow = 2)\n> answer",
+            "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}",
+            "> key\n[redacted]\n> answer",
+        ),
+        # a test harness: the side of a "not equal", "it expects", a choice as a string
+        ("AssertionError: 6*sqrt(13) != 3*sqrt(13)", "3\\sqrt{13}", "AssertionError: 6*sqrt(13) != [redacted]"),
+        ("AssertionError: 576*pi != 288*pi", "288\\pi", "AssertionError: 576*pi != [redacted]"),
+        ("it expects 0.3056, but you have 0.2973.", "\\frac{11}{36}", "it expects [redacted], but you have 0.2973."),
+        ('Expected: "B", got: "C"', "\\text{(B)}", 'Expected: "[redacted]", got: "C"'),
+        # a choice as Lean's constructor or a Julia symbol, Coq's PI, Mathlib's interval and set of roots, R's
+        # printed vector, Isabelle's complex number, inequalities in parentheses, a checker's "Reference"
+        ("⊢ Choice.C = Choice.E", "\\text{(E)}", "⊢ Choice.C = [redacted]"),
+        (
+            "  Expression: solve() == :B\n   Evaluated: :C == :B",
+            "\\text{(B)}",
+            "  Expression: solve() == [redacted]\n   Evaluated: :C == [redacted]",
+        ),
+        ("Expected: (12 * PI)%R, got: (6 * PI)%R", "12\\pi", "Expected: [redacted]%R, got: (6 * PI)%R"),
+        (
+            "- Set.Ioo (-Real.sqrt 3) (Real.sqrt 3)\n+ Set.Ioo (-2 * Real.sqrt 3) (Real.sqrt 3)",
+            "(-\\sqrt{3}, \\sqrt{3})",
+            "- [redacted]\n+ Set.Ioo (-2 * Real.sqrt 3) (Real.sqrt 3)",
+        ),
+        (
+            "it expects ({1 - Real.sqrt 19, 1 + Real.sqrt 19} : Set ℝ), but",
+            "1 \\pm \\sqrt{19}",
+            "it expects [redacted], but",
+        ),
+        ("> key\n[1] 8 -2\n> answer\n[1] 8 -3", "(8,-2)", "> key\n[redacted]\n> answer\n[1] 8 -3"),
+        (
+            "Reference Complex 1 (-12); submitted Complex 1 (12).",
+            "1 - 12i",
+            "Reference [redacted]; submitted Complex 1 (12).",
+        ),
+        (
+            "it expects (0 < x < 9) or (9 < x < 36), but",
+            "(0,9) \\cup (9,36)",
+            "it expects [redacted], but",
+        ),
+        (
+            "Verdict: wrong. Reference 0.6667; submitted 6.6667.",
+            "\\frac{2}{3}",
+            "Verdict: wrong. Reference [redacted]; submitted 6.6667.",
+        ),
+        # a value after "you wrote" is the attempt's, no item of a list with the answer
+        (
+            "The answer is (2, \\infty), but you wrote (1, \\infty).",
+            "(2,\\infty)",
+            "The answer is [redacted], but you wrote (1, \\infty).",
+        ),
+    ],
+)
+def test_round_twenty_three_checker_output_states_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("[1] 8 is what your function prints", "9"),  # R's index of the vector, no summand
+        ("AssertionError: 203 != 205", "204"),
+        ("The score was 3 % 4 of the total", "\\frac{3}{5}"),
+        ('Coq: Unable to unify "43%Z" with "44%Z".', "42"),
+        ("see [1] 2019 for the method", "\\frac{14}{3}"),
+        ("it expects a value near 0.30, you have 0.2973.", "\\frac{11}{36}"),  # too few digits for 11/36
+        ("It's 'a' typo", "\\text{(C)}"),
+    ],
+)
+def test_round_twenty_three_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

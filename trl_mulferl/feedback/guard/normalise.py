@@ -15,6 +15,7 @@ from fractions import Fraction
 from text_to_num import alpha2digit
 
 from .extracted import extraction_pieces
+from .formal import FORMAL_PASSES
 from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
 from .markup import json_string_pieces, markup_pieces
 from .pieces import first_of_overlapping, wrapper_pieces
@@ -712,6 +713,8 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     marked = unescaped.rewritten(markup_pieces(unescaped.text))  # rich text's markup, around TeX and in it
     typeset = marked.rewritten_until_settled(tex_pieces, MAX_TEX_NESTING)  # what only typesets a value
     typeset = typeset.rewritten(extraction_pieces(typeset.text))  # a 2-D layout flattened to lines
+    for pieces_of in FORMAL_PASSES:  # a checker's notation, before NFKC reads `ℚ` as Q
+        typeset = typeset.rewritten(pieces_of(typeset.text))
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]

@@ -132,7 +132,8 @@ _RESULT_CUE_BEFORE = re.compile(
     # (what is evaluated may come between: "the script evaluates the final quantity to 7")
     r"|\b(?:reduc(?:es?|ed|ing)|simplif(?:y|ies|ied|ying)|boils?\s+down|works?\s+out|evaluates?|evaluated)"
     r"(?:\s+[^\s.;:!?,]+){0,4}?\s+to"
-    r"|\barrives?\s+at|\b(?:expected|key)"  # "Expected 7, got 8", "submitted 8, key 7"
+    # "Expected 7, got 8", "submitted 8, key 7", "it expects 7", a checker's "Reference 7; submitted 8"
+    r"|\barrives?\s+at|\b(?:expects|expected|key|reference)"
     # a measure or a count the subject has: "it measures 2", "the region has area 8", "the list has exactly 3"
     rf"|\bmeasur(?:es|ed|ing)|\b(?:has|have|had)\s+(?:exactly|(?:an?\s+|the\s+)?{_QUANTITY}(?:\s+of)?)"
     r"|(?:[\n.!?]|\*\*)\s*(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|result))"  # a label: "Answer 7 (you had 8)"
@@ -375,7 +376,8 @@ def _choice_spans(feedback: str, reference: _Reference, variable_letter: bool) -
     letter = reference.choice
     as_choice = re.compile(
         rf"(?<![A-Za-z\\])(?:\\text(?:bf)?\s*\{{\s*\(?\s*{letter}\s*\)?\s*\}}|\(\s*{letter}\s*\)(?![A-Za-z])"
-        rf"|\[\s*{letter}\s*\](?![A-Za-z(]))",  # "[C]", not a link's text "[C](...)"
+        rf"|\[\s*{letter}\s*\](?![A-Za-z(])"  # "[C]", not a link's text "[C](...)"
+        rf"|(?<=[\"“'‘]){letter}(?=[\"”'’](?![A-Za-z])))",  # a program's string: `expected "C"`
         re.IGNORECASE,
     )
     bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
@@ -470,7 +472,7 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     group, labelled, bulleted, lists = runs[:1], [], [], set()
     for run in [*runs[1:], None]:
         separator = None if run is None else _LIST_SEPARATOR.fullmatch(feedback, group[-1][1], run[0])
-        if separator:
+        if separator and not _ATTEMPT_LABEL.search(separator.group("label")):  # "(2, 5), but you wrote (1, 5)"
             group.append(run)
             labelled.append(bool(separator.group("label") or separator.group("link")))
             bulleted.append("\n" in separator.group())
@@ -1142,6 +1144,9 @@ _TRAILING_ITEM_LABEL = (
     r"(?:for|as|in)[ \t]+(?:the[ \t]+)?(?:(?:[A-Za-z][A-Za-z'-]{0,15}|\d+(?:st|nd|rd|th))[ \t]+)?"
     r"(?:coordinate|component|entry|element|term|value|number|root|solution|variable|unknown|slot|place|position)s?"
 )
+# A label that makes the next value the attempt's: no item of the list before it
+_ATTEMPT_LABEL = re.compile(r"\b(?:you|your|yours|attempt|attempts)\b", re.IGNORECASE)
+
 _LIST_SEPARATOR = re.compile(
     rf"[ \t]*(?:\$|\\[()])?[ \t]*(?:{_TRAILING_ITEM_LABEL}[ \t]*)?"
     r"(?:[,;][ \t]*(?:(?:and|or|but)[ \t]+)?|(?:and|or|but)[ \t]+|\\text\s*\{\s*(?:and|or)\s*\}[ \t]*"

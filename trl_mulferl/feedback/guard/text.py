@@ -45,12 +45,12 @@ _SIGN_CONTEXT_BEFORE = re.compile(
 
 # `=` (and a program's `==`: `assert x == 4`; not `!=`, but a factorial's `5!=120`), `\in`, `\approx`
 # (`$\approx 4.47$`, `$x \approx 4.47$` states an approximation) and `\equiv`, `\simeq` separate the sides of an
-# equation; an inequality or an implication separates sides too, of no equation (`a \ge (1+2)^2 = 9`, `\Rightarrow
-# x = 3`)
+# equation; an inequality, an implication or a program's "not equal" between two values separates sides too, of no
+# equation (`a \ge (1+2)^2 = 9`, `\Rightarrow x = 3`, `AssertionError: 203 != 204`; not `x != 4`)
 _SIDE_SEPARATOR_OR_BRACKET = re.compile(
     r"(?P<equals>(?<![<>=])(?<!(?<![\d)}])!)==?(?!=)|\\(?:in|approx|equiv|simeq|sim|cong)(?![A-Za-z]))"
     r"|(?P<relation>\\(?:le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore|to|mapsto|longrightarrow|rightarrow)"
-    r"(?![A-Za-z])|[<>]=?|[≤≥→])"
+    r"(?![A-Za-z])|[<>]=?|[≤≥→]|(?:(?<=[\d)\]}π][ \t])|(?<=pi[ \t])|(?<=\d[iI][ \t]))(?:!=|/=|≠)(?=[ \t]))"
     r"|[()\[\]{}]"
 )
 
