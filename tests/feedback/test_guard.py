@@ -3178,7 +3178,7 @@ def test_round_twenty_two_leaves_other_values(feedback, reference):
         ("AssertionError: 6*sqrt(13) != 3*sqrt(13)", "3\\sqrt{13}", "AssertionError: 6*sqrt(13) != [redacted]"),
         ("AssertionError: 576*pi != 288*pi", "288\\pi", "AssertionError: 576*pi != [redacted]"),
         ("it expects 0.3056, but you have 0.2973.", "\\frac{11}{36}", "it expects [redacted], but you have 0.2973."),
-        ('Expected: "B", got: "C"', "\\text{(B)}", 'Expected: "[redacted]", got: "C"'),
+        ('- "C"\n+ "D"', "\\text{(C)}", '- "[redacted]"\n+ "D"'),  # a diff's expected line
         # a choice as Lean's constructor or a Julia symbol, Coq's PI, Mathlib's interval and set of roots, R's
         # printed vector, Isabelle's complex number, inequalities in parentheses, a checker's "Reference"
         ("⊢ Choice.C = Choice.E", "\\text{(E)}", "⊢ Choice.C = [redacted]"),

@@ -57,7 +57,8 @@ _MATHLIB_INTERVAL = re.compile(
     rf"\bSet\.I(?P<kinds>[oc][oc]|[oc]i|i[oc])[ \t]+(?P<first>{_BOUND})(?:[ \t]+(?P<second>{_BOUND}))?"
 )
 _ISABELLE_INTERVAL = re.compile(
-    r"\{[ \t]*(?P<low>[^{}<.\n]{1,30}?)?[ \t]*(?P<low_open><)?\.\.(?P<high_open><)?[ \t]*(?P<high>[^{}<.\n]{1,30}?)?[ \t]*\}"
+    r"\{[ \t]*(?P<low>[^{}<.\n]{1,30}?)?[ \t]*(?P<low_open><)?\.\."
+    r"(?P<high_open><)?[ \t]*(?P<high>[^{}<.\n]{1,30}?)?[ \t]*\}"
 )
 _SET_IN_PARENTHESES = re.compile(r"\((?P<set>\{[^{}()\n]{1,200}\})\)")
 _INEQUALITY_IN_PARENTHESES = r"\((?P<{}>[^()\n]{{0,40}}[<>≤≥][^()\n]{{1,40}})\)"
@@ -95,7 +96,11 @@ def _value_pieces(text: str) -> list[tuple[int, int, str]]:
 
 def _bracket_pieces(text: str) -> list[tuple[int, int, str]]:
     """The second pass: intervals, sets and joined inequalities, their bounds and items written by the first."""
-    pieces = [(*match.span(), _mathlib_interval(match)) for match in _MATHLIB_INTERVAL.finditer(text)]
+    pieces = [
+        (*match.span(), interval)
+        for match in _MATHLIB_INTERVAL.finditer(text)
+        if (interval := _mathlib_interval(match)) is not None
+    ]
     pieces += [
         (*match.span(), interval)
         for match in _ISABELLE_INTERVAL.finditer(text)
@@ -114,14 +119,14 @@ def _bracket_pieces(text: str) -> list[tuple[int, int, str]]:
 FORMAL_PASSES = (_value_pieces, _bracket_pieces)
 
 
-def _mathlib_interval(match: re.Match) -> str:
+def _mathlib_interval(match: re.Match) -> str | None:
     kinds, first, second = match["kinds"], match["first"], match["second"]
     if kinds.endswith("i"):  # `Set.Ioi 2`: from a bound up
         return ("(" if kinds[0] == "o" else "[") + f"{first}, \\infty)"
     if kinds.startswith("i"):  # `Set.Iio 5`: up to a bound
         return f"(-\\infty, {first}" + (")" if kinds[1] == "o" else "]")
     if second is None:
-        return match.group()
+        return None
     return ("(" if kinds[0] == "o" else "[") + f"{first}, {second}" + (")" if kinds[1] == "o" else "]")
 
 
@@ -136,14 +141,8 @@ def _isabelle_interval(match: re.Match) -> str | None:
 
 def _r_matrix(match: re.Match) -> str | None:
     entries = [entry.strip() for entry in match["entries"].split(",")]
-    rows = int(match["rows"])
-    if not rows or len(entries) % rows:
+    row_count = int(match["rows"])
+    if not row_count or len(entries) % row_count:
         return None
-    columns = len(entries) // rows
-    return (
-        "["
-        + ", ".join(
-            "[" + ", ".join(entries[column * rows + row] for column in range(columns)) + "]" for row in range(rows)
-        )
-        + "]"
-    )
+    rows = [entries[row::row_count] for row in range(row_count)]  # R fills a matrix column by column
+    return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
