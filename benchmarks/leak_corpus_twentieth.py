@@ -1460,6 +1460,7 @@ def corpus(problems: list[dict], seed: int = SEED) -> list[dict]:
     answers = [row["answer"] for row in problems]
     cases = []
     for index, row in enumerate(problems):
-        others = random.Random(f"twentieth-others/{seed}/{index}").sample(answers, 12)
+        # other problems' answers, for answer-key lines of other entries (fewer where the rows are few)
+        others = random.Random(f"twentieth-others/{seed}/{index}").sample(answers, min(12, len(answers)))
         cases += RowWriter(index, row, [answer_tex(other) for other in others], seed).cases()
     return cases
