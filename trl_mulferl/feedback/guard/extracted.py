@@ -5,7 +5,7 @@ system's 2-D output (SymPy's fraction bar and matrix brackets), each written as 
 
 import re
 
-from .pieces import first_of_overlapping
+from .pieces import COUNT_IN_A_COMPOUND, NUMBER_WORD_AHEAD, first_of_overlapping
 
 
 # One item of a numerator or a denominator: a character of math (a digit, a sign, `√`, `π`, a superscript), a lone
@@ -24,10 +24,6 @@ _STACKED_FRACTION = re.compile(
 
 # A word hyphenated at a line's end ("Eve-" / "lyn", "forty-" / "two"), or split by a soft hyphen there
 _LINE_END_HYPHEN = re.compile(r"(?<=[A-Za-z])(?:-|\u00ad)[ \t]*\r?\n[ \t]*(?=[a-z])")
-
-# a compound number word keeps its hyphen: "forty-" / "two" is "forty-two"
-_TENS_BEFORE = re.compile(r"(?:twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety)\Z", re.IGNORECASE)
-_UNIT_AFTER = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine)(?![a-z])", re.IGNORECASE)
 
 # An answer key typeset in columns and read across: a gap, then the next column's numbered entry ("53. 720        10.
 # 32", "eight        11. 3 √5" where "seventy-" ended the line above)
@@ -72,7 +68,8 @@ def _is_fraction_bar(match: re.Match) -> bool:
 
 
 def _number_compound(text: str, start: int, end: int) -> bool:
-    return bool(_TENS_BEFORE.search(text, max(0, start - 7), start) and _UNIT_AFTER.match(text, end))
+    """Whether the hyphen joins a compound number ("forty-" / "two"), which keeps it."""
+    return bool(COUNT_IN_A_COMPOUND.search(text, max(0, start - 12), start) and NUMBER_WORD_AHEAD.match(text, end))
 
 
 def _drawn_matrix(match: re.Match) -> str:

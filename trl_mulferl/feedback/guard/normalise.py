@@ -18,7 +18,7 @@ from .extracted import extraction_pieces
 from .formal import FORMAL_PASSES
 from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
 from .markup import json_string_pieces, markup_pieces
-from .pieces import first_of_overlapping, wrapper_pieces
+from .pieces import COUNT_IN_A_COMPOUND, NUMBER_WORD_AHEAD, first_of_overlapping, wrapper_pieces
 from .spoken import (
     mathspeak_pieces,
     spoken_fraction_pieces,
@@ -89,18 +89,6 @@ _UPPER_CASE = re.compile(r"[A-Z]+")
 # a hyphen between words ("forty-two", "x-intercept"); between two one-letter variables ("p-q") it is a minus sign
 _HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[A-Za-z]{2})-(?=[A-Za-z])|(?<=[A-Za-z])-(?=[A-Za-z]{2})")
 
-# A number word in a compound adjective ("two-digit", "a three-step plan") is no number: its hyphen stays, unless a
-# number or fraction word follows ("forty-two", "two-thirds")
-_CARDINAL_WORD = (
-    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
-    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
-    r"|billion)"
-)
-_COUNT_IN_A_COMPOUND = re.compile(rf"(?<![A-Za-z]){_CARDINAL_WORD}$", re.IGNORECASE)
-_NUMBER_WORD_AHEAD = re.compile(
-    rf"(?:{_CARDINAL_WORD}|half|halves|quarters?|firsts?|seconds?|thirds?|[a-z]*(?:th|ths))(?![A-Za-z])",
-    re.IGNORECASE,
-)
 
 # a value restated in brackets, as a word and its digits: "seven (7)", "七（7）"; not a product
 _RESTATED = re.compile(r"(?<![\w.])(?P<value>-?\d+(?:\.\d+)?)\s*\(\s*(?P=value)\s*\)")
@@ -741,7 +729,7 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     pieces += [
         (match.start(), match.end(), " ")
         for match in _HYPHEN_BETWEEN_LETTERS.finditer(text)
-        if not _COUNT_IN_A_COMPOUND.search(text, 0, match.start()) or _NUMBER_WORD_AHEAD.match(text, match.end())
+        if not COUNT_IN_A_COMPOUND.search(text, 0, match.start()) or NUMBER_WORD_AHEAD.match(text, match.end())
     ]
     # an escaped dollar, or a dollar after a sign, is a unit ("-\$36", "-$36" are -36, not a dash before 36);
     # `10,\!080` is 10,080

@@ -1,7 +1,21 @@
-"""Pieces `(start, end, replacement)` of a text that `_Normalised.rewritten` applies: two helpers the readers of
-notation share."""
+"""Pieces `(start, end, replacement)` of a text that `_Normalised.rewritten` applies: the helpers and the number-word
+patterns the readers of notation share."""
 
 import re
+
+
+# A number word in a compound adjective ("two-digit", "a three-step plan") is no number: its hyphen stays, unless a
+# number or fraction word follows ("forty-two", "two-thirds")
+_CARDINAL_WORD = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+    r"|billion)"
+)
+COUNT_IN_A_COMPOUND = re.compile(rf"(?<![A-Za-z]){_CARDINAL_WORD}$", re.IGNORECASE)
+NUMBER_WORD_AHEAD = re.compile(
+    rf"(?:{_CARDINAL_WORD}|half|halves|quarters?|firsts?|seconds?|thirds?|[a-z]*(?:th|ths))(?![A-Za-z])",
+    re.IGNORECASE,
+)
 
 
 def wrapper_pieces(match: re.Match, inner: tuple[str, ...], replacements: tuple[str, ...]) -> list:
