@@ -58,6 +58,27 @@ def test_leak_guard_benchmark_on_two_problems(shared_data, tmp_path):
     }
 
 
+def test_every_corpus_builds_on_three_problems(shared_data):
+    """The slow section test below runs every corpus in `CORPORA` on MATH-500's first three problems (and the first
+    three of each other benchmark, for a corpus that reads them); a corpus that cannot build on so few rows (a sample
+    larger than its population) fails here, in the main suite."""
+    import importlib
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    import leak_corpus
+    from leak_guard import CORPORA, _by_dataset
+
+    rows = leak_corpus.load_problems(shared_data / "math500" / "test.jsonl")[:3]
+    for name, module_name in CORPORA.items():
+        module = importlib.import_module(module_name)
+        extra = None
+        if hasattr(module, "load_extra"):
+            extra = [row for rows_of in _by_dataset(module.load_extra()).values() for row in rows_of[:3]]
+        cases = module.corpus(rows) if extra is None else module.corpus(rows, extra=extra)
+        assert cases or name == "given", name  # none of the three answers is a number its problem states
+        assert all(0 <= case["index"] < len(rows) + len(extra or []) for case in cases), name
+
+
 @pytest.mark.slow
 def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
     """`--only independent` on MATH-500's first three problems (an ordered pair, p - q, 14/3): the JSON has its
@@ -128,6 +149,7 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "twentieth",
             "twentyfirst",
             "twentysecond",
+            "twentythird",
         )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.

@@ -3240,3 +3240,88 @@ def test_round_twenty_three_checker_output_states_it(feedback, reference, expect
 )
 def test_round_twenty_three_leaves_other_values(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 24 (the twenty-second corpus: English critiques with other locales' and typesetting traditions' numbers)
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a decimal comma where no grouping is meant, the British raised point, per mille, a power of ten
+        ("It comes to roughly 4,6667 in the end.", "\\frac{14}{3}", "It comes to roughly [redacted] in the end."),
+        ("The key says 0,15, the attempt 1,5.", "0.15", "The key says [redacted], the attempt 1,5."),
+        ("It gives about 24,3 here.", "18+2\\pi", "It gives about [redacted] here."),
+        ("The result should be 4,5, not 4,4.", "4.5", "The result should be [redacted], not 4,4."),
+        ("The key says $18,90, the attempt $18,91.", "\\$18.90", "The key says $[redacted], the attempt $18,91."),
+        ("Should be 12,5 %, not 25 %.", "\\frac{1}{8}", "Should be [redacted], not 25 %."),
+        ("must be 1·25, not 1·26.", "1.25", "must be [redacted], not 1·26."),
+        ("Properly done it gives 388,8 ‰ in all.", "\\frac{243}{625}", "Properly done it gives [redacted] in all."),
+        ("Correct: 6·72 × 10⁻⁵.", ".0000672", "Correct: [redacted]."),
+        ("you must arrive at 6,72·10⁻⁵.", ".0000672", "you must arrive at [redacted]."),
+        ("The total is 32,348·00 $.", "\\$32,\\!348", "The total is [redacted] $."),
+        # grouping by dots and by lakhs
+        ("It is approximately 6.366,2 in all.", "\\frac{20000}{\\pi}", "It is approximately [redacted] in all."),
+        ("you must arrive at 11.111.111.100.", "11,\\! 111,\\! 111,\\! 100", "you must arrive at [redacted]."),
+        ("you must arrive at 11,11,11,11,100.", "11,\\! 111,\\! 111,\\! 100", "you must arrive at [redacted]."),
+        # a colon or "by" for division
+        ("Correct: 14 : 3, not 14 : 4.", "\\frac{14}{3}", "Correct: [redacted], not 14 : 4."),
+        ("It is (11 + 9a) : 20 in the end.", "\\frac{11+9a}{20}", "It is [redacted] in the end."),
+        (
+            "Answer -π by 12 is wrong, must be -π by 6.",
+            "-\\frac{\\pi}{6}",
+            "Answer -π by 12 is wrong, must be [redacted].",
+        ),
+        ("the correct one is 11 by 2.", "\\frac{11}{2}", "the correct one is [redacted]."),
+        # brackets parted by semicolons or bars, closed ends as ⟩ or reversed brackets
+        ("the correct one is (3 : 2; −13).", "\\left( \\frac{3}{2}, -13 \\right)", "the correct one is [redacted]."),
+        ("the correct one is (6 | 31 | −1).", "(6,31,-1)", "the correct one is [redacted]."),
+        ("It is (3; 4⟩, not (3; 5⟩.", "(3,4]", "It is [redacted], not (3; 5⟩."),
+        (
+            "It is ]3⁄5; 8⁄3], not ]3⁄5; 8⁄3[.",
+            "\\left(\\frac{3}{5},\\frac{8}{3}\\right]",
+            "It is [redacted], not ]3⁄5; 8⁄3[.",
+        ),
+        (
+            "It is [pi² : 8; 5 pi² : 4].",
+            "\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]",
+            "It is [redacted].",
+        ),
+        (
+            "The matrix is ((−1; 0); (0; −1)).",
+            "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}",
+            "The matrix is [redacted].",
+        ),
+        (
+            "you get (0,2; −3,6) and not",
+            "\\begin{pmatrix} 1/5 \\\\ -18/5 \\end{pmatrix}",
+            "you get [redacted] and not",
+        ),
+        # a choice's variant, gon, decimetres, continental names of the cotangent, the letter x for a product
+        (
+            "You chose variant E; it must be variant C.",
+            "\\text{(C)}",
+            "You chose variant E; it must be variant [redacted].",
+        ),
+        ("The result should be 100 gon.", "90^\\circ", "The result should be [redacted]."),
+        ("It should be 0·15 dm², not 0·16 dm².", "15\\mbox{ cm}^2", "It should be [redacted] dm², not 0·16 dm²."),
+        ("Answer tg x is wrong, must be cotg x.", "\\cot x", "Answer tg x is wrong, must be [redacted]."),
+        ("The result should be 12 x π, not 11 x π.", "12\\pi", "The result should be [redacted], not 11 x π."),
+    ],
+)
+def test_round_twenty_four_locale_numbers_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Your −12/25 is off. The intermediate 0,96 was right.", "-\\frac{24}{25}"),  # the sign is the value's
+        ("Your (−√3; √3⟩ is off in value.", "(-\\sqrt{3}, \\sqrt{3})"),  # ⟩ closes the interval
+        ("In your last line, replace 59⁄56 by 3⁄56.", "\\frac{56}{3}"),
+        ("Use a 3 by 4 grid of points.", "\\frac{3}{4}"),
+        ("Dividing 100 by 6 gives 16 with 4 left over.", "\\frac{50}{3}"),
+        ("Step 2: 14 marbles are left.", "\\frac{1}{7}"),
+        ("Multiply 3 by 4 first.", "\\frac{3}{4}"),
+    ],
+)
+def test_round_twenty_four_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

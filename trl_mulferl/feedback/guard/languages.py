@@ -512,25 +512,22 @@ _DENOMINATOR_FIRST = {
     "tr": re.compile(r"(?P<denominator>\d+)\s*'?(?:te|ta|de|da)\s+(?P<numerator>\d+)"),
 }
 _AND_A_HALF = re.compile(r"(?<![\d.])(?P<whole>\d+)\s+(?:et|e|y)\s+(?:demi|meio|medio|mezzo)\b", re.IGNORECASE)
-_GERMAN_POINT = re.compile(r"\((?:\s*-?[\d.,/√π]+\s*\|){1,2}\s*-?[\d.,/√π]+\s*\)")
-# a bracket's two items parted by a semicolon, each one value: (3; 4], ]−√3 ; √3[ (not a matrix's rows, [-1 0; 0 -1])
-_BRACKETED_PAIR = re.compile(r"[(\[\]]\s*[^;()\[\]\s]{1,30}(?P<separator>\s*;\s*)[^;()\[\]\s]{1,30}\s*[)\]\[]")
 _PERCENT_FIRST = re.compile(r"百分之\s*(?P<value>\d+(?:\.\d+)?)")
 # a decimal comma, not between a bracket's items (`(3,4]`), with three digits or more after it or a whole part of 0:
 # "4,6667", "0,25" ("5,5" may be a list as much as a decimal; the rest of the guard reads it both ways); grouping
-# dots, "2.220"
+# dots, "2.220", never after a whole 0 ("0.125" is a decimal)
 _COMMA_DECIMAL = re.compile(r"(?<![\d.,(\[{/])(?P<whole>0|\d+(?=,\d{3}))(?:,(?P<decimals>\d+))(?![\d,/]|\s*[)\]}])")
-_GROUPING_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
-_APOSTROPHE_GROUPS = re.compile(r"(?<![\d.,’'])\d{1,3}(?:[’']\d{3})+(?![\d’'])")  # Swiss: 13’535
+_GROUPING_DOTS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d,]|\.\d)")
 
 
 def language_pieces(text: str, name: str | None) -> list[tuple[int, int, str]]:
     """The pieces that write a critique in `name` (after `number_word_pieces` or alpha2digit) as the rest of the
     guard reads English: its decimal commas and grouping, its fractions, and its words for signs, roots, pi,
-    products, quotients, "and", "or" and approximations; Swiss grouping in any language."""
-    pieces = [(m.start(), m.end(), re.sub(r"[’']", "", m.group())) for m in _APOSTROPHE_GROUPS.finditer(text)]
+    products, quotients, "and", "or" and approximations (a locale's conventions in any language are
+    `convention_pieces`)."""
     if name is None:
-        return pieces
+        return []
+    pieces = []
     if name in COMMA_DECIMAL_LANGUAGES:
         pieces += [(m.start(), m.end(), m.group().replace(".", "")) for m in _GROUPING_DOTS.finditer(text)]
         pieces += [(m.start(), m.end(), f"{m['whole']}.{m['decimals']}") for m in _COMMA_DECIMAL.finditer(text)]
@@ -566,10 +563,6 @@ def language_pieces(text: str, name: str | None) -> list[tuple[int, int, str]]:
         pieces += [(m.start(), m.end(), f"{m['value']}%") for m in _PERCENT_FIRST.finditer(text)]
     if name in _OPTION:
         pieces += [(*m.span(), f" option {m['letter'] or m['later']} ") for m in re.finditer(_OPTION[name], text)]
-    if name == "de":  # a point as German schools write it: (15 | -29)
-        pieces += [(*m.span(), m.group().replace("|", ",")) for m in _GERMAN_POINT.finditer(text)]
-    if name in COMMA_DECIMAL_LANGUAGES:  # (3; 4], (2; ∞): a semicolon parts a bracket's two items
-        pieces += [(*m.span("separator"), ", ") for m in _BRACKETED_PAIR.finditer(text)]
     if name in _ZERO:
         pieces += [(*m.span(), "0") for m in re.finditer(rf"(?<!\w)(?:{_ZERO[name]})(?!\w)", text, re.IGNORECASE)]
     if name in _ONE:  # one as the article says it, where no noun follows: "o valor certo é um."

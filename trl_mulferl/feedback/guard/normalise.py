@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from text_to_num import alpha2digit
 
+from .conventions import convention_pieces
 from .extracted import extraction_pieces
 from .formal import FORMAL_PASSES
 from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
@@ -703,6 +704,7 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     typeset = typeset.rewritten(extraction_pieces(typeset.text))  # a 2-D layout flattened to lines
     for pieces_of in FORMAL_PASSES:  # a checker's notation, before NFKC reads `ℚ` as Q
         typeset = typeset.rewritten(pieces_of(typeset.text))
+    typeset = typeset.rewritten(convention_pieces(typeset.text))  # a locale's numbers, before `·` is a product
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]

@@ -190,7 +190,7 @@ _ENUMERATION_BEFORE = re.compile(
 )
 
 _CHOICE_CUE_BEFORE = re.compile(
-    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|answer|circle|mark|tick|try)|\bit'?s"
+    r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|variant|answer|circle|mark|tick|try)|\bit'?s"
     r"|\(\s*[a-e]\s*\))[\s$*(\"'“‘]*$"  # an option's words after its letter: "(C) Plane"
 )
 
@@ -342,7 +342,7 @@ _PI = re.compile(r"\\pi(?![A-Za-z])|π|(?<![A-Za-z\\])pi(?![A-Za-z])")
 
 _RADIANS_AFTER = re.compile(r"[ \t]*(?:\\(?:text|mbox|mathrm)\s*\{\s*)?(?:radians?|rad)\b", re.IGNORECASE)
 
-_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,]|\.\d)")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(?P<sign>-[ \t]*)?\d+,\d{1,2}(?!\d|[,.]\d)")
 
 _DECIMAL = re.compile(r"-?(?P<digits>\d*\.\d+)")
 
@@ -382,7 +382,9 @@ def _choice_spans(feedback: str, reference: _Reference, variable_letter: bool) -
     )
     bare = re.compile(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])")
     # in lower case too where a choice is named ("option c", "final ans: b") or stated ("i got c"; "a" is the article)
-    named = re.compile(rf"\b(?:option|choice|ans(?:wer)?[ \t]*[:=])[ \t]*[{letter}{letter.lower()}](?![A-Za-z])")
+    named = re.compile(
+        rf"\b(?:option|choice|variant|ans(?:wer)?[ \t]*[:=])[ \t]*[{letter}{letter.lower()}](?![A-Za-z])"
+    )
     # a letter alone on a line of its own, not a quote of the attempt's ("nah\nb\nu had (A)", not "> B")
     alone = re.compile(rf"(?:^|(?<=\n))[ \t*_]*{letter}[ \t*_]*[.!]*[ \t]*(?=\n|$)", re.IGNORECASE)
     spans = [
@@ -701,7 +703,7 @@ def _decimal_comma_spans(feedback: str, reference: _Reference, given: bool) -> l
     return [
         match.span()
         for match in _DECIMAL_COMMA.finditer(feedback)
-        if Fraction(match.group().replace(",", ".")) == abs(reference.value)
+        if Fraction(match.group().replace(",", ".").replace(" ", "").replace("\t", "")) == reference.value
         and _is_whole_value(feedback, *match.span())
         and (not given or _stated_as_result(feedback, *match.span(), given=True))
     ]

@@ -83,6 +83,7 @@ _UNIT_SIZES = {
     "dollar": ("money", Fraction(100)),
     "mm": ("length", Fraction(1)),
     "cm": ("length", Fraction(10)),
+    "dm": ("length", Fraction(100)),
     "m": ("length", Fraction(1000)),
     "km": ("length", Fraction(10**6)),
     "in": ("length", Fraction("25.4")),
@@ -91,7 +92,7 @@ _UNIT_SIZES = {
 }
 _UNIT_NAME = re.compile(
     r"(?P<power>square[ ]+|sq\.?[ ]*|cubic[ ]+)?"
-    r"(?:(?P<cent>cents?|¢)|(?P<dollar>dollars?)|(?P<mm>millimet(?:er|re)s?|mm)|(?P<cm>centimet(?:er|re)s?|cm)"
+    r"(?:(?P<cent>cents?|¢)|(?P<dollar>dollars?)|(?P<mm>millimet(?:er|re)s?|mm)|(?P<cm>centimet(?:er|re)s?|cm)|(?P<dm>decimet(?:er|re)s?|dm)"
     r"|(?P<km>kilomet(?:er|re)s?|km)|(?P<m>met(?:er|re)s?|m)|(?P<in>inch(?:es)?|in)|(?P<ft>f(?:oo|ee)t|ft)"
     r"|(?P<yd>yards?|yd))\b(?:[ ]*(?:\^[ ]*\{?[ ]*(?P<exponent>[23])[ ]*\}?|(?P<script>[²³])))?",
     re.IGNORECASE,
