@@ -3325,3 +3325,59 @@ def test_round_twenty_four_locale_numbers_state_it(feedback, reference, expected
 )
 def test_round_twenty_four_leaves_other_values(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 25 (the twenty-third corpus: proportions and quantities in everyday words)
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a proportion: parts, a ratio, per, of or in every, chances in, a hyphenated chance
+        (
+            "It works out to fourteen parts to three, not seven parts to three.",
+            "\\frac{14}{3}",
+            "It works out to [redacted], not seven parts to three.",
+        ),
+        ("It is a ratio of 14 to 3.", "\\frac{14}{3}", "It is a ratio of [redacted]."),
+        ("You'll land on 5 per 4.", "1.25", "You'll land on [redacted]."),
+        ("The result is three in every fifty-six.", "\\frac{3}{56}", "The result is [redacted]."),
+        ("It is 3 of every 56 draws.", "\\frac{3}{56}", "It is [redacted] draws."),
+        ("It works out to a 448-in-15625 chance.", "\\frac{448}{15625}", "It works out to a [redacted] chance."),
+        ("The probability is eleven chances in thirty-six.", "\\frac{11}{36}", "The probability is [redacted]."),
+        # a chance by its odds or its complement
+        ("It's odds of 1 to 2 in favour.", "\\frac{1}{3}", "It's odds [redacted] in favour."),
+        ("The answer is odds of 19 to 2 against.", "\\frac{2}{21}", "The answer is odds [redacted] against."),
+        ("It comes out to odds of 11:25 in favour.", "\\frac{11}{36}", "It comes out to odds [redacted] in favour."),
+        (
+            "It's a 25 in 36 chance that it does not happen.",
+            "\\frac{11}{36}",
+            "It's a [redacted] chance that it does not happen.",
+        ),
+        # counted in dozens, grosses and scores; a root glued to its coefficient; pct and basis points
+        ("It's three and a half dozen.", "42", "It's [redacted]."),
+        ("The answer is twelve dozen.", "144", "The answer is [redacted]."),
+        ("The expected answer is five gross.", "720", "The expected answer is [redacted]."),
+        ("It should be four score.", "80", "It should be [redacted]."),
+        ("So that's 84/12 = 7 dozen eggs.", "7", "So that's [redacted] = [redacted] dozen eggs."),  # a count of dozens
+        ("The answer is 3root 13.", "3\\sqrt{13}", "The answer is [redacted]."),
+        ("It's 2.8672 pct.", "\\frac{448}{15625}", "It's [redacted]."),
+        ("The answer is 1,000 basis points.", "10\\%", "The answer is [redacted]."),
+        # a count short of another, an angle's supplement
+        ("The answer is one short of two dozen.", "23", "The answer is [redacted]."),
+        ("It's the supplement of 152 degrees.", "28", "It's [redacted]."),
+        ("You'll land on 62 degrees short of a right angle.", "28", "You'll land on [redacted]."),
+    ],
+)
+def test_round_twenty_five_everyday_proportions_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It's odds of 1 to 2 against.", "\\frac{1}{3}"),  # against: the chance is 2/3
+        ("The supplement of the angle is 152 degrees.", "28"),
+        ("Your test score was 4 points.", "80"),  # a score counted in words only
+    ],
+)
+def test_round_twenty_five_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from text_to_num import alpha2digit
@@ -137,7 +138,11 @@ _SCALE_WORD = re.compile(r"\b(\d+(?:\.\d+)?)[ ]+(thousand|million|billion)\b", r
 
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 
-_PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\bper[ ]?cent\b", re.IGNORECASE)
+_PERCENT_WORD = re.compile(r"(?<=\d)[ ]*\b(?:per[ ]?cent|pct)\b", re.IGNORECASE)
+# Basis points, hundredths of a percent: "1,000 basis points" is 10%
+_BASIS_POINTS = re.compile(
+    r"\b(?P<points>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)[ ]*(?:basis[ ]+points?|bps)\b", re.IGNORECASE
+)
 
 _SPACING_IN_NUMBER = re.compile(r"\\\$(?=\s*\d)|(?<=[-−+])\$(?=\d)|(?<=\d,)\\[!,]\s*(?=\d{3})|(?<=\d)\\[!,](?=\d)")
 
@@ -465,7 +470,7 @@ _MIXED_NUMBER = re.compile(
 
 # "root 13" alone is √13 too ("three root thirteen"), but not after a word that makes it a root of an equation ("the
 # root 2", "a double root 3").
-_GLUED_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt(?=\d)")  # typed in a chat: "3sqrt13", "sqrt2"
+_GLUED_ROOT = re.compile(r"(?<![A-Za-z\\])sqrt(?=\d)|(?<=\d)root[ ]*(?=\d)")  # typed: "3sqrt13", "sqrt2", "3root 13"
 _ROOT_OF_FRACTION = re.compile(r"\bsquare[ ]+root[ ]+of[ ]+(\d{1,8})[ ]*/[ ]*(\d{1,8})(?![\d/]|\.\d)", re.IGNORECASE)
 _ROOT_WORDS = re.compile(
     r"\bsquare[ ]+root[ ]+(?:of[ ]+)?(?=\d)"
@@ -613,6 +618,21 @@ _ARITHMETIC_WORDS = [
         ),
         r"(\2)-(\1)",
     ),
+    # a count short of another ("one short of two dozen" is 24 - 1, "62 degrees short of a right angle" 90 - 62), an
+    # angle's supplement or complement ("the supplement of 152 degrees" is 180 - 152)
+    (
+        ("short",),
+        re.compile(
+            rf"(?<![\d.])({_OPERAND})[ ]*(?:degrees?\b|°)?[ ]+short[ ]+of[ ]+{_YOUR}({_OPERAND})[ ]*(?:degrees?\b|°)?",
+            re.IGNORECASE,
+        ),
+        r"(\2)-(\1)",
+    ),
+    (
+        ("supplement", "complement"),
+        re.compile(rf"\bthe[ ]+(supplement|complement)[ ]+of[ ]+({_OPERAND})[ ]*(?:degrees?\b|°)", re.IGNORECASE),
+        lambda match: f"({180 if match[1].lower() == 'supplement' else 90})-({match[2]})",
+    ),
     # "the sum of 20 and 22", "the difference between 10 and 3", "the quotient of 20 and 5", "the product of 6 and 7"
     (
         ("sum", "total", "difference", "quotient", "product"),
@@ -641,10 +661,25 @@ _ARITHMETIC_WORDS = [
 
 # A decimal below 1 read out digit by digit, as alpha2digit leaves it: "point 3 5" (two digits or more; alpha2digit
 # reads "3 point 2 1" itself), its zeros joined to the next digit ("point 00006 7 2" for .0000672)
-# A ratio or a chance: "4:3", "3 in 56", "3 out of 56" (a part no larger than its whole)
+# A ratio or a chance: "4:3", "3 in 56", "3 out of 56" (a part no larger than its whole), "3 of every 56", "3 in
+# every 56", "3 chances in 56", "a 3-in-56 chance", "14 parts to 3", "a ratio of 14 to 3", "14 per 3"
 _RATIO = re.compile(
-    r"(?<![\d.:])(?P<numerator>\d+):(?P<denominator>\d+)(?![\d:])"
+    r"(?<![\d.:])(?P<numerator>\d+)(?::|[ ]+(?:of|in)[ ]+every[ ]+|[ ]+chances?[ ]+in[ ]+|-in-|[ ]+parts?[ ]+to[ ]+"
+    r"|[ ]+per[ ]+)(?P<denominator>\d+)(?![\d:]|\.\d)"
     r"|(?<![\d.])(?P<part>\d+)[ ]+(?:in|out[ ]+of)[ ]+(?P<whole>\d+)(?!\d|\.\d)",
+    re.IGNORECASE,
+)
+_RATIO_TO = re.compile(r"\bratio[ ]+(?:of[ ]+)?(?P<antecedent>\d+)[ ]+to[ ]+(?P<consequent>\d+)(?![\d:]|\.\d)", re.I)
+# A chance by its odds ("odds of 1 to 2 in favour" is 1/3, "odds of 19 to 2 against" 2/21) or by its complement ("a
+# 25 in 36 chance that it does not happen" is 11/36)
+_ODDS = re.compile(
+    r"(?<=\bodds[ ])(?:of[ ]+)?(?P<first>\d+)(?:[ ]+to[ ]+|[ ]*:[ ]*)(?P<second>\d+)"
+    r"(?=[ ]+(?P<side>in[ ]+favou?r|for|on|against)\b)",
+    re.IGNORECASE,
+)
+_COMPLEMENT_CHANCE = re.compile(
+    r"(?<![\d.])(?P<part>\d+)(?:[ ]+in[ ]+|[ ]+out[ ]+of[ ]+|-in-)(?P<whole>\d+)"
+    r"(?=[ ]+chance[ ]+(?:that[ ]+)?(?:it[ ]+)?(?:does[ ]+not|doesn't|won't|will[ ]+not)[ ]+(?:happen|occur)\b)",
     re.IGNORECASE,
 )
 
@@ -814,10 +849,23 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
         numerator = match.group("numerator") or "1"
         denominator = "2" if match.group("half") else "4" if match.group("quarter") else match.group("denominator")
         pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
+    for match in _ODDS.finditer(normalised.text):
+        first, second = int(match["first"]), int(match["second"])
+        favoured = second if match["side"].lower() == "against" else first
+        pieces.append((*match.span(), f"{favoured}/{first + second}"))
+    for match in _COMPLEMENT_CHANCE.finditer(normalised.text):
+        part, whole = int(match["part"]), int(match["whole"])
+        if part <= whole:
+            pieces.append((*match.span(), f"{whole - part}/{whole}"))
+    pieces += [
+        (match.start("antecedent"), match.end(), f"{match['antecedent']}/{match['consequent']}")
+        for match in _RATIO_TO.finditer(normalised.text)
+    ]
     for match in _RATIO.finditer(normalised.text):
         numerator, denominator = match.group("numerator") or match.group("part"), match.group("denominator")
         if match.group("numerator") or int(match.group("part")) <= int(match.group("whole")):
             pieces.append((match.start(), match.end(), f"{numerator}/{denominator or match.group('whole')}"))
+    pieces = first_of_overlapping(pieces)
     pieces += [(match.start(), match.end(), "-") for match in _SIGN_WORD.finditer(normalised.text)]
     pieces += [(*match.span("comma"), "") for match in _CORRECTED_ATTEMPT.finditer(normalised.text)]
     pieces += [
@@ -990,6 +1038,10 @@ def _scale_and_percent_words(normalised: _Normalised) -> _Normalised:
         if len(match.group()) <= MAX_CANDIDATE_LENGTH
     ]
     pieces += [(match.start(), match.end(), "%") for match in _PERCENT_WORD.finditer(normalised.text)]
+    pieces += [
+        (*match.span(), f"{format(Decimal(match['points'].replace(',', '')) / 100, 'f')}%")
+        for match in _BASIS_POINTS.finditer(normalised.text)
+    ]
     return normalised.rewritten(sorted(pieces))
 
 

@@ -48,7 +48,13 @@ _NAMED_NUMBERS = {
     "a straight angle": "180°",
 }
 _NAMED_NUMBER = re.compile(r"\b(?:" + "|".join(map(re.escape, _NAMED_NUMBERS)) + r")\b", re.IGNORECASE)
-_DOZENS = re.compile(rf"\b(?P<count>{_UNIT})[ ]+dozen\b", re.IGNORECASE)
+# Counted in words in dozens, grosses or scores: "two dozen", "three and a half dozen", "twelve dozen", "five gross",
+# "four score" (in digits a count of dozens is the value: "84/12 = 7 dozen eggs" for 7; "3 score" is a test's)
+_COUNTED = re.compile(
+    rf"\b(?P<count>{_TWO_DIGITS}|{_UNIT})(?P<half>[ ]+and[ ]+a[ ]+half)?[ ]+(?P<name>dozen|gross|score)\b",
+    re.IGNORECASE,
+)
+_COUNTED_SIZES = {"dozen": 12, "gross": 144, "score": 20}
 
 # A word spelled out: "E-V-E-N", "E V E N", the NATO alphabet ("Echo Victor Echo November"), "E as in Echo",
 # "cap E"
@@ -194,7 +200,7 @@ def spoken_word_pieces(text: str) -> list[tuple[int, int, str]]:
             (match.start(), match.end(), "".join(_DIGIT_VALUES[word.lower()] for word in match.group().split()))
         )
     pieces += [(m.start(), m.end(), _NAMED_NUMBERS[m.group().lower()]) for m in _NAMED_NUMBER.finditer(text)]
-    pieces += [(m.start(), m.end(), str(12 * _words_value(m["count"]))) for m in _DOZENS.finditer(text)]
+    pieces += [(*m.span(), _counted(m)) for m in _COUNTED.finditer(text)]
     pieces += [
         (m.start(), m.end(), "".join(word[0] for word in m.group().split()).upper())
         for m in _NATO_SPELLING.finditer(text)
@@ -295,6 +301,12 @@ def spoken_symbol_pieces(text: str) -> list[tuple[int, int, str]]:
         value += Fraction(repetend, 10 ** len(fixed) * 9)
         pieces.append((match.start(), match.end(), f"{value.numerator}/{value.denominator}"))
     return first_of_overlapping(pieces)
+
+
+def _counted(match: re.Match) -> str:
+    """The value of a count of dozens, grosses or scores (`_COUNTED`)."""
+    size = _COUNTED_SIZES[match["name"].lower()]
+    return str(_words_value(match["count"]) * size + (size // 2 if match["half"] else 0))
 
 
 def _words_value(words: str) -> int:
