@@ -1415,8 +1415,9 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
     """Repeated units of text that make a redactor work hard, with the answer type of the reference each is timed
     against and what closes the text: many distinct radical pairs against a pair (alone, each in `$...$`, all in one
     `$...$`, closed or not), fraction and integer pairs, triples, intervals, fractions, a long list, deep nesting, a
-    wall of numbers, fractions stacked over rules, an answer key in columns. Each seed draws other numbers, so that
-    no result cached from another seed's text applies."""
+    wall of numbers, fractions stacked over rules, an answer key in columns, one bracket of items parted by
+    semicolons, other locales' numbers. Each seed draws other numbers, so that no result cached from another seed's
+    text applies."""
     rng = random.Random(seed)
     pairs = list({(rng.randint(2, 999), rng.randint(2, 999)) for _ in range(600)})
     rng.shuffle(pairs)
@@ -1465,6 +1466,12 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
         "answer key in columns": (
             "small integer",
             [f"{k}. {draw(0, 999)}        {k + 60}. forty-\n{int_words(draw(1, 9))}\n" for k in range(1, 600)],
+            "",
+        ),
+        "one bracket parted by semicolons": ("set/list", ["("] + [f"{k}; " for k in range(first, first + 2000)], ")"),
+        "locale numbers": (
+            "fraction",
+            [f"({a}; {b}⟩ ≈ {a},{b} {a} : {b} {a} by {b}, {a} parts to {b}; " for a, b in pairs],
             "",
         ),
     }
