@@ -150,6 +150,7 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "twentyfirst",
             "twentysecond",
             "twentythird",
+            "twentyfourth",
         )
     )
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.
