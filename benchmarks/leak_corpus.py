@@ -1416,7 +1416,7 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
     against and what closes the text: many distinct radical pairs against a pair (alone, each in `$...$`, all in one
     `$...$`, closed or not), fraction and integer pairs, triples, intervals, fractions, a long list, deep nesting, a
     wall of numbers, fractions stacked over rules, an answer key in columns, one bracket of items parted by
-    semicolons, other locales' numbers. Each seed draws other numbers, so that no result cached from another seed's
+    semicolons, other locales' numbers, other languages' number words. Each seed draws other numbers, so that no result cached from another seed's
     text applies."""
     rng = random.Random(seed)
     pairs = list({(rng.randint(2, 999), rng.randint(2, 999)) for _ in range(600)})
@@ -1426,6 +1426,15 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
 
     def draw(low: int, high: int) -> int:
         return rng.randint(low, high)
+
+    from num2words import num2words
+
+    def spelled(number: int, language: str) -> str:
+        return num2words(number, lang=language)
+
+    # a fraction in words of one of six languages, each unit in another: English around runs of each
+    overs = [("es", "sobre"), ("fr", "sur"), ("pt", "sobre"), ("it", "fratto"), ("de", "durch"), ("tr", "bölü")]
+    switched = [(pair, overs[index % len(overs)]) for index, pair in enumerate(pairs)]
 
     def radicals(a: int, b: int) -> str:
         return f"(\\sqrt{{{a}}}, \\sqrt{{{b}}})"
@@ -1472,6 +1481,11 @@ def _adversarial_units(seed: int) -> dict[str, tuple[str, list[str], str]]:
         "locale numbers": (
             "fraction",
             [f"({a}; {b}⟩ ≈ {a},{b} {a} : {b} {a} by {b}, {a} parts to {b}; " for a, b in pairs],
+            "",
+        ),
+        "other languages' number words": (
+            "ordered pair",
+            [f"{spelled(a, language)} {over} {spelled(b, language)}, " for (a, b), (language, over) in switched],
             "",
         ),
     }

@@ -3381,3 +3381,134 @@ def test_round_twenty_five_everyday_proportions_state_it(feedback, reference, ex
 )
 def test_round_twenty_five_leaves_other_values(feedback, reference):
     assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+# Round 26 (the twenty-fourth corpus: English critiques that say their values in another language)
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a run of another language's number words in an English critique, read in that language
+        (
+            "You wrote trois quarts, but it should be deux tiers.",
+            "\\frac{2}{3}",
+            "You wrote trois quarts, but it should be [redacted].",
+        ),
+        ("Carried through, it comes out to cinq cent quatre.", "504", "Carried through, it comes out to [redacted]."),
+        ("Not seis. cuatro.", "4", "Not seis. [redacted]."),
+        (
+            "Your setup is fine, but the final ochenta y dos slipped; la respuesta es cuarenta y uno.",
+            "41",
+            "Your setup is fine, but the final ochenta y dos slipped; la respuesta es [redacted].",
+        ),
+        (
+            "You wrote fünfundsechzig, but it should be sechsundsechzig.",
+            "66",
+            "You wrote fünfundsechzig, but it should be [redacted].",
+        ),
+        ("The reference has (a más cinco)(b más dos).", "(a+5)(b+2)", "The reference has [redacted]."),
+        (
+            "It should be (menos infinito, dos) unión (tres, infinito).",
+            "(-\\infty, 2) \\cup (3, \\infty)",
+            "It should be [redacted].",
+        ),
+        ("The answer is uno fratto sedici.", "\\frac{1}{16}", "The answer is [redacted]."),
+        ("It should be 1 mais ou menos raiz de 19.", "1 \\pm \\sqrt{19}", "It should be [redacted]."),
+        ("The reference has 14 sobre 3.", "\\frac{14}{3}", "The reference has [redacted]."),
+        (
+            "Not 5,5 centavos. 5,4 centavos.",
+            "5.4 \\text{ cents}",
+            "Not 5,5 centavos. [redacted] centavos.",
+        ),  # no 1/100
+        # "e" and "y" are "and" between values and before an assignment, else variables
+        ("Hai scritto (9, -2), ma viene x = 8 e y = -2.", "(8,-2)", "Hai scritto (9, -2), ma viene [redacted]."),
+        (
+            "No es cinco x menos seis y, sino cinco x menos siete y más cuatro igual a cero.",
+            "5x - 7y + 4 = 0",
+            "No es cinco x menos seis y, sino [redacted].",
+        ),
+        # a number word English writes too, beside the language's words or where the language stands elsewhere
+        (
+            "Then you wrote on dört, but the reference has on iki.",
+            "12",
+            "Then you wrote on dört, but the reference has [redacted].",
+        ),
+        ("It should be (due, quattro).", "(2,4)", "It should be [redacted]."),
+        (
+            "You wrote x plus zéro, but it should be x plus un.",
+            "x + 1",
+            "You wrote x plus zéro, but it should be [redacted].",
+        ),
+        # Turkish fractions and decimals
+        ("It comes out to üçte on dört.", "\\frac{14}{3}", "It comes out to [redacted]."),
+        ("Not 6'da 5. It is 5'te 6.", "\\frac65", "Not 6'da 5. It is [redacted]."),
+        ("It comes out to yaklaşık 15,56.", "11\\sqrt2", "It comes out to [redacted]."),
+        ("It is yaklaşık iki virgül iki üç altı bir.", "\\sqrt{5}", "It is yaklaşık [redacted]."),
+        # Hindi in the Latin script, in an English critique and on its own
+        (
+            "ok so your satrah, no. You should land at pandrah.",
+            "15",
+            "ok so your satrah, no. You should land at [redacted].",
+        ),
+        ("Sahi jawab hai: chhappan, nahi atthaavan.", "56", "Sahi jawab hai: [redacted], nahi atthaavan."),
+        ("You should land at gyaarah bata do.", "\\frac{11}{2}", "You should land at [redacted]."),
+        ("The reference has do sau chhappan.", "256", "The reference has [redacted]."),
+        ("Not teen point do chhah. teen point do ek.", "3.21", "Not teen point do chhah. [redacted]."),
+        ("It is lagbhag aath point chaar aath paanch.", "6\\sqrt{2}", "It is [redacted]."),
+        # Korean's native numbers, a numeral between brackets, a space after 만, pi over a fraction bar
+        ("정답은: 열여섯, 아니고 스물여섯.", "16", "정답은: [redacted], 아니고 스물여섯."),
+        ("Not (사, 이). (이, 사).", "(2,4)", "Not (사, 이). [redacted]."),
+        ("정답은: 만 팔십, 아니고 이만 백육십.", "10080", "정답은: [redacted], 아니고 이만 백육십."),
+        ("답: 파이분의 이만.", "\\frac{20000}{\\pi}", "답: [redacted]."),
+        # Chinese, Japanese and Russian operations, infinity and decimals in words
+        ("答案是： 六减五i, 不是 六加五i.", "6 - 5i", "答案是： [redacted], 不是 六加五i."),
+        ("It should be (负无穷, 0].", "(-\\infty, 0]", "It should be [redacted]."),
+        ("答えは： 八分のパイ^2.", "\\frac{\\pi^2}{8}", "答えは： [redacted]."),
+        ("But 8 делить на 21 is the reference.", "\\frac{8}{21}", "But [redacted] is the reference."),
+        ("ответ: (пять, бесконечность).", "(5,\\infty)", "ответ: [redacted]."),
+        (
+            "It should be примерно четыре целых шестьдесят семь сотых.",
+            "\\frac{14}{3}",
+            "It should be примерно [redacted].",
+        ),
+        # a percent that rounds the reference; decimals said digit by digit
+        ("a resposta é aproximadamente 33,33 por cento.", "\\frac{1}{3}", "a resposta é aproximadamente [redacted]."),
+        ("It is about 33.33%.", "\\frac{1}{3}", "It is about [redacted]."),
+        ("The reference has cero coma tres cinco seis dos cinco.", ".35625", "The reference has [redacted]."),
+    ],
+)
+def test_round_twenty_six_switched_languages_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("Check it once more and compare with step 3.", "11"),  # Spanish "once" only beside Spanish
+        ("You wrote tres, but check it once more.", "11"),
+        ("Do it again from the top.", "2"),  # Hindi "do"
+        ("Focus on the second step; the tin holds 3 litres.", "10"),  # Turkish "on"
+        ("The teen years: a tin of bees and a char.", "3"),
+        ("It is neither even nor odd.", "\\text{even}"),  # what it is not
+        ("né pari né dispari? È sbagliato.", "\\text{even}"),
+        ("Not 负60.", "60"),  # a Chinese minus sign
+        ("Nice start, using 3,9 is right. The final value deux is off, though.", "3"),  # a decimal comma, by French
+        ("It is 33%.", "\\frac{1}{3}"),  # two digits: no approximation
+    ],
+)
+def test_round_twenty_six_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+def test_switched_runs_are_the_other_language_s_values():
+    from trl_mulferl.feedback.guard.languages import switched_runs
+
+    def runs(text):
+        return [(text[start:end], name) for start, end, name in switched_runs(text)]
+
+    assert runs("You wrote (due, sei), but it should be (due, quattro).") == [
+        ("(due, sei)", "it"),
+        ("(due, quattro)", "it"),
+    ]
+    assert runs("It is 14 sobre 3, once more.") == [("14 sobre 3", "es")]  # "once" stands beside no Spanish word
+    assert runs("You wrote x plus zéro, not x plus un.") == [("x plus zéro", "fr"), ("x plus un", "fr")]
+    assert runs("Check it once more; do it on paper.") == []  # English only: no run has an anchor

@@ -1,8 +1,8 @@
 """Numbers as other locales and typesetting traditions write them, in a critique of any language: grouping by
 dots, apostrophes or Indian lakhs, a decimal comma where no grouping can be meant, the British raised decimal point,
-a colon or "by" for division, brackets parted by semicolons or bars, closed ends as `⟩` or reversed brackets, per
-mille, gon and the trigonometric names of continental schools, each written as the notation the guard reads. Read
-before the guard's symbols make `·` a product.
+a colon or "by" for division, Chinese "负" for minus, brackets parted by semicolons or bars, closed ends as `⟩` or
+reversed brackets, per mille, gon and the trigonometric names of continental schools, each written as the notation
+the guard reads. Read before the guard's symbols make `·` a product.
 """
 
 import re
@@ -12,6 +12,7 @@ from .pieces import first_of_overlapping
 
 
 _MINUS = r"[-−–]"
+_CHINESE_MINUS = re.compile(r"[负負](?=\s*\d)")  # "负60" in a critique of any language: -60
 
 # Grouping that no decimal can be: Swiss apostrophes ("13’535"), two groups of dots or more ("11.111.111.100"),
 # Indian lakhs and crores ("11,11,11,11,100", "2,00,000"); groups of dots before a decimal comma ("6.366,2")
@@ -50,7 +51,7 @@ _DIVISION_COLON = re.compile(r"(?:(?<=[\dπ)²³])|(?<=\bpi))[ \t]+:[ \t]+(?=[-�
 _BY_OPERAND_LEFT = r"(?:\d+\s*)?(?:(?:√|root\s+)\d+|(?:π|pi\b)(?:\^\d+|[²³])?)|\d+(?:\.\d+)?"
 _FRACTION_BY = re.compile(
     rf"(?<![\w./⁄^·])(?:{_MINUS}\s*)?(?:{_BY_OPERAND_LEFT})(?P<by>\s+by\s+)"
-    r"(?:\d+(?:\.\d+)?|π|pi\b|√\d+)(?![\w./⁄^²³·,]\d|[\w⁄/^²³])"
+    r"(?:\d+(?:\.\d+)?|π|pi\b|√\d+)(?![\w⁄/^²³]|[.·,]\d)"
     r"(?!\s*-?\s*(?:columns?|rows?|matri(?:x|ces)|grids?|rectangles?|rectangular|squares?|units?|boards?|arrays?"
     r"|tables?|boxes|box|blocks?|tiles?|regions?|rooms?|fields?|plots?|times|gives?|giving|yields?|(?:c|m|k)?m|in"
     r"|ft|feet|foot|inch(?:es)?|met(?:er|re)s?|yards?|miles?|pixels?)\b)",
@@ -122,7 +123,8 @@ def _parted_bracket_pieces(match: re.Match) -> list[tuple[int, int, str]]:
 
 def convention_pieces(text: str) -> list[tuple[int, int, str]]:
     """The pieces that write a locale's or a typesetting tradition's numbers as the guard reads them."""
-    pieces = [(*match.span(), f"{_written(_decimal(match['number']) / 10)}%") for match in _PER_MILLE.finditer(text)]
+    pieces = [(*match.span(), "-") for match in _CHINESE_MINUS.finditer(text)]
+    pieces += [(*match.span(), f"{_written(_decimal(match['number']) / 10)}%") for match in _PER_MILLE.finditer(text)]
     pieces += [(*match.span(), f"{_written(_decimal(match['number']) * 9 / 10)}°") for match in _GON.finditer(text)]
     pieces += [(*match.span(), re.sub(r"[’'.,]", "", match.group())) for match in _GROUPED.finditer(text)]
     pieces += [

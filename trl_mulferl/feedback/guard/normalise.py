@@ -18,7 +18,14 @@ from text_to_num import alpha2digit
 from .conventions import convention_pieces
 from .extracted import extraction_pieces
 from .formal import FORMAL_PASSES
-from .languages import ALPHA2DIGIT_LANGUAGES, language, language_pieces, number_word_pieces
+from .languages import (
+    ALPHA2DIGIT_LANGUAGES,
+    language,
+    language_pieces,
+    number_word_pieces,
+    switched_decimal_comma_pieces,
+    switched_runs,
+)
 from .markup import json_string_pieces, markup_pieces
 from .pieces import COUNT_IN_A_COMPOUND, NUMBER_WORD_AHEAD, first_of_overlapping, wrapper_pieces
 from .spoken import (
@@ -814,11 +821,13 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
         for match in _SYMBOL_WORD.finditer(normalised.text)
     ]
     normalised = normalised.rewritten(sorted(pieces))
-    if written_in in ALPHA2DIGIT_LANGUAGES:  # its number words first: "cuarenta y dos" before "y" is "and"
-        normalised = normalised.rewritten(_number_words(normalised.text, written_in))
+    if written_in is None:  # an English critique: each run that says its values in another language, read in it
+        text = normalised.text
+        runs = switched_runs(text)
+        pieces = [(start, end, _in_language(_Normalised(text[start:end]), name).text) for start, end, name in runs]
+        normalised = normalised.rewritten(sorted(pieces + switched_decimal_comma_pieces(text, runs)))
     else:
-        normalised = normalised.rewritten(number_word_pieces(normalised.text, written_in))
-    normalised = normalised.rewritten(language_pieces(normalised.text, written_in))
+        normalised = _in_language(normalised, written_in)
     normalised = _scale_and_percent_words(normalised.rewritten(_number_words(normalised.text)))
     normalised = normalised.rewritten(spoken_symbol_pieces(normalised.text))
     pieces = [
@@ -1075,6 +1084,19 @@ def _scaled(number: str, scale: str) -> str:
     return str(value.numerator) if value.denominator == 1 else number + " " + scale
 
 
+def _in_language(normalised: _Normalised, name: str) -> _Normalised:
+    """`normalised`, a critique or a run of one in the language `name`, with its number words as digits and its
+    words for signs, operations and the rest as the English the guard reads."""
+    if name in ALPHA2DIGIT_LANGUAGES:  # its number words first: "cuarenta y dos" before "y" is "and"
+        normalised = normalised.rewritten(_number_words(normalised.text, name))
+    else:
+        normalised = normalised.rewritten(number_word_pieces(normalised.text, name))
+    return normalised.rewritten(language_pieces(normalised.text, name))
+
+
+_CENTAVOS = re.compile(r"\bcentavos?\b", re.IGNORECASE)
+
+
 def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str]]:
     """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them in the language
     `written_in` (every English number word, "one" included; in other languages not one alone, which is also "a":
@@ -1087,6 +1109,8 @@ def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str
             threshold = 0 if written_in == "en" else 2
             # a quote mark that is no apostrophe hides the word from alpha2digit: "the key says 'three'"
             plain = _SCALE_COMMA.sub(" ", _QUOTE_MARK.sub(" ", chunk))
+            if written_in == "es":  # alpha2digit reads "centavos" as hundredths: in a critique they are cents
+                plain = _CENTAVOS.sub(lambda match: " " * len(match.group()), plain)
             digits = alpha2digit(plain, written_in, threshold=threshold) if re.search("[A-Za-z]", plain) else plain
             if digits != plain:
                 pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(plain, digits)]

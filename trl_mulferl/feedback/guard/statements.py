@@ -227,6 +227,8 @@ _ALTERNATIVE_AFTER = re.compile(
     r"|which|what|is|was|not|check|compare|recheck|redo)\b)|,\s*[\w-]+\s*(?:,|\bor\b|\band\b))"
 )  # not a clause the conjunction opens: "it should be even, and your last line says odd"
 
+_NEGATED_BEFORE = re.compile(r"\b(?:neither|nor)\s*$", re.IGNORECASE)
+
 _GLUED_BEFORE = re.compile(r"[A-Za-z0-9.]$")
 
 _GLUED_AFTER = re.compile(rf"(?!{_UNIT_WORDS}(?![A-Za-z]))[A-Za-z0-9]|\.\d|_")  # `4210_{\text{six}}`: a base
@@ -411,7 +413,8 @@ def _choice_spans(feedback: str, reference: _Reference, variable_letter: bool) -
 def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> list[tuple[int, int]]:
     """A text answer ("even", "east", "ellipse", a name) as a word of the feedback: anywhere when the problem does not
     name it, else stated as the result ("The function is even.", "It is an ellipse", "facing due east", "choose
-    Navin", "Direction: east"), not listed among alternatives ("even or odd")."""
+    Navin", "Direction: east"), not listed among alternatives ("even or odd") and not denied ("neither even nor
+    odd")."""
     if text_answer is None:
         return []
     words = r"[\s-]+".join(map(re.escape, text_answer.split()))
@@ -423,6 +426,8 @@ def _text_answer_spans(feedback: str, text_answer: str | None, given: bool) -> l
         after = feedback[match.end() : match.end() + _CONTEXT_CHARS].lower()
         if given and _ALTERNATIVE_AFTER.match(after):
             continue  # "even or odd", "east, west"
+        if _NEGATED_BEFORE.search(before):
+            continue  # "neither even nor odd": what it is not
         before = _FILLER_BEFORE.sub("", before)  # "is an ellipse", "facing due east"
         view = before + match.group() + after  # the text as `_stated_as_result` reads it, without the filler
         if (
@@ -1178,12 +1183,16 @@ def _approximates(candidate: str, reference: _Reference, marked: bool = False, s
     (a program's 4.666667) or, `stated_as_result` ("the computation gives 4.6667"), `MIN_STATED_DIGITS`: a wrong
     attempt's 0.333 is no statement of 1/3. A marked whole number approximates too ("≈ 905" for `288\\pi`), and a
     program's float states any value (`4.999999999` for 5, `0.47368421052631576` for 9/19). In scientific notation
-    (`4.667 \\times 10^{0}`, `2.199e1`) the mantissa's digits count."""
+    (`4.667 \\times 10^{0}`, `2.199e1`) the mantissa's digits count, and in a percent ("about 33.33%" for 1/3, for a
+    reference that is no percent) the digits before its sign."""
     if reference.variables or not isinstance(reference.value, Fraction | float):
         return False
     text = _UNIT.sub("", candidate).strip()  # "≈ 38.6°" for `\frac{270}{7}` degrees
+    percent = not _PERCENT.search(reference.text) and re.fullmatch(r"(?P<number>.+?)\s*\\?%", text)
+    text = percent["number"] if percent else text  # "about 33.33%" for 1/3: a hundredth, two more places
     scientific = _MANTISSA_AND_EXPONENT.fullmatch(text)
     exponent = int(scientific["exponent"].replace("−", "-")) if scientific else 0
+    exponent -= 2 if percent else 0
     if scientific:
         text = scientific["sign"] + scientific["mantissa"]
     decimal = _DECIMAL.fullmatch(text) or ((marked or scientific) and _WHOLE.fullmatch(text))
