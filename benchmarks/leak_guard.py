@@ -20,13 +20,13 @@ Three measurements:
 - the time `redact_answer_leak` plus `sanitize_feedback` take on a 1,000-token feedback (the best of 3 texts), and
   the CPU time `prepare_feedback` takes on a long reply (1,000 expressions, 28 KB) at `max_feedback_length` 1024.
 
-- independent critiques (`CORPORA`: twenty-five corpora, each written by its own writer and method without reading the
+- independent critiques (`CORPORA`: twenty-six corpora, each written by its own writer and method without reading the
   guard, its tests or the corpora before it: `benchmarks/leak_corpus.py`, `leak_corpus_second.py`,
   `leak_corpus_third.py`, also over the other benchmarks, `leak_corpus_fourth.py`, `_fifth.py`, `_sixth.py`,
   `_seventh.py`, also over the other benchmarks, `_eighth.py`, `_ninth.py`, `_tenth.py`, `_eleventh.py`, `_twelfth.py`,
   `_thirteenth.py`, `_fourteenth.py`, `_fifteenth.py`, `_sixteenth.py`, `_seventeenth.py`, `_eighteenth.py`,
   `_nineteenth.py`, `_twentieth.py`, `_twentyfirst.py`, `_twentysecond.py`, `_twentythird.py`,
-  `_twentyfourth.py`, and `_given.py` over the problems whose answer is a number they state; each round of the rule
+  `_twentyfourth.py`, `_twentyfifth.py`, and `_given.py` over the problems whose answer is a number they state; each round of the rule
   reads the ones before it and is measured on the next): recall of `prepare_feedback`, called as the trainer calls
   it (SmolLM2's tokenizer, the default `max_feedback_length` and `feedback_reference_column`, the problem) under each
   `feedback_leak_guard` setting, per answer type, for all renderings and for written-out ones, per split; of
@@ -437,6 +437,7 @@ CORPORA = {
     "twentysecond": "leak_corpus_twentysecond",
     "twentythird": "leak_corpus_twentythird",
     "twentyfourth": "leak_corpus_twentyfourth",
+    "twentyfifth": "leak_corpus_twentyfifth",
     "given": "leak_corpus_given",
 }
 

@@ -153,6 +153,8 @@ def test_independent_critiques_section_on_three_problems(shared_data, tmp_path):
             "twentyfourth",
         )
     )
+    # The twenty-fifth halves its frames and styles, as the first does: a round may read its development split only.
+    assert set(section["corpora"]["twentyfifth"]["clean"]) == {"development", "held_out"}
     # None of the three problems' answers is a number the problem states: the given-value corpus has no case.
     assert section["corpora"]["given"]["cases"] == 0 and section["corpora"]["given"]["clean"] == {}
     timing = section["worst_case_time"]
