@@ -37,8 +37,8 @@ COMMON = {
 
 
 @pytest.fixture(scope="module")
-def problems():
-    return second.load_problems()
+def problems(shared_data):
+    return second.load_problems(shared_data / "math500" / "test.jsonl")
 
 
 @pytest.fixture(scope="module")

@@ -177,9 +177,20 @@ _HINDI_POINT = re.compile(r"(?:point|dashamlav)\s*$", re.IGNORECASE)
 # sign, a fraction or another number's words
 _HINDI_HOMOGRAPHS = {"do", "tin", "teen", "char", "sat", "che", "bis", "tis", "tees", "bees", "bara", "sola", "ath"}
 _HINDI_BESIDE = re.compile(r"minus|plus|bata|root|point|tihaai|tihai|chauthaai|chauthai|sau|hazaar", re.IGNORECASE)
-# the word before and after a number, past brackets and commas; or the end of a clause after it
-_WORD_BEFORE = re.compile(r"([^\W\d_]+)[\s(\[,]*$")
-_WORD_AFTER = re.compile(r"[\s)\],]*(?:([^\W\d_]+)|([.;!?]|$))")
+# the word before and after a number, past spaces, brackets and commas (not past digits); or a clause's end after it
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[\s()\[\]{},]*$")
+_WORD_AFTER = re.compile(r"[\s()\[\]{},]*(?:([^\W\d_]+)|([.;!?]|$))")
+_NEIGHBOUR_REACH = 64  # characters before a word searched for its neighbour: the search stays linear in the text
+
+
+def _neighbours(text: str, start: int, end: int) -> tuple[list[str], str | None, bool]:
+    """The words beside `text[start:end]` (`_WORD_BEFORE`, `_WORD_AFTER`), lowercased, the word after it, and whether
+    a clause ends after it: what tells whether a number word that English writes too ("do", "once", "due") is a
+    number there ("(do, chaar)", "sahi jawab hai: teen.", "x plus un")."""
+    before, after = _WORD_BEFORE.search(text, max(0, start - _NEIGHBOUR_REACH), start), _WORD_AFTER.match(text, end)
+    following = after[1].lower() if after and after[1] else None
+    beside = [word for word in (before[1].lower() if before else None, following) if word]
+    return beside, following, after is not None and after[2] is not None
 
 
 def _sum_of_scales(values: list[int]) -> int | None:
@@ -446,13 +457,8 @@ def _hindi_pieces(text: str) -> list[tuple[int, int, str]]:
             pieces.append((*match.span(), "".join(map(str, values))))
             continue
         if words == [words[0]] and words[0] in _HINDI_HOMOGRAPHS:
-            before = _WORD_BEFORE.search(text, 0, match.start())
-            after = _WORD_AFTER.match(text, match.end())
-            beside = [found[1].lower() for found in (before, after) if found and found[1]]
-            if not (
-                any(word in _HINDI_NUMBERS or _HINDI_BESIDE.fullmatch(word) for word in beside)
-                or (after and after[2] is not None)  # "sahi jawab hai: teen.", "(do, chaar)"
-            ):
+            beside, _, closing = _neighbours(text, *match.span())
+            if not (closing or any(word in _HINDI_NUMBERS or _HINDI_BESIDE.fullmatch(word) for word in beside)):
                 continue
         value = _sum_of_scales(values)
         if value is not None:
@@ -826,10 +832,14 @@ _ENGLISH_HOMOGRAPHS = {
     "hi": _HINDI_HOMOGRAPHS,
 }
 _RUN_TOKEN = re.compile(
-    r"(?P<suffix>(?<=\d)['’](?:te|ta|de|da)\b)|(?P<word>[^\W\d_]+(?:['’-][^\W\d_]+)*)|(?P<glue>\s+|\d+(?:[.,]\d+)*|[-−–+*/^=()\[\]{},√π∞²³'])|."
+    r"(?P<suffix>(?<=\d)['’](?:te|ta|de|da)\b)"
+    r"|(?P<word>[^\W\d_]+(?:['’-][^\W\d_]+)*)"
+    r"|(?P<glue>\s+|\d+(?:[.,]\d+)*|[-−–+*/^=()\[\]{},√π∞²³'])"
+    r"|."
 )
-_CLOSING = re.compile(r"\s*(?:[.;!?)\]]|$)")
 _ENGLISH_MATH = frozenset("plus minus times over pi".split())
+# cents, which alpha2digit reads as Spanish hundredths ("5,4 centavos" as 5.4 + 1/100): no number word
+CENTAVOS = re.compile(r"\bcentavos?\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=2**16)
@@ -840,7 +850,7 @@ def _is_number_word(word: str, name: str) -> bool:
         return word in _HINDI_NUMBERS
     if name == "de" and word.endswith("tel") and word not in _DENOMINATOR_WORDS["de"]:  # "vierundsechzigstel"
         word = word.removesuffix("tel").removesuffix("s")
-    if word in ("centavo", "centavos"):  # cents, which alpha2digit reads as Spanish hundredths
+    if CENTAVOS.fullmatch(word):
         return False
     return alpha2digit(word, name, threshold=0) != word or word in _DENOMINATOR_WORDS.get(name, ())
 
@@ -864,20 +874,14 @@ def _run_tokens(text: str, name: str) -> list[tuple[re.Match, str]]:
         else:
             kind = "break"
         tokens.append((match, kind))
-    # a homograph's neighbours, past spaces, brackets and commas: "(due, quattro)", not "14 sobre 3, once"
-    solid = [index for index, (match, _) in enumerate(tokens) if not re.fullmatch(r"\s*|[(),\[\]{}]", match.group())]
-    for position, index in enumerate(solid):
-        match, kind = tokens[index]
+    # "(due, quattro)", "due k" (a coefficient), "... but it should be un.", not "14 sobre 3, once"
+    for index, (match, kind) in enumerate(tokens):
         if kind == "homograph":
-            neighbours = [tokens[solid[other]] for other in (position - 1, position + 1) if 0 <= other < len(solid)]
-            beside = any(
-                kind in ("anchor", "word", "homograph") or neighbour.group().lower() in _ENGLISH_MATH
-                for neighbour, kind in neighbours
-            ) or (
-                position + 1 < len(solid) and re.fullmatch(r"[b-hj-z]", tokens[solid[position + 1]][0].group())
-            )  # a coefficient: "due k"
-            closing = _CLOSING.match(text, match.end())  # "... but it should be un."
-            tokens[index] = (match, "word" if beside or closing else "break")
+            beside, following, closing = _neighbours(text, *match.span())
+            number = closing or any(
+                word in _ENGLISH_MATH or word in _RUN_WORDS[name] or _is_number_word(word, name) for word in beside
+            )
+            tokens[index] = (match, "word" if number or re.fullmatch(r"[b-hj-z]", following or "") else "break")
     return tokens
 
 

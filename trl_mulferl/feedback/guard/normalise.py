@@ -20,6 +20,7 @@ from .extracted import extraction_pieces
 from .formal import FORMAL_PASSES
 from .languages import (
     ALPHA2DIGIT_LANGUAGES,
+    CENTAVOS,
     language,
     language_pieces,
     number_word_pieces,
@@ -1094,9 +1095,6 @@ def _in_language(normalised: _Normalised, name: str) -> _Normalised:
     return normalised.rewritten(language_pieces(normalised.text, name))
 
 
-_CENTAVOS = re.compile(r"\bcentavos?\b", re.IGNORECASE)
-
-
 def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str]]:
     """The pieces `(start, end, digits)` of `text` that spell a number, as alpha2digit reads them in the language
     `written_in` (every English number word, "one" included; in other languages not one alone, which is also "a":
@@ -1109,8 +1107,8 @@ def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str
             threshold = 0 if written_in == "en" else 2
             # a quote mark that is no apostrophe hides the word from alpha2digit: "the key says 'three'"
             plain = _SCALE_COMMA.sub(" ", _QUOTE_MARK.sub(" ", chunk))
-            if written_in == "es":  # alpha2digit reads "centavos" as hundredths: in a critique they are cents
-                plain = _CENTAVOS.sub(lambda match: " " * len(match.group()), plain)
+            if written_in == "es":
+                plain = CENTAVOS.sub(lambda match: " " * len(match.group()), plain)
             digits = alpha2digit(plain, written_in, threshold=threshold) if re.search("[A-Za-z]", plain) else plain
             if digits != plain:
                 pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(plain, digits)]
