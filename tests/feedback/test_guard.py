@@ -3512,3 +3512,54 @@ def test_switched_runs_are_the_other_language_s_values():
     assert runs("It is 14 sobre 3, once more.") == [("14 sobre 3", "es")]  # "once" stands beside no Spanish word
     assert runs("You wrote x plus zéro, not x plus un.") == [("x plus zéro", "fr"), ("x plus un", "fr")]
     assert runs("Check it once more; do it on paper.") == []  # English only: no run has an anchor
+
+
+# Round 27 (the older corpora's residual misses: sets in bare braces, vectors and transposes in TeX, long clauses)
+_COLUMN = "\\begin{pmatrix} -7 \\\\ 16 \\\\ 5 \\end{pmatrix}"
+_SQUARE = "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "expected"),
+    [
+        # a list in bare braces whose items hold braces of their own
+        (
+            "so the value is **{3 - 2 \\sqrt{2}, 3 + 2 \\sqrt{2}}**.",
+            "3 \\pm 2 \\sqrt{2}",
+            "so the value is **[redacted]**.",
+        ),
+        ("Final Answer:\n###{1 - \\sqrt{19}, 1 + \\sqrt{19}}", "1 \\pm \\sqrt{19}", "Final Answer:\n###[redacted]"),
+        ("The roots are {\\frac{1}{2}, 3}.", "\\frac{1}{2}, 3", "The roots are [redacted]."),
+        # angle brackets outside math, and inside a macro's definition
+        ("So \\langle -7, 16, 5 \\rangle is the vector.", _COLUMN, "So [redacted] is the vector."),
+        (
+            "\\def\\final{\\langle -7, 16, 5 \\rangle} Working it through: $$\\final$$",
+            _COLUMN,
+            "\\def\\final{[redacted]} Working it through: $$\\final$$",
+        ),
+        # a matrix environment transposed: a row as the column, a square matrix's transpose
+        ("It is $\\begin{bmatrix} -7 & 16 & 5 \\end{bmatrix}^\\top$.", _COLUMN, "It is $[redacted]$."),
+        ("It is $\\begin{pmatrix} 1 & 3 \\\\ 2 & 4 \\end{pmatrix}^{T}$.", _SQUARE, "It is $[redacted]$."),
+    ],
+)
+def test_round_twenty_seven_collections_state_it(feedback, reference, expected):
+    assert redact_answer_leak(feedback, reference) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference"),
+    [
+        ("It is $\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}^T$.", _SQUARE),  # the transpose: another matrix
+        ("The value is {3 + 2 \\sqrt{2}, 3 - 3 \\sqrt{2}}.", "3 \\pm 2 \\sqrt{2}"),
+        ("So \\langle -7, 16, 4 \\rangle is off.", _COLUMN),
+    ],
+)
+def test_round_twenty_seven_leaves_other_values(feedback, reference):
+    assert redact_answer_leak(feedback, reference) == (feedback, False)
+
+
+@pytest.mark.parametrize("filler", range(20, 30))  # before round 27, 22 to 27 words cut the number
+def test_a_number_in_words_is_read_whole_wherever_a_long_clause_is_cut(filler):
+    # a clause is read in pieces of 64 tokens; before round 27 a piece could end inside the number
+    feedback = "so " * filler + "you said nought point nought nought nought nought six seven two, okay"
+    assert redact_answer_leak(feedback, ".0000672") == ("so " * filler + "you said [redacted], okay", True)

@@ -139,7 +139,9 @@ _SCALAR_FACTOR = re.compile(
 
 _OR = re.compile(r"\\text\s*\{\s*or\s*\}|\bor\b")  # "{x | x < 2 \text{ or } x > 3}"
 
-_PLAIN_BRACES = re.compile(r"^\{(?P<body>[^{}]*)\}$")  # "{1, -2}": a list in the order written
+_PLAIN_BRACES = re.compile(
+    r"^\{(?P<body>(?:[^{}]|\{[^{}]*\})*)\}$"
+)  # "{1, -2}", "{1, \sqrt{2}}": a list in the order written
 
 _ROW_CELL_SEPARATOR = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 
@@ -158,7 +160,8 @@ _SET_DIFFERENCE = re.compile(
     r"(?P<whole>[^∖]+?)\s*(?:\\setminus(?![A-Za-z])|\\backslash(?![A-Za-z])|∖)\s*(?P<removed>.+)"
 )
 
-_TRANSPOSE = re.compile(r"(?<=[)\]])\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal)$")
+_TRANSPOSE_MARK = r"\s*\^\s*(?:\{\s*(?:T|\\top|\\intercal)\s*\}|T|\\top|\\intercal)(?![A-Za-z])"
+_TRANSPOSE = re.compile(rf"(?<=[)\]}}]){_TRANSPOSE_MARK}$")  # `(1, 2, 3)^T`, `\end{bmatrix}^\top`
 
 _HALF_LINE_INEQUALITY = re.compile(
     r"[A-Za-z]\s*(?P<operator>"
@@ -188,7 +191,7 @@ def _collection(text: str) -> _Collection | None:
     text = _ELEMENT_OF.sub("", _COLLECTION_NOISE.sub(" ", text)).strip().rstrip(".")
     transposed = _TRANSPOSE.search(text)
     text = _TRANSPOSE.sub("", text)  # a vector as a transposed row: `(1, 2, 3)^T`
-    if transposed and ";" not in text and "," not in text:
+    if transposed and ";" not in text and "," not in text and not _MATRIX.fullmatch(text):
         return _matrix_in_rows(text)  # its values apart by spaces: "[-7 16 5]^T"
     set_builder = _SET_BUILDER.fullmatch(text)
     if set_builder:  # {x | 3 < x <= 4}: the interval its condition states, or the union of its conditions
@@ -236,6 +239,8 @@ def _collection(text: str) -> _Collection | None:
         values = [[_value(cell) for cell in row] for row in rows]
         if not rows or any(value is None for row in values for value in row) or len({len(row) for row in rows}) != 1:
             return None
+        if transposed:
+            values = [list(column) for column in zip(*values, strict=True)]
         return _matrix_or_vector(values)  # a vector is written as a tuple too
     if "\n" in text:
         return _matrix_in_lines(text)

@@ -843,7 +843,9 @@ CENTAVOS = re.compile(r"\bcentavos?\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=2**16)
-def _is_number_word(word: str, name: str) -> bool:
+def is_number_word(word: str, name: str) -> bool:
+    """Whether the lowercase `word` is a number word of the language `name` (alpha2digit reads it alone, or it is one
+    of the language's denominators)."""
     if name == "tr":
         return _TURKISH_NUMBER.fullmatch(word) is not None
     if name == "hi":
@@ -865,7 +867,7 @@ def _run_tokens(text: str, name: str) -> list[tuple[re.Match, str]]:
         word = match["word"].lower() if match["word"] else None
         if match["suffix"]:  # "5'te 6": Turkish's "of five", six
             kind = "anchor" if name == "tr" else "glue"
-        elif word and _is_number_word(word, name):
+        elif word and is_number_word(word, name):
             kind = "homograph" if word in _ENGLISH_HOMOGRAPHS[name] else "anchor"
         elif word in _RUN_WORDS[name]:
             kind = "anchor" if word in _ANCHORS[name] else "word"
@@ -879,7 +881,7 @@ def _run_tokens(text: str, name: str) -> list[tuple[re.Match, str]]:
         if kind == "homograph":
             beside, following, closing = _neighbours(text, *match.span())
             number = closing or any(
-                word in _ENGLISH_MATH or word in _RUN_WORDS[name] or _is_number_word(word, name) for word in beside
+                word in _ENGLISH_MATH or word in _RUN_WORDS[name] or is_number_word(word, name) for word in beside
             )
             tokens[index] = (match, "word" if number or re.fullmatch(r"[b-hj-z]", following or "") else "break")
     return tokens

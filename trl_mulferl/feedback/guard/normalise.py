@@ -8,7 +8,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -21,6 +21,7 @@ from .formal import FORMAL_PASSES
 from .languages import (
     ALPHA2DIGIT_LANGUAGES,
     CENTAVOS,
+    is_number_word,
     language,
     language_pieces,
     number_word_pieces,
@@ -116,7 +117,8 @@ _SCALE_COMMA = re.compile(
 )
 _QUOTE_MARK = re.compile(r"(?<![^\W\d_])['‘’]|['‘’](?![^\W\d_])")
 
-_CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of this many
+_CLAUSE_TOKENS = 64  # a clause longer than this (words and spaces) is read in pieces of about this many
+_INSIDE_A_NUMBER = frozenset({"point", "dot", "and", "a", "minus", "negative"})  # "two point five", "a hundred"
 
 # What number words become after alpha2digit: "three quarters" -> "3 quarters", "two thirds" -> "2 3rds".
 _FRACTION_WORDS = re.compile(
@@ -1102,8 +1104,7 @@ def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str
     pieces = []
     for clause in _CLAUSE.finditer(text):
         tokens, offset = _WORD_OR_SPACE.findall(clause.group()), clause.start()
-        for first in range(0, len(tokens), _CLAUSE_TOKENS):
-            chunk = "".join(tokens[first : first + _CLAUSE_TOKENS])
+        for chunk in map("".join, _clause_pieces(tokens, written_in)):
             threshold = 0 if written_in == "en" else 2
             # a quote mark that is no apostrophe hides the word from alpha2digit: "the key says 'three'"
             plain = _SCALE_COMMA.sub(" ", _QUOTE_MARK.sub(" ", chunk))
@@ -1114,6 +1115,24 @@ def _number_words(text: str, written_in: str = "en") -> list[tuple[int, int, str
                 pieces += [(offset + start, offset + end, new) for start, end, new in _changed_words(plain, digits)]
             offset += len(chunk)
     return pieces
+
+
+def _clause_pieces(tokens: list[str], written_in: str) -> Iterator[list[str]]:
+    """`tokens` in pieces of `_CLAUSE_TOKENS` tokens, each cut at the first word after them that is no part of a
+    number (at most `_CLAUSE_TOKENS` later): "... nought point nought nought six seven two, okay" is not cut inside."""
+    first = 0
+    while first < len(tokens):
+        end = min(first + _CLAUSE_TOKENS, len(tokens))
+        limit = min(end + _CLAUSE_TOKENS, len(tokens))
+        while end < limit and not _outside_a_number(tokens[end], written_in):
+            end += 1
+        yield tokens[first:end]
+        first = end
+
+
+def _outside_a_number(token: str, written_in: str) -> bool:
+    word = token.lower()
+    return word.isalpha() and word not in _INSIDE_A_NUMBER and not is_number_word(word, written_in)
 
 
 def _changed_words(before: str, after: str) -> list[tuple[int, int, str]]:

@@ -18,6 +18,7 @@ from .collection import (
     _INEQUALITY_OPERATORS,
     _MATRIX,
     _REAL_LINE,
+    _TRANSPOSE_MARK,
     _Collection,
     _collection,
     _is_collection,
@@ -469,7 +470,10 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
     y = -29", "1 + √19 or 1 - √19"), a matrix or vector environment, angle brackets."""
     if reference.collection is None:
         return []
-    candidates = [match.span() for match in _MATRIX.finditer(feedback)]
+    candidates = [
+        (match.start(), transposed.end() if (transposed := _TRANSPOSED.match(feedback, match.end())) else match.end())
+        for match in _MATRIX.finditer(feedback)
+    ]
     candidates += [match.span() for match in _ANGLE_BRACKETED.finditer(feedback)]
     if reference.collection.kind == "matrix" or reference.collection.vector:
         candidates += [match.span() for match in _MATRIX_ROWS.finditer(feedback)]
@@ -508,7 +512,8 @@ def _collection_spans(feedback: str, reference: _Reference, given: bool) -> list
         text = feedback[start:end]
         if (start, end) in worded:
             collection = worded[(start, end)]
-        elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text):  # "[-1 0; 0 -1]" is no list of runs
+        elif (start, end) not in lists or _MATRIX_ROWS.fullmatch(text) or _ANGLE_BRACKETED.fullmatch(text):
+            # "[-1 0; 0 -1]" and "\langle -7, 16, 5 \rangle" are no lists of runs
             collection = _collection(text)
         else:
             pieces = [
@@ -1072,6 +1077,7 @@ _ROW_NUMBER = r"-?\d+(?:\.\d+)?(?:/\d+)?"
 _ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bounded: a scan stays linear
 
 # A vector typed as a transposed row of values: "[-7 16 5]^T"
+_TRANSPOSED = re.compile(_TRANSPOSE_MARK)  # after a matrix environment: `\end{bmatrix}^\top`
 _TRANSPOSED_ROW = re.compile(
     rf"\[[ \t]*{_ROW}[ \t]*\][ \t]*\^[ \t]*(?:\{{[ \t]*(?:T|\\top)[ \t]*\}}|T|\\top)(?![A-Za-z])"
 )
