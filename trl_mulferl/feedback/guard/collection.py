@@ -139,9 +139,8 @@ _SCALAR_FACTOR = re.compile(
 
 _OR = re.compile(r"\\text\s*\{\s*or\s*\}|\bor\b")  # "{x | x < 2 \text{ or } x > 3}"
 
-_PLAIN_BRACES = re.compile(
-    r"^\{(?P<body>(?:[^{}]|\{[^{}]*\})*)\}$"
-)  # "{1, -2}", "{1, \sqrt{2}}": a list in the order written
+# "{1, -2}", "{1, \sqrt{2}}": a list in the order written
+_PLAIN_BRACES = re.compile(r"^\{(?P<body>(?:[^{}]|\{[^{}]*\})*)\}$")
 
 _ROW_CELL_SEPARATOR = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 

@@ -1078,9 +1078,7 @@ _ROW = rf"{_ROW_NUMBER}(?:(?:[ \t]*,[ \t]*|[ \t]+){_ROW_NUMBER}){{0,15}}"  # bou
 
 # A vector typed as a transposed row of values: "[-7 16 5]^T"
 _TRANSPOSED = re.compile(_TRANSPOSE_MARK)  # after a matrix environment: `\end{bmatrix}^\top`
-_TRANSPOSED_ROW = re.compile(
-    rf"\[[ \t]*{_ROW}[ \t]*\][ \t]*\^[ \t]*(?:\{{[ \t]*(?:T|\\top)[ \t]*\}}|T|\\top)(?![A-Za-z])"
-)
+_TRANSPOSED_ROW = re.compile(rf"\[[ \t]*{_ROW}[ \t]*\]{_TRANSPOSE_MARK}")
 
 _MATRIX_ROWS = re.compile(
     rf"(?<![\w.,;/-])(?:[\[(][ \t]*)?{_ROW}(?:[ \t]*;[ \t]*{_ROW}){{1,15}}(?:[ \t]*[\])])?(?!\w|[.,/]\d|[ \t]*;[ \t]*-?\d)"
