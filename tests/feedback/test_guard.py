@@ -3563,3 +3563,95 @@ def test_a_number_in_words_is_read_whole_wherever_a_long_clause_is_cut(filler):
     # a clause is read in pieces of 64 tokens; before round 27 a piece could end inside the number
     feedback = "so " * filler + "you said nought point nought nought nought nought six seven two, okay"
     assert redact_answer_leak(feedback, ".0000672") == ("so " * filler + "you said [redacted], okay", True)
+
+
+# Round 28 (the twenty-fifth corpus's development split, and the older corpora's residual misses: a prime factorization
+# with `·`, a power in braces inside a fraction, an option's words in apposition, a negated matrix, German's
+# "-einhalb", the lines of an aligned environment)
+_OPTIONS = "Which shape is it?\n(A) Line\n(B) Circle\n(C) Plane\n(D) Sphere\n(E) Cylinder\n(F) Cone"
+_MINUS_TWO_I = "\\begin{pmatrix} -2 & 0 \\\\ 0 & -2 \\end{pmatrix}"
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem", "expected"),
+    [
+        # `·` between digits: a product for a whole reference, the raised point where only zeros follow it
+        ("Factor it and you get 2·3, then check.", "6", None, "Factor it and you get [redacted], then check."),
+        ("The key has 3·5², not 3·5.", "75", None, "The key has [redacted], not 3·5."),
+        ("Expected 11·13 here.", "143", None, "Expected [redacted] here."),
+        ("It totals 12·00 pounds.", "12", None, "It totals [redacted] pounds."),
+        # a power in braces inside a fraction
+        (
+            "Valid for $\\frac{\\pi^{2}}{6} < t < \\pi^{2}$ only.",
+            "\\left( \\frac{\\pi^2}{6}, \\pi^2 \\right)",
+            None,
+            "Valid for $[redacted]$ only.",
+        ),
+        # an option's words in apposition
+        (
+            "The right choice, Cylinder, is not what you picked.",
+            "\\text{(E)}",
+            _OPTIONS,
+            "The right choice, [redacted], is not what you picked.",
+        ),
+        # a sign before a matrix or a vector
+        ("It must be -[[2, 0], [0, 2]] instead.", _MINUS_TWO_I, None, "It must be [redacted] instead."),
+        (
+            "Take $-\\begin{pmatrix} 1 \\\\ 3 \\end{pmatrix}$ instead.",
+            "\\begin{pmatrix} -1 \\\\ -3 \\end{pmatrix}",
+            None,
+            "Take $[redacted]$ instead.",
+        ),
+        # German's number word and a half in one word
+        (
+            "Die richtige Lösung ist fünfeinhalb, nicht sechs.",
+            "\\frac{11}{2}",
+            None,
+            "Die richtige Lösung ist [redacted], nicht sechs.",
+        ),
+        (
+            "Das Ergebnis ist zweihundertdreiundvierzigeinhalb.",
+            "243\\frac{1}{2}",
+            None,
+            "Das Ergebnis ist [redacted].",
+        ),
+        ("Die Antwort ist anderthalb, du hast zwei.", "1.5", None, "Die Antwort ist [redacted], du hast zwei."),
+        # each line of an aligned environment
+        (
+            "\\begin{align*} A &= \\{ t : t \\le -1 \\text{ or } t \\ge 4 \\} \\end{align*}",
+            "(-\\infty,-1] \\cup [4,\\infty)",
+            None,
+            "\\begin{align*} A &= [redacted] \\end{align*}",
+        ),
+        (
+            "\\begin{align} u &= 3 \\\\[3pt] S &= \\{ x : 2 < x \\le 5 \\} \\end{align}",
+            "(2,5]",
+            None,
+            "\\begin{align} u &= 3 \\\\[3pt] S &= [redacted] \\end{align}",
+        ),
+        (  # a line's newline and a sentence's full stop are no part of its value
+            "So \\begin{align*}\nx &= 4 + 8 \\\\\n&= 12.\n\\end{align*}\nRedo it.",
+            "12",
+            None,
+            "So \\begin{align*}\nx &= [redacted] \\\\\n&= [redacted].\n\\end{align*}\nRedo it.",
+        ),
+    ],
+)
+def test_round_twenty_eight_states_it(feedback, reference, problem, expected):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("feedback", "reference", "problem"),
+    [
+        ("The attempt's 2·5 is off.", "6", None),  # 10 as a product, 2.5 as a raised point: neither is 6
+        ("It is 6·5 here.", "6", None),
+        ("You wrote 1·26.", "1.25", None),
+        ("Your answer, Cone, is wrong.", "\\text{(E)}", _OPTIONS),
+        ("It is -[[1, 0], [0, 2]] there.", _MINUS_TWO_I, None),
+        ("Du hattest viereinhalb, das stimmt nicht.", "\\frac{11}{2}", None),
+        ("\\begin{align*} S &= \\{ x : 2 < x \\le 6 \\} \\end{align*}", "(2,5]", None),
+    ],
+)
+def test_round_twenty_eight_leaves_other_values(feedback, reference, problem):
+    assert redact_answer_leak(feedback, reference, problem=problem) == (feedback, False)

@@ -130,9 +130,10 @@ _SET_BUILDER = re.compile(
     r"(?:\||:|\\mid(?![A-Za-z]))\s*(?P<condition>.+?)\s*(?:\\\}|\})"
 )
 
-# A factor before a vector or matrix: "(1/3)(-1, 2, 5)", `\frac{1}{49}\begin{pmatrix}...`, `2 \cdot [1, 3]`
+# A factor before a vector or matrix: "(1/3)(-1, 2, 5)", `\frac{1}{49}\begin{pmatrix}...`, `2 \cdot [1, 3]`, a sign
+# ("-[[1, 0], [0, 1]]")
 _SCALAR_FACTOR = re.compile(
-    r"(?P<factor>\([^()]{1,20}\)|\\[dt]?frac\s*\{[^{}]{1,20}\}\s*\{[^{}]{1,20}\}|-?\d+(?:\.\d+)?(?:/\d+)?)"
+    r"(?:(?P<factor>\([^()]{1,20}\)|\\[dt]?frac\s*\{[^{}]{1,20}\}\s*\{[^{}]{1,20}\}|-?\d+(?:\.\d+)?(?:/\d+)?)|(?P<minus>-))"
     r"\s*(?:\\cdot|\*)?\s*(?P<collection>(?:\(|\[|\\begin|\\langle).*)",
     re.DOTALL,
 )
@@ -231,7 +232,8 @@ def _collection(text: str) -> _Collection | None:
         return _Collection("bracketed", (low, high), ("(" if first == "<" else "[") + (")" if second == "<" else "]"))
     scaled = _SCALAR_FACTOR.fullmatch(text)
     if scaled:  # (1/3)(-1, 2, 5), `\frac{1}{49}\begin{pmatrix} 16 \\ 48 \end{pmatrix}`: a factor drawn out
-        return _scaled_collection(_value(scaled.group("factor")), _collection(scaled.group("collection")))
+        factor = Fraction(-1) if scaled["minus"] else _value(scaled["factor"])
+        return _scaled_collection(factor, _collection(scaled["collection"]))
     matrix = _MATRIX.fullmatch(text)
     if matrix:
         rows = [row.split("&") for row in re.split(r"\\\\", matrix.group("body")) if row.strip()]

@@ -38,7 +38,7 @@ _DECIMAL_COMMA = re.compile(
 # The British raised decimal point ("1·25", "32,348·00"), not a product with a power of ten ("6·72 × 10⁻⁵" is one,
 # "6,72·10⁻⁵" is a product)
 _RAISED_POINT = re.compile(
-    r"(?<![\d.,·])(?:\d{1,3}(?:,\d{3})+|\d+)(?P<point>·)(?!10\s*(?:\^|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]))\d+(?![\d·])"
+    r"(?<![\d.,·])(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?P<point>·)(?!10\s*(?:\^|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]))(?P<decimals>\d+)(?![\d·])"
 )
 
 # A colon between spaces for division, as continental schools write it: "14 : 3", "√3 : 3", "(11 + 9a) : 20",
@@ -121,8 +121,10 @@ def _parted_bracket_pieces(match: re.Match) -> list[tuple[int, int, str]]:
     return pieces
 
 
-def convention_pieces(text: str) -> list[tuple[int, int, str]]:
-    """The pieces that write a locale's or a typesetting tradition's numbers as the guard reads them."""
+def convention_pieces(text: str, raised_point: bool = True) -> list[tuple[int, int, str]]:
+    """The pieces that write a locale's or a typesetting tradition's numbers as the guard reads them. Without
+    `raised_point`, `·` between digits is a product ("2·3", a prime factorization: 6) unless a zero is before it or
+    only zeros follow it ("0·15", "32,348·00")."""
     pieces = [(*match.span(), "-") for match in _CHINESE_MINUS.finditer(text)]
     pieces += [(*match.span(), f"{_written(_decimal(match['number']) / 10)}%") for match in _PER_MILLE.finditer(text)]
     pieces += [(*match.span(), f"{_written(_decimal(match['number']) * 9 / 10)}°") for match in _GON.finditer(text)]
@@ -135,7 +137,9 @@ def convention_pieces(text: str) -> list[tuple[int, int, str]]:
         comma = next(name for name in ("comma", "comma_before_sign", "comma_approximated") if match[name])
         pieces.append((*match.span(comma), "."))
     pieces += [
-        (*match.span(), match.group().replace(",", "").replace("·", ".")) for match in _RAISED_POINT.finditer(text)
+        (*match.span(), match.group().replace(",", "").replace("·", "."))
+        for match in _RAISED_POINT.finditer(text)
+        if raised_point or match["whole"] == "0" or not match["decimals"].strip("0")
     ]
     pieces += [(*match.span(), "/") for match in _DIVISION_COLON.finditer(text)]
     pieces += [

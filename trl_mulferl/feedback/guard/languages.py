@@ -698,6 +698,8 @@ _PI_FRACTION = {
     for name, mark, pi in (("zh", "分之", "π|圆周率"), ("ja", "分の", "π|パイ"), ("ko", "분의", "π|파이"))
 }
 _AND_A_HALF = re.compile(r"(?<![\d.])(?P<whole>\d+)\s+(?:et|e|y)\s+(?:demi|meio|medio|mezzo)\b", re.IGNORECASE)
+# German's number word and a half in one word: "dreieinhalb", "einhundertsiebenunddreißigeinhalb"; "anderthalb" (1 1/2)
+_GERMAN_AND_A_HALF = re.compile(r"(?<!\w)(?:(?P<whole>[^\W\d_]+?)einhalb|anderthalb)(?!\w)", re.IGNORECASE)
 _PERCENT_FIRST = re.compile(r"百分之\s*(?P<value>\d+(?:\.\d+)?)")
 # a decimal comma, not between a bracket's items (`(3,4]`), with three digits or more after it or a whole part of 0:
 # "4,6667", "0,25" ("5,5" may be a list as much as a decimal; the rest of the guard reads it both ways); grouping
@@ -768,6 +770,11 @@ def language_pieces(text: str, name: str | None) -> list[tuple[int, int, str]]:
             if denominator > 1:
                 pieces.append((match.start(), match.end(), f"{numerator}/{denominator}"))
     pieces += [(*m.span(), f"{2 * int(m['whole']) + 1}/2") for m in _AND_A_HALF.finditer(text)]
+    if name == "de":
+        for match in _GERMAN_AND_A_HALF.finditer(text):
+            whole = alpha2digit(match["whole"].lower(), "de", threshold=0) if match["whole"] else "1"
+            if whole.isdigit():
+                pieces.append((*match.span(), f"{2 * int(whole) + 1}/2"))
     if name in _PI_FRACTION:
         for match in _PI_FRACTION[name].finditer(text):
             power = match["power"] or ""

@@ -730,14 +730,15 @@ _COMPLEX_PARTS = re.compile(
 _GLUED_FUNCTION = re.compile(r"\b(?:sin|cos|tan|cot|sec|csc|ln|log|exp)(?=[xyzθuvw]\b)")
 
 
-def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
+def _normalised(text: str, k_is_thousands: bool = True, raised_point: bool = True) -> _Normalised:
     """`text` as the guard reads it: the digits of every script (Arabic-Indic, Devanagari, full-width, mathematical
     bold, ...) as ASCII digits, other full-width and compatibility forms by their NFKC form when it is ASCII
     (`＝`, a no-break space), Cyrillic and Greek letters drawn as Latin ones as those, invisible format characters (a
     zero-width space) and combining marks dropped, English number words as digits (`text2num`'s `alpha2digit`:
     "forty-two" -> 42, "three quarters" -> 3/4, "negative five" -> -5, "one and a half" -> 3/2), "3 million" as
     3000000, "percent" as `%`, "square root of" as `√`, `\framebox` or `\fbox` as `\boxed` and a complex number
-    by its parts as one ("real part 6, imaginary part -5" as `6-5i`); with `k_is_thousands`, "28.8k" as 28800."""
+    by its parts as one ("real part 6, imaginary part -5" as `6-5i`); with `k_is_thousands`, "28.8k" as 28800; with
+    `raised_point`, "1·25" as 1.25, else as a product (`convention_pieces`)."""
     if (
         not _LOWER_CASE.search(text) and len(_CAPITALS_WORD.findall(text)) >= 3
     ):  # live captions: "THE ANSWER IS 1 + 2I", read as "the answer is 1 + 2i"
@@ -749,7 +750,7 @@ def _normalised(text: str, k_is_thousands: bool = True) -> _Normalised:
     typeset = typeset.rewritten(extraction_pieces(typeset.text))  # a 2-D layout flattened to lines
     for pieces_of in FORMAL_PASSES:  # a checker's notation, before NFKC reads `ℚ` as Q
         typeset = typeset.rewritten(pieces_of(typeset.text))
-    typeset = typeset.rewritten(convention_pieces(typeset.text))  # a locale's numbers, before `·` is a product
+    typeset = typeset.rewritten(convention_pieces(typeset.text, raised_point))  # before `·` is a product
     text = typeset.text
     pieces = [(match.start(), match.end(), _script(match.group(), "^")) for match in _SUPERSCRIPTS.finditer(text)]
     pieces += [(match.start(), match.end(), _script(match.group(), "_")) for match in _SUBSCRIPTS.finditer(text)]

@@ -12,7 +12,6 @@ from ..protocol import warn_once
 from .normalise import MAX_CANDIDATE_LENGTH, _normalised, _without_lone_surrogates
 from .reference import _Reference, _reference, _reference_texts
 from .statements import (
-    _MATH_SPAN,
     MAX_MATH_VERIFY_CHECKS,
     MAX_MATH_VERIFY_SECONDS,
     _all_leak_spans,
@@ -20,7 +19,7 @@ from .statements import (
     _half_line_spans,
     _states,
 )
-from .text import _compact, _math_runs, _sides, _trim
+from .text import _compact, _math_runs, _math_spans, _sides
 from .values import _MATH_VERIFY_BUDGET, _Budget, _close
 
 
@@ -144,8 +143,13 @@ def redact_answer_leak(
     formulas = {_option_formula(problem, reference) for reference in references} - {None}
     references += [_reference(formula) for formula in sorted(formulas)]
     givens += [_Givens(False, False, False, frozenset(), None, False)] * len(formulas)
-    # "2k" is 2000 unless a reference is in k (`2k`, `k^2 + 1`)
-    normalised = _normalised(feedback, k_is_thousands=not any("k" in reference.variables for reference in references))
+    # "2k" is 2000 unless a reference is in k (`2k`, `k^2 + 1`); "2·3" is 2.3 only where a reference can be (a prime
+    # factorization writes 6 so)
+    normalised = _normalised(
+        feedback,
+        k_is_thousands=not any("k" in reference.variables for reference in references),
+        raised_point=not all(_is_whole(reference) for reference in references),
+    )
     budget = _Budget()
     token = _MATH_VERIFY_BUDGET.set(budget)
     try:
@@ -168,6 +172,11 @@ def redact_answer_leak(
 _ASKS_FOR_A_POINT = re.compile(r"\bordered\s+(?:pair|triple|quadruple)|\bpoints?\b|\bcoordinates\b", re.IGNORECASE)
 
 _ASKS_FOR_AN_INTERVAL = re.compile(r"\binterval|\brange\b|\bdomain\b|\bvalues\s+of\b", re.IGNORECASE)
+
+
+def _is_whole(reference: _Reference) -> bool:
+    """Whether `reference` is a whole number without a unit (one in another unit may be a decimal: "0·15 dm²")."""
+    return isinstance(reference.value, Fraction) and reference.value.denominator == 1 and reference.unit is None
 
 
 def _as_point(reference: _Reference, problem: str | None) -> _Reference:
@@ -218,7 +227,7 @@ def _given_expressions(problem: str | None, reference: _Reference) -> frozenset[
     if not problem:
         return frozenset()
     text, expressions = _normalised(problem).text, set()
-    runs = [_trim(text, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(text)] + _math_runs(text)
+    runs = _math_spans(text) + _math_runs(text)
     for run in runs:
         for start, end in _sides(text, *run)[0]:
             side = text[start:end]

@@ -32,7 +32,7 @@ from .collection import (
 )
 from .normalise import MAX_CANDIDATE_LENGTH
 from .reference import _equation_parameters, _equation_sides, _equation_values, _Reference
-from .text import _compact, _math_runs, _sides, _trim, _unmatched_brackets
+from .text import _compact, _math_runs, _math_spans, _sides, _trim, _unmatched_brackets
 from .values import (
     _BASE_NUMBER,
     _CONTEXT_CHARS,
@@ -87,8 +87,6 @@ MIN_UNMARKED_DIGITS = 6
 # The significant digits of an unmarked decimal stated as the result that approximate a rational reference whose
 # decimal does not end: "the computation gives 0.09524" for 2/21
 MIN_STATED_DIGITS = 4
-
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 
 _FINAL_ANSWER = re.compile(r"(?:final answer|answer)\s*(?:is|:|=)\s*([^\n]+?)\s*(?:[.;]\s|[.;]?$|\n)", re.IGNORECASE)
 
@@ -192,6 +190,7 @@ _ENUMERATION_BEFORE = re.compile(
 
 _CHOICE_CUE_BEFORE = re.compile(
     r"(?:\b(?:choose|chose|pick|select|go\s+with|option|choice|variant|answer|circle|mark|tick|try)|\bit'?s"
+    r"|\b(?:correct|right|expected|true)\s+(?:answer|option|choice)\s*,"  # in apposition: "the correct answer, Plane,"
     r"|\(\s*[a-e]\s*\))[\s$*(\"'“‘]*$"  # an option's words after its letter: "(C) Plane"
 )
 
@@ -818,7 +817,7 @@ def _leak_spans(
 
     spans = [(start, end) for start, end, content in boxed_spans(feedback) if _states(content, reference)]
     # In a math span or after "answer is", the last side of an equation is what is stated: `$x = \frac{2}{4}$`.
-    contents = [_trim(feedback, *match.span(match.lastindex)) for match in _MATH_SPAN.finditer(feedback)]
+    contents = _math_spans(feedback)
     stated = [
         sides
         for content in contents

@@ -9,6 +9,13 @@ import re
 # a relation or a spacing command is a space
 _ALIGNMENT = r"(?:align|aligned|alignat|eqnarray|gather|gathered|equation|split|multline|flalign)"
 
+# Where math is delimited: `$$...$$`, `$...$`, `\[...\]`, `\(...\)`, and the lines of an environment of aligned lines
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
+_ALIGNED_LINES = re.compile(
+    rf"\\begin\s*\{{\s*(?P<name>{_ALIGNMENT}\*?)\s*\}}(?P<body>.+?)\\end\s*\{{\s*(?P=name)\s*\}}", re.DOTALL
+)
+_LINE_BREAK = re.compile(r"\\\\(?:\[[^\]\n]{0,12}\])?")  # `\\`, `\\[4pt]`
+
 _RELATION_OR_SPACING_COMMAND = (
     r"\\(?:equiv|approx|simeq|sim|cong|le|ge|leq|geq|lt|gt|Rightarrow|implies|iff|therefore|quad|qquad)(?![A-Za-z])"
 )
@@ -136,6 +143,21 @@ def _sides(text: str, start: int, end: int, relations: bool = False) -> tuple[li
         _trim(text, piece_start, _before_modulus(text, piece_start, piece_end)) for piece_start, piece_end in pieces
     ]
     return [(side_start, side_end) for side_start, side_end in sides if side_start < side_end], equation
+
+
+def _math_spans(text: str) -> list[tuple[int, int]]:
+    r"""The trimmed contents of `text`'s math spans, each line of an aligned environment one of them
+    (`\begin{align*} S &= \{x : x < 2\} \\ ... \end{align*}`)."""
+    spans = [match.span(match.lastindex) for match in _MATH_SPAN.finditer(text)]
+    for environment in _ALIGNED_LINES.finditer(text):
+        line_start = environment.start("body")
+        for line_break in [*_LINE_BREAK.finditer(text, line_start, environment.end("body")), None]:
+            line_end = line_break.start() if line_break else environment.end("body")
+            line = text[line_start:line_end]
+            start = line_start + len(line) - len(line.lstrip())
+            spans.append((start, line_start + len(line.rstrip().rstrip(".,;").rstrip())))  # a sentence's end stays
+            line_start = line_break.end() if line_break else line_end
+    return [_trim(text, start, end) for start, end in spans if start < end]
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

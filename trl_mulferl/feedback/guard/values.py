@@ -56,6 +56,8 @@ _FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 
 _BRACED_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 
+_BRACED_EXPONENT = re.compile(r"\^\s*\{([^{}]*)\}")
+
 _BRACELESS_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|(\d))\s*(?:\{([^{}]*)\}|(\d))")
 
 _NTH_ROOT = re.compile(r"\\sqrt\s*\[([^\[\]{}]*)\]\s*\{([^{}]*)\}")
@@ -328,8 +330,9 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
     text = _ROOT_SIGN.sub(lambda match: f"\\sqrt{{{match.group(1)}}}" if match.group(1) else "\\sqrt", text)
     text = _SCIENTIFIC.sub(r"*10**(\1)", _THOUSANDS_SEPARATOR.sub("", text))
     previous = None
-    while text != previous:  # innermost fractions and roots first: `\frac{\sqrt{3}}{3}`
-        previous, text = text, _FRACTION.sub(r"((\1)/(\2))", _BRACED_ROOT.sub(r"sqrt(\1)", text))
+    while text != previous:  # innermost powers, fractions and roots first: `\frac{\sqrt{3}}{3}`, `\frac{\pi^{2}}{8}`
+        previous = text
+        text = _FRACTION.sub(r"((\1)/(\2))", _BRACED_ROOT.sub(r"sqrt(\1)", _BRACED_EXPONENT.sub(r"**(\1)", text)))
     text = _BRACELESS_FRACTION.sub(
         lambda match: "(({}{})/({}{}))".format(*(group or "" for group in match.groups())), text
     )
