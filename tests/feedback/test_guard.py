@@ -3635,6 +3635,14 @@ _MINUS_TWO_I = "\\begin{pmatrix} -2 & 0 \\\\ 0 & -2 \\end{pmatrix}"
             None,
             "So \\begin{align*}\nx &= [redacted] \\\\\n&= [redacted].\n\\end{align*}\nRedo it.",
         ),
+        # a power after letters written together binds to the last letter, as it does after letters apart
+        (
+            "It should be $\\frac{aM^{1/3}}{GM^{2/3} + b}$.",
+            "\\frac{a M^{1 / 3}}{G M^{2 / 3}+b}",
+            None,
+            "It should be $[redacted]$.",
+        ),
+        ("Correct: $\\frac{1}{LCs^{2} + RCs + 1}$.", "\\frac{1}{L C s^{2}+R C s+1}", None, "Correct: $[redacted]$."),
     ],
 )
 def test_round_twenty_eight_states_it(feedback, reference, problem, expected):
@@ -3651,6 +3659,8 @@ def test_round_twenty_eight_states_it(feedback, reference, problem, expected):
         ("It is -[[1, 0], [0, 2]] there.", _MINUS_TWO_I, None),
         ("Du hattest viereinhalb, das stimmt nicht.", "\\frac{11}{2}", None),
         ("\\begin{align*} S &= \\{ x : 2 < x \\le 6 \\} \\end{align*}", "(2,5]", None),
+        ("You have $\\frac{aM^{1/3}}{GM^{2/3} - b}$.", "\\frac{a M^{1 / 3}}{G M^{2 / 3}+b}", None),
+        ("You have $\\frac{1}{(LCs)^{2} + RCs + 1}$.", "\\frac{1}{L C s^{2}+R C s+1}", None),
     ],
 )
 def test_round_twenty_eight_leaves_other_values(feedback, reference, problem):

@@ -9,7 +9,8 @@ import re
 # a relation or a spacing command is a space
 _ALIGNMENT = r"(?:align|aligned|alignat|eqnarray|gather|gathered|equation|split|multline|flalign)"
 
-# Where math is delimited: `$$...$$`, `$...$`, `\[...\]`, `\(...\)`, and the lines of an environment of aligned lines
+# Where math is delimited: `$$...$$`, `$...$`, `\[...\]`, `\(...\)` (`_math_spans` adds each line of an aligned
+# environment)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 _ALIGNED_LINES = re.compile(
     rf"\\begin\s*\{{\s*(?P<name>{_ALIGNMENT}\*?)\s*\}}(?P<body>.+?)\\end\s*\{{\s*(?P=name)\s*\}}", re.DOTALL

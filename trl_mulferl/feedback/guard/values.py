@@ -153,6 +153,15 @@ _PYTHON_SPELLINGS = {
     "}": ")",
 }
 
+# The last of letters written together before a power, which binds to it alone: `GM^{2}` is G times M squared
+_POWERED_LETTER = re.compile(r"(?<![A-Za-z])(?P<letters>[A-Za-z]+)(?P<last>[A-Za-z])(?=\s*\*\*)")
+
+
+def _apart_from_its_power(match: re.Match) -> str:
+    letters = match.group()
+    return letters if letters.lower() in _MATH_WORDS else f"{match['letters']}*{match['last']}"
+
+
 _IMPLICIT_PRODUCT = re.compile(
     r"(?<=[\d)])\s*(?=[A-Za-z(])|(?<![A-Za-z])(?<=[A-Za-z])\s*(?=\()|(?<=[A-Za-z])\s+(?=[A-Za-z])"
 )
@@ -341,7 +350,7 @@ def _value(expression: str, point: int = 0) -> Fraction | float | None:
         text = text.replace(spelling, python)
     if "\\" in text or len(text) > 2 * MAX_CANDIDATE_LENGTH:
         return None
-    text = _BARE_ARGUMENT.sub(r"\1(\2)", text)
+    text = _POWERED_LETTER.sub(_apart_from_its_power, _BARE_ARGUMENT.sub(r"\1(\2)", text))
     try:
         value = _evaluate(ast.parse(_IMPLICIT_PRODUCT.sub("*", text).strip(), mode="eval").body, point)
     except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
