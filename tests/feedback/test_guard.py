@@ -3643,6 +3643,9 @@ _MINUS_TWO_I = "\\begin{pmatrix} -2 & 0 \\\\ 0 & -2 \\end{pmatrix}"
             "It should be $[redacted]$.",
         ),
         ("Correct: $\\frac{1}{LCs^{2} + RCs + 1}$.", "\\frac{1}{L C s^{2}+R C s+1}", None, "Correct: $[redacted]$."),
+        # a program's conversion from a base and Markdown's escaped subscript are read in their base
+        ("print(int('4343', 6))", "4343_6", None, "print([redacted])"),
+        ("So 52\\_8 is it.", "52_8", None, "So [redacted] is it."),
     ],
 )
 def test_round_twenty_eight_states_it(feedback, reference, problem, expected):
@@ -3661,6 +3664,8 @@ def test_round_twenty_eight_states_it(feedback, reference, problem, expected):
         ("\\begin{align*} S &= \\{ x : 2 < x \\le 6 \\} \\end{align*}", "(2,5]", None),
         ("You have $\\frac{aM^{1/3}}{GM^{2/3} - b}$.", "\\frac{a M^{1 / 3}}{G M^{2 / 3}+b}", None),
         ("You have $\\frac{1}{(LCs)^{2} + RCs + 1}$.", "\\frac{1}{L C s^{2}+R C s+1}", None),
+        ("nope, not 4343\\_5. redo it", "4343_6", None),  # before: "4343" read as the answer's digits
+        ("answer_submitted = int('4343', 7)", "4343_6", None),
     ],
 )
 def test_round_twenty_eight_leaves_other_values(feedback, reference, problem):

@@ -56,6 +56,11 @@ _DOUBLED_BACKSLASH = re.compile(
 _ASCII_PLUS_MINUS = re.compile(r"(?<=[\w)\s])\+-(?=\s*[\w(√])")
 _BASE_LITERAL = re.compile(r"(?<![\w.])0(?P<prefix>[oObBxX])(?P<digits>[0-9a-fA-F]+)\b")
 _LITERAL_BASES = {"o": 8, "b": 2, "x": 16}
+# and a program's conversion from another base, `int('4343', 7)`; Markdown's escaped subscript, "4343\_5"
+_INT_IN_BASE = re.compile(
+    r"(?<![\w.])int\(\s*(?P<quote>['\"])(?P<digits>[0-9A-Za-z]+)(?P=quote)\s*,\s*(?:base\s*=\s*)?(?P<base>\d{1,2})\s*\)"
+)
+_ESCAPED_SUBSCRIPT = re.compile(r"(?<=[0-9A-Za-z])\\_(?=\{?\d)")
 
 _SUPERSCRIPT_DIGITS, _SUBSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹", "₀₁₂₃₄₅₆₇₈₉"
 _UNICODE_FRACTION = re.compile(
@@ -121,6 +126,10 @@ def markup_pieces(text: str) -> list[tuple[int, int, str]]:
     pieces += [
         (*m.span(), f"{m['digits']}_{{{_LITERAL_BASES[m['prefix'].lower()]}}}") for m in _BASE_LITERAL.finditer(text)
     ]
+    pieces += [
+        (*m.span(), f"{m['quote']}{m['digits']}_{{{m['base']}}}{m['quote']}") for m in _INT_IN_BASE.finditer(text)
+    ]
+    pieces += [(*m.span(), "_") for m in _ESCAPED_SUBSCRIPT.finditer(text)]
     for match in _ESCAPED_TEX.finditer(text):
         arguments = match["arguments"].replace("\\{", "{").replace("\\}", "}").replace("\\\\", "\\")
         pieces.append((match.start(), match.end(), f"\\{match['command']}{arguments}"))
